@@ -1,0 +1,256 @@
+/* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, FADT, HPET, SPCR) per ACPI 6.5 ch. 5.2.
+ *
+ * Pure parsing: every byte is read through acpi_map(), nothing is written to
+ * the firmware's tables, and all results land in a caller-provided struct
+ * acpi_info of plain data. Faults are recorded in info->errors and the faulty
+ * part is never trusted. */
+#ifndef QB_KERNEL_ACPI_H
+#define QB_KERNEL_ACPI_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#include "limits.h"
+
+#define ACPI_SIG_LEN 4                 /* table signature, e.g. "APIC" */
+#define ACPI_OEM_ID_LEN 6              /* OEM ID in the RSDP and table headers */
+#define ACPI_HEADER_LEN 36             /* 5.2.6 System Description Table Header */
+#define ACPI_MAX_TABLE_LEN (1u << 20)  /* larger tables are rejected: 1 MiB */
+#define ACPI_MAX_ERRORS 16             /* errors kept; later ones are only counted */
+#define ACPI_ERR_MSG_LEN 48            /* bytes of message, NUL included */
+
+#define ACPI_ERR (-1)                  /* return value of a failed step */
+
+/* 5.2.3.2 Table 5.1: Generic Address Structure address space IDs. */
+#define ACPI_GAS_SPACE_MEMORY 0
+#define ACPI_GAS_SPACE_IO 1
+#define ACPI_GAS_SPACE_PCI_CONFIG 2
+
+/* 5.2.3.2 Table 5.1: GAS access sizes. */
+#define ACPI_GAS_ACCESS_UNDEFINED 0
+#define ACPI_GAS_ACCESS_BYTE 1
+#define ACPI_GAS_ACCESS_WORD 2
+#define ACPI_GAS_ACCESS_DWORD 3
+#define ACPI_GAS_ACCESS_QWORD 4
+
+/* SPCR Interface Type (DBG2 serial port subtypes) the kernel may support. */
+#define ACPI_SPCR_IF_16550 0x00        /* full 16550 */
+#define ACPI_SPCR_IF_16450 0x01        /* 16550 subset compatible with 16450 */
+#define ACPI_SPCR_IF_16550_GAS 0x12    /* 16550 with parameters from the GAS */
+
+/* SPCR Interrupt Type bits. */
+#define ACPI_SPCR_INT_8259 (1u << 0)   /* PC-AT dual 8259, irq is valid */
+#define ACPI_SPCR_INT_IOAPIC (1u << 1) /* I/O APIC, gsi is valid */
+
+/* One recorded fault. */
+struct acpi_error {
+	char sig[ACPI_SIG_LEN + 1];    /* table signature or "RSDP", printable */
+	char msg[ACPI_ERR_MSG_LEN];    /* short reason, e.g. "bad checksum" */
+	uint64_t value;                /* context: table address or entry offset */
+};
+
+/* A decoded Generic Address Structure (5.2.3.2), aligned. */
+struct acpi_addr {
+	uint8_t space;                 /* ACPI_GAS_SPACE_* */
+	uint8_t bit_width;
+	uint8_t bit_offset;
+	uint8_t access_size;           /* ACPI_GAS_ACCESS_* */
+	uint64_t address;
+};
+
+/* What the RSDP (5.2.5) said and which root table was used. */
+struct acpi_rsdp_info {
+	uint64_t phys;                 /* where the RSDP was read */
+	uint8_t revision;              /* 0: ACPI 1.0, 2: ACPI 2.0+ */
+	bool used_xsdt;                /* the XSDT was used, else the RSDT */
+	char oem_id[ACPI_OEM_ID_LEN + 1];
+	uint64_t rsdt_phys;            /* as stated in the RSDP, 0 if none */
+	uint64_t xsdt_phys;            /* as stated in the RSDP, 0 if none */
+	uint64_t root_phys;            /* the root table that was walked */
+	uint32_t root_len;             /* its length */
+};
+
+/* One entry of the root table. */
+struct acpi_table_ref {
+	char sig[ACPI_SIG_LEN + 1];    /* "" if the header was unreadable */
+	char oem_id[ACPI_OEM_ID_LEN + 1];
+	uint8_t revision;
+	bool valid;                    /* mapped, length and checksum ok */
+	uint32_t length;               /* as stated in the header */
+	uint64_t phys;
+};
+
+/* One processor from the MADT (5.2.12.2 or 5.2.12.12). */
+struct acpi_cpu {
+	uint32_t apic_id;              /* x2APIC ID, or the 8-bit xAPIC ID */
+	uint32_t uid;                  /* ACPI processor UID */
+	bool enabled;                  /* flags bit 0: usable now */
+	bool online_capable;           /* flags bit 1: may be enabled later */
+	bool from_x2apic_entry;        /* came from a type-9 entry */
+};
+
+/* The MADT's processors and local APIC address. */
+struct acpi_madt_info {
+	bool present;                  /* a MADT was parsed (possibly partly) */
+	bool lapic_overridden;         /* a type-5 entry replaced lapic_addr */
+	bool pcat_compat;              /* flags bit 0: dual 8259s present */
+	uint32_t flags;                /* MADT flags as read */
+	uint64_t lapic_addr;           /* local APIC registers, physical */
+	uint32_t n_cpus;               /* entries in cpus[], disabled ones included */
+	uint32_t n_enabled;            /* of those, how many are enabled */
+	uint32_t n_dropped;            /* entries past QB_MAX_CPUS */
+	uint32_t n_duplicates;         /* entries dropped for a repeated APIC ID */
+	struct acpi_cpu cpus[QB_MAX_CPUS]; /* in table order */
+};
+
+/* A NUMA node: a proximity domain given a dense number (its index). */
+struct acpi_node {
+	uint32_t domain;               /* SRAT proximity domain */
+	uint32_t n_cpus;               /* enabled CPU affinities on it */
+	uint64_t mem_bytes;            /* enabled memory on it */
+};
+
+/* 5.2.16.1/5.2.16.3: which node a CPU belongs to. */
+struct acpi_cpu_affinity {
+	uint32_t apic_id;
+	uint32_t node;                 /* dense node number */
+};
+
+/* 5.2.16.2: which node a memory range belongs to. */
+struct acpi_mem_affinity {
+	uint64_t base;
+	uint64_t length;               /* > 0; base + length does not wrap */
+	uint32_t node;                 /* dense node number */
+	bool hot_pluggable;
+	bool non_volatile;
+};
+
+/* The SRAT's enabled entries, with domains renumbered 0..n_nodes-1 by increasing domain. */
+struct acpi_srat_info {
+	bool present;                  /* a SRAT was parsed (possibly partly) */
+	uint32_t n_nodes;
+	uint32_t n_cpus;
+	uint32_t n_mem;
+	uint32_t n_dropped_domain;     /* entries on domains past QB_MAX_NODES */
+	uint32_t n_dropped_cpu;        /* CPU affinities past QB_MAX_CPUS or repeated */
+	uint32_t n_dropped_mem;        /* memory ranges past QB_MAX_SRAT_MEM */
+	struct acpi_node nodes[QB_MAX_NODES];
+	struct acpi_cpu_affinity cpus[QB_MAX_CPUS];
+	struct acpi_mem_affinity mem[QB_MAX_SRAT_MEM];
+};
+
+/* From the FADT (5.2.9): the PM timer and the reset register. */
+struct acpi_fadt_info {
+	bool present;
+	uint8_t revision;
+	uint32_t length;
+	uint32_t flags;                /* FADT Flags (Table 5.10) */
+	bool hw_reduced;               /* HW_REDUCED_ACPI: no PM timer */
+	bool pm_timer_present;
+	bool pm_timer_mmio;            /* system memory, else an I/O port */
+	bool pm_timer_32bit;           /* TMR_VAL_EXT, else 24 bits */
+	uint64_t pm_timer_addr;        /* port or physical address */
+	bool reset_present;            /* RESET_REG_SUP and the fields exist */
+	uint8_t reset_value;
+	struct acpi_addr reset_reg;
+};
+
+/* From the HPET table (IA-PC HPET 1.0a 3.2.4). */
+struct acpi_hpet_info {
+	bool present;                  /* only with a system-memory base */
+	bool counter_64bit;            /* COUNT_SIZE_CAP */
+	uint8_t number;                /* HPET sequence number */
+	uint8_t n_comparators;
+	uint16_t vendor_id;            /* PCI vendor ID of the block */
+	uint16_t min_tick;             /* minimum periodic tick, in counter ticks */
+	uint64_t base;                 /* register block, physical */
+};
+
+/* From the SPCR: decoded only, the kernel decides what it supports. */
+struct acpi_spcr_info {
+	bool present;
+	uint8_t revision;
+	uint8_t interface_type;        /* ACPI_SPCR_IF_* */
+	uint8_t interrupt_type;        /* ACPI_SPCR_INT_* */
+	uint8_t irq;
+	uint8_t baud_code;             /* raw Configured Baud Rate */
+	uint32_t gsi;
+	uint32_t baud;                 /* bits/s, 0: keep the firmware's setting */
+	struct acpi_addr base;
+};
+
+/* Everything acpi_parse() found. Plain data: zero it, fill it, copy it. */
+struct acpi_info {
+	struct acpi_rsdp_info rsdp;
+	uint32_t n_tables;             /* entries in tables[] */
+	struct acpi_table_ref tables[QB_MAX_ACPI_TABLES];
+	struct acpi_madt_info madt;
+	struct acpi_srat_info srat;
+	struct acpi_fadt_info fadt;
+	struct acpi_hpet_info hpet;
+	struct acpi_spcr_info spcr;
+	uint32_t n_errors;             /* entries in errors[] */
+	uint32_t n_errors_lost;        /* errors past ACPI_MAX_ERRORS */
+	struct acpi_error errors[ACPI_MAX_ERRORS];
+};
+
+/* Return a pointer to len bytes at physical address phys, or NULL if that range is not accessible. Provided by the kernel (kernel/acpi_map.c, not yours) and by the host tests. */
+const void *acpi_map(uint64_t phys, uint64_t len);
+
+/*
+ * Find and parse everything: acpi_find_tables(), then the MADT, SRAT, FADT,
+ * HPET and SPCR (first valid of each). Returns 0 if usable tables were found
+ * (a MADT with at least one enabled CPU), ACPI_ERR otherwise. Errors of every
+ * step are in out->errors either way.
+ */
+int acpi_parse(uint64_t rsdp_phys, struct acpi_info *out);
+
+/*
+ * Clear *out, validate the RSDP at rsdp_phys, walk the XSDT (or the RSDT when
+ * the XSDT is absent or rejected) and list every entry in out->tables with
+ * its validity. Returns 0 if a root table was walked, ACPI_ERR otherwise.
+ */
+int acpi_find_tables(uint64_t rsdp_phys, struct acpi_info *out);
+
+/* First valid table with signature sig (4 chars, no NUL needed), or NULL. */
+const struct acpi_table_ref *acpi_table(const struct acpi_info *info, const char sig[ACPI_SIG_LEN]);
+
+/* Map a listed, valid table whole; NULL (with an error recorded) if it cannot be. */
+const void *acpi_table_map(const struct acpi_table_ref *ref, struct acpi_info *out);
+
+/* True if the len bytes at p sum to zero modulo 256 (p non-NULL). */
+bool acpi_checksum_ok(const void *p, uint32_t len);
+
+/*
+ * The table parsers. Each takes a table whose checksum was already verified,
+ * len bytes of which are readable; it bounds-checks every sub-structure
+ * against min(len, the header's length), replaces its part of *out, and
+ * records faults in out->errors. Returns 0 if the table was used (perhaps
+ * only up to a malformed entry), ACPI_ERR if it was rejected whole.
+ */
+int acpi_parse_madt(const void *table, uint32_t len, struct acpi_info *out);
+/* See acpi_parse_madt(); fills out->srat. */
+int acpi_parse_srat(const void *table, uint32_t len, struct acpi_info *out);
+/* See acpi_parse_madt(); fills out->fadt. Handles the 116-byte ACPI 1.0 FADT. */
+int acpi_parse_fadt(const void *table, uint32_t len, struct acpi_info *out);
+/* See acpi_parse_madt(); fills out->hpet. A base outside system memory is rejected. */
+int acpi_parse_hpet(const void *table, uint32_t len, struct acpi_info *out);
+/* See acpi_parse_madt(); fills out->spcr. */
+int acpi_parse_spcr(const void *table, uint32_t len, struct acpi_info *out);
+
+/* Dense NUMA node of the CPU with this APIC ID per the SRAT, or -1 if unknown. */
+int acpi_node_of_apic(const struct acpi_info *info, uint32_t apic_id);
+
+/* Dense NUMA node whose SRAT memory range covers phys, or -1 if none does. */
+int acpi_node_of_addr(const struct acpi_info *info, uint64_t phys);
+
+/*
+ * Record a fault: sig names the table (first 4 chars, non-printables shown as
+ * '?'), value gives context (address or offset), and fmt is the message with
+ * at most one "%u" (decimal) or "%x" (0x-prefixed hex) replaced by arg.
+ * Past ACPI_MAX_ERRORS only out->n_errors_lost is incremented.
+ */
+void acpi_error(struct acpi_info *out, const char *sig, uint64_t value, const char *fmt, uint64_t arg);
+
+#endif

@@ -1,0 +1,162 @@
+/* apic.c - local APIC IDs and inter-processor interrupts (Intel SDM vol. 3A §11.4, §11.6, §11.12); see apic.h. */
+#include "apic.h"
+#include "console.h"
+#include "cpu.h"
+#include "cpuid_snap.h"
+#include "msr.h"
+#include "paging.h"
+
+/* ---- Constants: xAPIC register offsets (§11.4.1 Table 11-1) ---------------- */
+#define XAPIC_ID 0x020
+#define   XAPIC_ID_SHIFT 24
+#define XAPIC_SVR 0x0f0
+#define   SVR_ENABLE (1u << 8)
+#define   SVR_SPURIOUS_VECTOR 0xff
+#define XAPIC_ICR_LO 0x300
+#define XAPIC_ICR_HI 0x310
+#define   ICR_DEST_SHIFT_XAPIC 24   /* in ICR_HI */
+#define XAPIC_SPAN 0x1000
+
+/* x2APIC MSRs (§11.12.1.2): 0x800 + offset / 16; the ICR is one 64-bit MSR. */
+#define X2APIC_MSR(off) (MSR_X2APIC_BASE + ((off) >> 4))
+#define   ICR_DEST_SHIFT_X2APIC 32
+
+/* ICR fields (§11.6.1 Figure 11-12). */
+#define ICR_DELIVERY_NMI (4u << 8)
+#define ICR_DELIVERY_INIT (5u << 8)
+#define ICR_DELIVERY_STARTUP (6u << 8)
+#define ICR_SEND_PENDING (1u << 12)  /* xAPIC only */
+#define ICR_LEVEL_ASSERT (1u << 14)
+#define ICR_TRIGGER_LEVEL (1u << 15)
+#define ICR_SHORTHAND_OTHERS (3u << 18)
+
+#define ICR_IDLE_SPINS 1000000       /* polls for "send pending" to clear */
+
+/* ---- Private Variables ---------------------------------------------------- */
+static volatile uint8_t *xapic;
+static bool x2;
+
+/* ---- Private Functions ---------------------------------------------------- */
+static uint32_t xapic_read(uint32_t off)
+{
+	return *(volatile uint32_t *)(xapic + off);
+}
+
+static void xapic_write(uint32_t off, uint32_t v)
+{
+	*(volatile uint32_t *)(xapic + off) = v;
+}
+
+static bool icr_idle(void)
+{
+	if (x2)
+		return true; /* x2APIC ICR writes are not pended (§11.12.9) */
+	for (unsigned i = 0; i < ICR_IDLE_SPINS; i++) {
+		if (!(xapic_read(XAPIC_ICR_LO) & ICR_SEND_PENDING))
+			return true;
+		cpu_pause();
+	}
+	return false;
+}
+
+static bool send(uint32_t dest, uint32_t icr)
+{
+	if (!icr_idle())
+		return false;
+	if (x2) {
+		wrmsr(X2APIC_MSR(XAPIC_ICR_LO), (uint64_t)dest << ICR_DEST_SHIFT_X2APIC | icr);
+		return true;
+	}
+	xapic_write(XAPIC_ICR_HI, dest << ICR_DEST_SHIFT_XAPIC);
+	xapic_write(XAPIC_ICR_LO, icr);
+	return icr_idle();
+}
+
+static void software_enable(void)
+{
+	if (x2)
+		wrmsr(X2APIC_MSR(XAPIC_SVR), SVR_ENABLE | SVR_SPURIOUS_VECTOR);
+	else
+		xapic_write(XAPIC_SVR, SVR_ENABLE | SVR_SPURIOUS_VECTOR);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+bool apic_init_bsp(uint64_t madt_base, bool need_x2apic)
+{
+	struct cpuid_regs r;
+	cpuid_raw(CPUID_LEAF_FEATURES, 0, &r);
+	bool has_x2 = r.ecx & (1u << CPUID_1_ECX_X2APIC);
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+
+	if (base & APIC_BASE_EXTD) {
+		x2 = true;
+	} else if (need_x2apic && has_x2) {
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN);
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+		x2 = true;
+	} else {
+		if (need_x2apic)
+			console_error("apic", "APIC IDs above %u need x2APIC, which this CPU lacks",
+				      APIC_XAPIC_MAX_ID);
+		uint64_t phys = base & APIC_BASE_ADDR_MASK;
+		if (madt_base && madt_base != phys)
+			console_error("apic", "MADT says the local APIC is at 0x%llx, IA32_APIC_BASE says 0x%llx; using the MSR",
+				      (unsigned long long)madt_base, (unsigned long long)phys);
+		xapic = paging_map_mmio(phys, XAPIC_SPAN);
+		if (!xapic) {
+			console_error("apic", "cannot map the local APIC at 0x%llx", (unsigned long long)phys);
+			return false;
+		}
+	}
+	software_enable();
+	return true;
+}
+
+void apic_init_ap(void)
+{
+	if (x2) {
+		uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+		if (!(base & APIC_BASE_EXTD))
+			wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+	}
+	software_enable();
+}
+
+uint32_t apic_id(void)
+{
+	if (x2)
+		return (uint32_t)rdmsr(X2APIC_MSR(XAPIC_ID));
+	return xapic_read(XAPIC_ID) >> XAPIC_ID_SHIFT;
+}
+
+bool apic_is_x2(void)
+{
+	return x2;
+}
+
+const char *apic_mode_name(void)
+{
+	return x2 ? "x2apic" : "xapic";
+}
+
+bool apic_send_init(uint32_t dest)
+{
+	return send(dest, ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL);
+}
+
+bool apic_send_init_deassert(uint32_t dest)
+{
+	if (x2)
+		return true; /* not supported, nor needed, in x2APIC mode (§11.12.10.1) */
+	return send(dest, ICR_DELIVERY_INIT | ICR_TRIGGER_LEVEL);
+}
+
+bool apic_send_sipi(uint32_t dest, uint8_t vector)
+{
+	return send(dest, ICR_DELIVERY_STARTUP | vector);
+}
+
+bool apic_send_nmi_others(void)
+{
+	return send(0, ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT | ICR_SHORTHAND_OTHERS);
+}

@@ -1,0 +1,32 @@
+/* apic.h - the local APIC, in xAPIC (MMIO) or x2APIC (MSR) mode, for IDs and IPIs only (Intel SDM vol. 3A ch. 11). */
+#ifndef QB_KERNEL_APIC_H
+#define QB_KERNEL_APIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define APIC_XAPIC_MAX_ID 254 /* 255 is the xAPIC broadcast ID */
+
+/* Set up the BSP's APIC: keep x2APIC if the firmware enabled it, switch to
+ * it if need_x2apic (an APIC ID above 254) and the CPU has it, else use xAPIC
+ * MMIO at madt_base. Returns false with an error record if neither works. */
+bool apic_init_bsp(uint64_t madt_base, bool need_x2apic);
+
+/* Put an AP's APIC in the BSP's mode. */
+void apic_init_ap(void);
+
+/* This CPU's APIC ID (the full x2APIC ID in x2APIC mode). */
+uint32_t apic_id(void);
+
+/* True in x2APIC mode; "x2apic" or "xapic" for the records. */
+bool apic_is_x2(void);
+const char *apic_mode_name(void);
+
+/* The IPIs bring-up and shutdown need. Each waits a bounded time for the
+ * previous IPI to be accepted; false if it was not. */
+bool apic_send_init(uint32_t dest);
+bool apic_send_init_deassert(uint32_t dest);
+bool apic_send_sipi(uint32_t dest, uint8_t vector);
+bool apic_send_nmi_others(void);
+
+#endif

@@ -1,0 +1,146 @@
+/* console.c - serialised output of text and records; see console.h. */
+#include "console.h"
+#include "fmt.h"
+#include "lib.h"
+#include "percpu.h"
+#include "serial.h"
+#include "spinlock.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define TEXT_BUF 1024
+#define PANIC_SPIN_LIMIT (1ull << 22) /* pauses before a lock is broken in panic mode */
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct spinlock out_lock = SPINLOCK_INIT;
+static struct spinlock rec_lock = SPINLOCK_INIT;
+static char rec_buf[CONSOLE_REC_BUF];
+static struct rec rec_shared;
+static volatile int panic_mode;
+static unsigned long n_records, n_errors;
+
+/* ---- Private Functions ---------------------------------------------------- */
+static int32_t cpu_index(void)
+{
+	return (int32_t)this_cpu()->index; /* %gs is set before anything prints */
+}
+
+static void lock(struct spinlock *l)
+{
+	int32_t self = cpu_index();
+	if (panic_mode) {
+		if (l->locked && l->owner == self) /* re-entered from a fault on this CPU */
+			return;
+		if (!spin_trylock_bounded(l, PANIC_SPIN_LIMIT, self))
+			l->owner = self; /* broken: whoever held it is stopped */
+		return;
+	}
+	while (!spin_trylock_bounded(l, SPIN_LIMIT, self)) {
+		/* A lock held this long means its holder is gone: say so once, carry on. */
+		static const char msg[] = "\r\nconsole: lock held for too long, breaking it\r\n";
+		serial_write(msg, sizeof(msg) - 1);
+		l->owner = self;
+		return;
+	}
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void console_write(const char *s, size_t n)
+{
+	lock(&out_lock);
+	serial_write(s, n);
+	spin_unlock(&out_lock);
+}
+
+void kprintf(const char *fmt, ...)
+{
+	char buf[TEXT_BUF];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	/* Serial terminals want CR LF. */
+	lock(&out_lock);
+	size_t start = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n') {
+			serial_write(buf + start, i - start);
+			serial_write("\r\n", 2);
+			start = i + 1;
+		}
+	}
+	serial_write(buf + start, len - start);
+	spin_unlock(&out_lock);
+}
+
+struct rec *console_rec_open(const char *kind)
+{
+	lock(&rec_lock);
+	rec_begin(&rec_shared, rec_buf, sizeof(rec_buf), kind);
+	return &rec_shared;
+}
+
+void console_rec_emit(struct rec *r)
+{
+	size_t len = 0;
+	const char *line = rec_finish(r, &len);
+	if (!line) {
+		/* Say which record was lost and why, in a record that fits. */
+		char kind[32];
+		const char *k = rec_buf + sizeof("@qb {\"v\":1,\"kind\":\"") - 1;
+		size_t i = 0;
+		while (i + 1 < sizeof(kind) && k[i] && k[i] != '"') {
+			kind[i] = k[i];
+			i++;
+		}
+		kind[i] = 0;
+		rec_begin(r, rec_buf, sizeof(rec_buf), "error");
+		rec_str(r, "what", "record too long or malformed");
+		rec_str(r, "record_kind", kind);
+		rec_u64(r, "cpu", (uint64_t)cpu_index());
+		line = rec_finish(r, &len);
+		n_errors++;
+	}
+	if (line) {
+		lock(&out_lock);
+		serial_write(line, len);
+		serial_write("\r\n", 2);
+		spin_unlock(&out_lock);
+		n_records++;
+		if (!strncmp(line, "@qb {\"v\":1,\"kind\":\"error\"", 25))
+			n_errors++;
+	}
+	spin_unlock(&rec_lock);
+}
+
+void console_error(const char *what, const char *fmt, ...)
+{
+	char detail[256];
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	kprintf("error: %s: %s\n", what, detail);
+	struct rec *r = console_rec_open("error");
+	rec_str(r, "what", what);
+	rec_str(r, "detail", detail);
+	rec_u64(r, "cpu", (uint64_t)cpu_index());
+	console_rec_emit(r);
+}
+
+void console_panic_mode(void)
+{
+	panic_mode = 1;
+}
+
+unsigned long console_records(void)
+{
+	return n_records;
+}
+
+unsigned long console_errors(void)
+{
+	return n_errors;
+}

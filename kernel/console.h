@@ -1,0 +1,36 @@
+/* console.h - text for people and checksummed records for tools, on the serial port (and later the screen). */
+#ifndef QB_KERNEL_CONSOLE_H
+#define QB_KERNEL_CONSOLE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include "record.h"
+
+#define CONSOLE_REC_BUF (64 * 1024) /* longest record line (a 64-CPU matrix fits) */
+
+/* Write raw bytes to every console. */
+void console_write(const char *s, size_t n);
+
+/* printf-style text line(s) to the consoles. */
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Start a record of the given kind in the shared record buffer. Holds the
+ * record lock until console_rec_emit(); build it with the rec_* calls. */
+struct rec *console_rec_open(const char *kind);
+
+/* Finish, print and release the record. A record that overflowed or is
+ * malformed is replaced by an `error` record saying so, never truncated. */
+void console_rec_emit(struct rec *r);
+
+/* Convenience: an `error` record {"what": what, "detail": detail}. */
+void console_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* From now on locks are taken with a short bound and then broken, so that a
+ * CPU stopped while holding one cannot silence the report of a fatal fault. */
+void console_panic_mode(void);
+
+/* Records emitted so far, and errors among them (the done record reports these). */
+unsigned long console_records(void);
+unsigned long console_errors(void);
+
+#endif

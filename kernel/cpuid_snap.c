@@ -1,0 +1,269 @@
+/* cpuid_snap.c - takes and reads per-CPU CPUID snapshots; the only code that executes CPUID (Intel SDM vol. 2A, CPUID; AMD APM vol. 3, appendix E). */
+#include "cpuid_snap.h"
+#include "lib.h"
+
+/* ---- Constants ------------------------------------------------------------- */
+
+enum cpuid_reg { CPUID_REG_EAX, CPUID_REG_EBX, CPUID_REG_ECX, CPUID_REG_EDX };
+
+static const struct {
+	uint32_t leaf;
+	uint8_t reg;
+	uint8_t bit;
+	const char *name;
+} cpuid_features[CPUID_FEAT_COUNT] = {
+	[CPUID_FEAT_TSC] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_TSC, "tsc" },
+	[CPUID_FEAT_APIC] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_APIC, "apic" },
+	[CPUID_FEAT_FXSR] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_FXSR, "fxsr" },
+	[CPUID_FEAT_SSE] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_SSE, "sse" },
+	[CPUID_FEAT_SSE2] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_SSE2, "sse2" },
+	[CPUID_FEAT_HTT] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_HTT, "htt" },
+	[CPUID_FEAT_X2APIC] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_X2APIC, "x2apic" },
+	[CPUID_FEAT_XSAVE] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_XSAVE, "xsave" },
+	[CPUID_FEAT_OSXSAVE] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_OSXSAVE, "osxsave" },
+	[CPUID_FEAT_AVX] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_AVX, "avx" },
+	[CPUID_FEAT_HYPERVISOR] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_HYPERVISOR, "hypervisor" },
+	[CPUID_FEAT_CLFLUSHOPT] = { CPUID_LEAF_STRUCT_EXT, CPUID_REG_EBX, CPUID_7_EBX_CLFLUSHOPT, "clflushopt" },
+	[CPUID_FEAT_HYBRID] = { CPUID_LEAF_STRUCT_EXT, CPUID_REG_EDX, CPUID_7_EDX_HYBRID, "hybrid" },
+	[CPUID_FEAT_NX] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_EDX, CPUID_E1_EDX_NX, "nx" },
+	[CPUID_FEAT_PAGE1GB] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_EDX, CPUID_E1_EDX_PAGE1GB, "pdpe1gb" },
+	[CPUID_FEAT_RDTSCP] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_EDX, CPUID_E1_EDX_RDTSCP, "rdtscp" },
+	[CPUID_FEAT_TOPOEXT] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_ECX, CPUID_E1_ECX_TOPOEXT, "topoext" },
+	[CPUID_FEAT_INVTSC] = { CPUID_LEAF_APM, CPUID_REG_EDX, CPUID_E7_EDX_INVTSC, "invtsc" },
+};
+
+static const char cpuid_vendor_intel[] = "GenuineIntel";
+static const char cpuid_vendor_amd[] = "AuthenticAMD";
+static const char cpuid_vendor_hygon[] = "HygonGenuine";
+
+/* ---- Private Functions ----------------------------------------------------- */
+
+/* Whether a subleaf ends its list: leaves 4 and 0x8000001D end on cache type
+ * 0 (EAX[4:0]), leaves 0xB and 0x1F on level type 0 (ECX[15:8]). */
+static bool cpuid_sub_is_last(uint32_t leaf, const struct cpuid_regs *r)
+{
+	if (leaf == CPUID_LEAF_TOPO || leaf == CPUID_LEAF_TOPO_V2)
+		return CPUID_FIELD(r->ecx, CPUID_TOPO_ECX_TYPE) == 0;
+	return CPUID_FIELD(r->eax, CPUID_CACHE_EAX_TYPE) == 0;
+}
+
+/* Reads the subleaves of leaf up to its terminator; returns how many are valid. */
+static uint8_t cpuid_fill_subs(struct cpuid_snap *s, cpuid_query_fn q, void *ctx,
+			       uint32_t leaf, struct cpuid_regs *out,
+			       uint8_t trunc_bit)
+{
+	struct cpuid_regs r;
+	uint8_t n;
+
+	for (n = 0; n < CPUID_SNAP_MAX_SUB; n++) {
+		q(ctx, leaf, n, &r);
+		if (cpuid_sub_is_last(leaf, &r))
+			return n;
+		out[n] = r;
+	}
+	q(ctx, leaf, n, &r);
+	if (!cpuid_sub_is_last(leaf, &r))
+		s->truncated |= trunc_bit;
+	return n;
+}
+
+/* Reads a single-subleaf leaf when it is within max; returns whether it was. */
+static bool cpuid_fill_one(cpuid_query_fn q, void *ctx, uint32_t leaf,
+			   uint32_t max, struct cpuid_regs *out)
+{
+	if (leaf > max)
+		return false;
+	q(ctx, leaf, 0, out);
+	return true;
+}
+
+static void cpuid_fill_brand(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
+{
+	struct cpuid_regs r;
+	size_t len;
+	uint32_t i;
+
+	for (i = 0; i < CPUID_BRAND_LEAVES; i++) {
+		q(ctx, CPUID_LEAF_BRAND + i, 0, &r);
+		memcpy(&s->brand[i * sizeof(r)], &r, sizeof(r));
+	}
+	s->brand[CPUID_BRAND_LEN] = '\0';
+	len = strlen(s->brand);
+	while (len > 0 && s->brand[len - 1] == ' ')
+		s->brand[--len] = '\0';
+	s->have_brand = true;
+}
+
+static const struct cpuid_regs *cpuid_feature_regs(const struct cpuid_snap *s,
+						   uint32_t leaf)
+{
+	switch (leaf) {
+	case CPUID_LEAF_FEATURES:
+		return s->have_leaf1 ? &s->leaf1 : NULL;
+	case CPUID_LEAF_STRUCT_EXT:
+		return s->have_leaf7 ? &s->leaf7 : NULL;
+	case CPUID_LEAF_EXT_FEATURES:
+		return s->have_ext1 ? &s->ext1 : NULL;
+	case CPUID_LEAF_APM:
+		return s->have_ext7 ? &s->ext7 : NULL;
+	default:
+		return NULL;
+	}
+}
+
+#ifndef QB_HOST_TEST
+static void cpuid_query_hw(void *ctx, uint32_t leaf, uint32_t sub,
+			   struct cpuid_regs *r)
+{
+	(void)ctx;
+	cpuid_raw(leaf, sub, r);
+}
+#endif
+
+/* ---- Public Functions ------------------------------------------------------ */
+
+void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
+{
+	struct cpuid_regs r;
+	uint32_t mb, me;
+
+	memset(s, 0, sizeof(*s));
+	q(ctx, CPUID_LEAF_VENDOR, 0, &s->leaf0);
+	mb = s->max_basic = s->leaf0.eax;
+
+	s->have_leaf1 = cpuid_fill_one(q, ctx, CPUID_LEAF_FEATURES, mb, &s->leaf1);
+	if (mb >= CPUID_LEAF_CACHE)
+		s->n_leaf4 = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_CACHE,
+					     s->leaf4, CPUID_SNAP_TRUNC_4);
+	s->have_leaf6 = cpuid_fill_one(q, ctx, CPUID_LEAF_POWER, mb, &s->leaf6);
+	s->have_leaf7 = cpuid_fill_one(q, ctx, CPUID_LEAF_STRUCT_EXT, mb, &s->leaf7);
+	if (mb >= CPUID_LEAF_TOPO)
+		s->n_leafb = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_TOPO,
+					     s->leafb, CPUID_SNAP_TRUNC_B);
+	s->have_leaf15 = cpuid_fill_one(q, ctx, CPUID_LEAF_TSC_CLOCK, mb, &s->leaf15);
+	s->have_leaf16 = cpuid_fill_one(q, ctx, CPUID_LEAF_FREQ, mb, &s->leaf16);
+	s->have_leaf1a = cpuid_fill_one(q, ctx, CPUID_LEAF_HYBRID, mb, &s->leaf1a);
+	if (mb >= CPUID_LEAF_TOPO_V2)
+		s->n_leaf1f = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_TOPO_V2,
+					      s->leaf1f, CPUID_SNAP_TRUNC_1F);
+
+	/* Out-of-range leaves return stale data, not zeros (SDM: "If a value
+	 * entered for CPUID.EAX is higher than the maximum input value ...
+	 * the data for the highest basic information leaf is returned"). */
+	q(ctx, CPUID_LEAF_EXT_MAX, 0, &r);
+	if ((r.eax & CPUID_EXT_RANGE_MASK) != CPUID_LEAF_EXT_MAX)
+		return;
+	me = s->max_ext = r.eax;
+	s->have_ext1 = cpuid_fill_one(q, ctx, CPUID_LEAF_EXT_FEATURES, me, &s->ext1);
+	if (me >= CPUID_LEAF_BRAND + CPUID_BRAND_LEAVES - 1)
+		cpuid_fill_brand(s, q, ctx);
+	s->have_ext5 = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_L1, me, &s->ext5);
+	s->have_ext6 = cpuid_fill_one(q, ctx, CPUID_LEAF_L2_L3, me, &s->ext6);
+	s->have_ext7 = cpuid_fill_one(q, ctx, CPUID_LEAF_APM, me, &s->ext7);
+	s->have_ext8 = cpuid_fill_one(q, ctx, CPUID_LEAF_ADDR, me, &s->ext8);
+	if (me >= CPUID_LEAF_AMD_CACHE)
+		s->n_ext1d = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_AMD_CACHE,
+					     s->ext1d, CPUID_SNAP_TRUNC_E1D);
+	s->have_ext1e = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_TOPO, me, &s->ext1e);
+}
+
+#ifndef QB_HOST_TEST
+void cpuid_snap_take(struct cpuid_snap *s)
+{
+	cpuid_snap_fill(s, cpuid_query_hw, NULL);
+}
+#endif
+
+void cpuid_snap_vendor_string(const struct cpuid_snap *s,
+			      char out[CPUID_VENDOR_LEN + 1])
+{
+	memcpy(&out[0], &s->leaf0.ebx, sizeof(uint32_t));
+	memcpy(&out[4], &s->leaf0.edx, sizeof(uint32_t));
+	memcpy(&out[8], &s->leaf0.ecx, sizeof(uint32_t));
+	out[CPUID_VENDOR_LEN] = '\0';
+}
+
+enum cpu_vendor cpuid_snap_vendor(const struct cpuid_snap *s)
+{
+	char v[CPUID_VENDOR_LEN + 1];
+
+	cpuid_snap_vendor_string(s, v);
+	if (!memcmp(v, cpuid_vendor_intel, CPUID_VENDOR_LEN))
+		return CPU_VENDOR_INTEL;
+	if (!memcmp(v, cpuid_vendor_amd, CPUID_VENDOR_LEN))
+		return CPU_VENDOR_AMD;
+	if (!memcmp(v, cpuid_vendor_hygon, CPUID_VENDOR_LEN))
+		return CPU_VENDOR_HYGON;
+	return CPU_VENDOR_OTHER;
+}
+
+const char *cpu_vendor_name(enum cpu_vendor v)
+{
+	switch (v) {
+	case CPU_VENDOR_INTEL:
+		return "intel";
+	case CPU_VENDOR_AMD:
+		return "amd";
+	case CPU_VENDOR_HYGON:
+		return "hygon";
+	default:
+		return "other";
+	}
+}
+
+uint32_t cpuid_snap_apic_id(const struct cpuid_snap *s)
+{
+	enum cpu_vendor v = cpuid_snap_vendor(s);
+
+	if (s->n_leaf1f)
+		return s->leaf1f[0].edx;
+	if (s->n_leafb)
+		return s->leafb[0].edx;
+	if ((v == CPU_VENDOR_AMD || v == CPU_VENDOR_HYGON) && s->have_ext1e &&
+	    cpuid_snap_has(s, CPUID_FEAT_TOPOEXT))
+		return s->ext1e.eax;
+	return CPUID_FIELD(s->leaf1.ebx, CPUID_1_EBX_APIC_ID);
+}
+
+bool cpuid_snap_has(const struct cpuid_snap *s, enum cpuid_feature f)
+{
+	const struct cpuid_regs *r;
+	uint32_t v;
+
+	if ((unsigned)f >= CPUID_FEAT_COUNT)
+		return false;
+	r = cpuid_feature_regs(s, cpuid_features[f].leaf);
+	if (!r)
+		return false;
+	switch (cpuid_features[f].reg) {
+	case CPUID_REG_EAX:
+		v = r->eax;
+		break;
+	case CPUID_REG_EBX:
+		v = r->ebx;
+		break;
+	case CPUID_REG_ECX:
+		v = r->ecx;
+		break;
+	default:
+		v = r->edx;
+		break;
+	}
+	return (v >> cpuid_features[f].bit) & 1u;
+}
+
+const char *cpuid_feature_name(enum cpuid_feature f)
+{
+	if ((unsigned)f >= CPUID_FEAT_COUNT)
+		return "?";
+	return cpuid_features[f].name;
+}
+
+const char *cpuid_snap_brand(const struct cpuid_snap *s)
+{
+	const char *p = s->brand;
+
+	while (*p == ' ')
+		p++;
+	return p;
+}

@@ -1,0 +1,23 @@
+/* finish.h - the end of a run: the `done` record, then halt, reboot, power off or tell QEMU. */
+#ifndef QB_KERNEL_FINISH_H
+#define QB_KERNEL_FINISH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum finish_mode { FINISH_HALT = 0, FINISH_REBOOT, FINISH_POWEROFF, FINISH_QEMU };
+
+#define QEMU_EXIT_PORT 0xf4 /* isa-debug-exit: QEMU exits with (value << 1) | 1 */
+#define QEMU_EXIT_OK 0      /* -> exit status 1 */
+#define QEMU_EXIT_FAIL 1    /* -> exit status 3 */
+
+/* How the run ends, and the firmware's ResetSystem (MS ABI) if there is one. */
+void finish_setup(enum finish_mode mode, uint64_t efi_reset_system, uint64_t boot_tsc);
+
+/* Mark the run failed (a check or a workload failed); the done record says "fail". */
+void finish_mark_failed(const char *why);
+
+/* Emit `done` and end the run as set up. ok is ANDed with finish_mark_failed. */
+void finish_now(bool ok) __attribute__((noreturn));
+
+#endif

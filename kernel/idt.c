@@ -1,0 +1,53 @@
+/* idt.c - interrupt descriptor table with interrupt gates for vectors 0-31 (Intel SDM vol. 3A §6.14.1). */
+#include "idt.h"
+#include "gdt.h"
+
+/* Intel SDM vol. 3A §6.14.1, Figure 6-8: a 64-bit IDT gate descriptor. */
+struct idt_gate {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint8_t ist;          /* bits 2:0 */
+	uint8_t type_attr;    /* P, DPL, type */
+	uint16_t offset_mid;
+	uint32_t offset_hi;
+	uint32_t reserved;
+} __attribute__((packed));
+_Static_assert(sizeof(struct idt_gate) == 16, "Intel SDM §6.14.1 gate is 16 bytes");
+
+#define GATE_PRESENT 0x80
+#define GATE_TYPE_INTERRUPT 0x0e  /* IF cleared on entry */
+
+#define VEC_NMI 2
+#define VEC_DOUBLE_FAULT 8
+#define VEC_MACHINE_CHECK 18
+
+struct idt_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+extern const uint64_t isr_stubs[IDT_EXCEPTIONS]; /* isr.S */
+
+static struct idt_gate idt[IDT_EXCEPTIONS] __attribute__((aligned(16)));
+
+void idt_init(void)
+{
+	for (unsigned v = 0; v < IDT_EXCEPTIONS; v++) {
+		uint64_t a = isr_stubs[v];
+		idt[v].offset_lo = (uint16_t)a;
+		idt[v].selector = GDT_KCODE_SEL;
+		idt[v].ist = v == VEC_DOUBLE_FAULT ? IST_DOUBLE_FAULT
+			   : v == VEC_NMI ? IST_NMI
+			   : v == VEC_MACHINE_CHECK ? IST_MACHINE_CHECK : 0;
+		idt[v].type_attr = GATE_PRESENT | GATE_TYPE_INTERRUPT;
+		idt[v].offset_mid = (uint16_t)(a >> 16);
+		idt[v].offset_hi = (uint32_t)(a >> 32);
+		idt[v].reserved = 0;
+	}
+}
+
+void idt_load(void)
+{
+	struct idt_ptr p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(p));
+}

@@ -1,0 +1,25 @@
+/* idt.h - the IDT: every CPU exception vector goes to fault_dispatch (Intel SDM vol. 3A §6.10, §6.14). */
+#ifndef QB_KERNEL_IDT_H
+#define QB_KERNEL_IDT_H
+
+#include <stdint.h>
+
+#define IDT_EXCEPTIONS 32
+
+/* Register frame built by kernel/isr.S; field order must match its pushes. */
+struct fault_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error_code;
+	uint64_t rip, cs, rflags, rsp, ss;    /* pushed by the CPU (§6.14.2) */
+};
+#define FAULT_FRAME_SIZE (22 * 8)
+_Static_assert(sizeof(struct fault_frame) == FAULT_FRAME_SIZE, "isr.S pushes 22 quads");
+
+/* Build the IDT once (BSP). */
+void idt_init(void);
+
+/* Load it on the calling CPU. */
+void idt_load(void);
+
+#endif

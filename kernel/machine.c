@@ -1,0 +1,286 @@
+/* machine.c - topology decoding and the boot, cpu, cache and memory records (schema: docs/records.md); see machine.h. */
+#include "machine.h"
+#include "apic.h"
+#include "console.h"
+#include "lib.h"
+#include "fmt.h"
+#include "paging.h"
+#include "percpu.h"
+#include "pmm.h"
+#include "serial.h"
+#include "smp.h"
+#include "timer.h"
+#include "tsc.h"
+
+#ifndef QB_BUILD_ID
+#define QB_BUILD_ID "unknown"
+#endif
+
+/* ---- Constants ------------------------------------------------------------ */
+#define DUMP_MAX_TABLE 16384   /* bytes of one table dumped (hex doubles it) */
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct topo topo;
+static uint32_t cpu_of_topo[QB_MAX_CPUS];
+static int32_t topo_of_cpu[QB_MAX_CPUS];
+static struct cpuid_snap snaps[QB_MAX_CPUS];
+static int32_t nodes[QB_MAX_CPUS];
+
+/* ---- Public Functions ----------------------------------------------------- */
+void machine_decode_topology(const struct acpi_info *ai)
+{
+	(void)ai;
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
+		topo_of_cpu[c] = -1;
+		if (percpu[c].state != CPU_ONLINE)
+			continue;
+		snaps[n] = percpu[c].snap;
+		nodes[n] = percpu[c].node;
+		cpu_of_topo[n] = c;
+		topo_of_cpu[c] = (int32_t)n;
+		n++;
+	}
+	int msgs = topo_decode(snaps, nodes, n, &topo);
+	if (msgs < 0) {
+		console_error("topology", "nothing could be decoded from %u CPUs", n);
+		return;
+	}
+	for (uint32_t i = 0; i < topo.nmsgs && i < TOPO_MAX_MSGS; i++)
+		console_error("topology", "%s", topo.msg[i]);
+}
+
+const struct topo *machine_topo(void) { return &topo; }
+const uint32_t *machine_cpu_of_topo(void) { return cpu_of_topo; }
+
+uint64_t machine_stack_bytes(const struct boot_info *bi)
+{
+	return bi->stack_size + smp_stack_bytes();
+}
+
+uint64_t machine_kernel_bytes(const struct boot_info *bi)
+{
+	return bi->loader_bytes - bi->stack_size + pmm_used_bytes(PMM_KERNEL) - smp_stack_bytes();
+}
+
+void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai, const char *cmdline)
+{
+	const struct cpuid_snap *s = &percpu[0].snap;
+	char vendor[CPUID_VENDOR_LEN + 1];
+	cpuid_snap_vendor_string(s, vendor);
+	uint64_t ram = 0;
+	for (uint32_t i = 0; i < bi->mmap_count; i++)
+		if (bi->mmap[i].type == BOOT_MEM_USABLE || bi->mmap[i].type == BOOT_MEM_LOADER)
+			ram += bi->mmap[i].length;
+
+	char uefi_rev[16];
+	fmt_snprintf(uefi_rev, sizeof(uefi_rev), "%u.%u", bi->uefi_revision >> 16,
+		     bi->uefi_revision & 0xffff);
+
+	struct rec *r = console_rec_open("boot");
+	rec_str(r, "build", QB_BUILD_ID);
+	rec_str(r, "loader", bi->loader == BOOT_LOADER_UEFI ? "uefi" : "multiboot2");
+	rec_str(r, "firmware_vendor", bi->fw_vendor);
+	rec_hex(r, "firmware_revision", bi->fw_revision);
+	rec_str(r, "uefi_revision", uefi_rev);
+	rec_str(r, "cmdline", cmdline);
+	rec_str(r, "cpu_vendor", vendor);
+	rec_str(r, "cpu_model", cpuid_snap_brand(s));
+	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
+	rec_u64(r, "tsc_hz", tsc_hz());
+	rec_str(r, "tsc_source", tsc_source());
+	rec_u64(r, "tsc_measured_hz", tsc_measured_hz());
+	rec_str(r, "reference_timer", timer_name());
+	rec_bool(r, "tsc_invariant", tsc_invariant());
+	rec_bool(r, "rdtscp", tsc_have_rdtscp);
+	rec_u64(r, "timer_overhead_ticks", tsc_overhead());
+	rec_u64(r, "timer_overhead_median_ticks", tsc_overhead_median());
+	rec_u64(r, "memory_bytes", ram);
+	rec_u64(r, "kernel_bytes", machine_kernel_bytes(bi));
+	rec_u64(r, "stack_bytes", machine_stack_bytes(bi));
+	rec_u64(r, "ap_startup_us", smp_startup_us());
+	rec_u64(r, "cpus_found", smp_cpus_found());
+	rec_u64(r, "cpus_online", smp_cpus_online());
+	rec_str(r, "apic_mode", apic_mode_name());
+	rec_str(r, "topology_source", topo.source ? topo.source : "none");
+	rec_u64(r, "acpi_revision", ai->rsdp.revision);
+	rec_str(r, "acpi_oem", ai->rsdp.oem_id);
+	rec_str(r, "acpi_root", ai->rsdp.used_xsdt ? "xsdt" : "rsdt");
+	rec_u64(r, "numa_nodes", ai->srat.present ? ai->srat.n_nodes : 1);
+	const struct serial_port *sp = serial_current();
+	rec_str(r, "serial", sp->mmio ? "mmio" : "io");
+	rec_hex(r, "serial_base", sp->base);
+	rec_u64(r, "exit_boot_services_tries", bi->exit_tries);
+	rec_obj_begin(r, "framebuffer");
+	if (bi->fb.base) {
+		rec_hex(r, "base", bi->fb.base);
+		rec_u64(r, "width", bi->fb.width);
+		rec_u64(r, "height", bi->fb.height);
+		rec_u64(r, "pitch", bi->fb.pitch);
+		rec_u64(r, "format", bi->fb.format);
+	}
+	rec_obj_end(r);
+	console_rec_emit(r);
+
+	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
+		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor,
+		smp_cpus_online(), smp_cpus_found(), (unsigned long long)smp_startup_us(),
+		(unsigned long long)(ram >> 20), ai->srat.present ? ai->srat.n_nodes : 1);
+	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, empty interval %llu ticks\n",
+		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(),
+		timer_name(), tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
+}
+
+static const char *state_name(uint32_t st)
+{
+	switch (st) {
+	case CPU_ABSENT: return "not-present";
+	case CPU_STARTING: return "starting";
+	case CPU_ONLINE: return "online";
+	case CPU_FAILED: return "failed";
+	case CPU_LOST: return "lost";
+	case CPU_HALTED: return "halted";
+	case CPU_EXCLUDED: return "excluded";
+	}
+	return "unknown";
+}
+
+void machine_report_cpus(void)
+{
+	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
+		struct percpu *p = &percpu[c];
+		int32_t t = topo_of_cpu[c];
+		struct rec *r = console_rec_open("cpu");
+		rec_u64(r, "index", c);
+		rec_u64(r, "apic_id", p->apic_id);
+		rec_u64(r, "acpi_uid", p->acpi_uid);
+		if (t >= 0) {
+			const struct topo_cpu *tc = &topo.cpu[t];
+			rec_u64(r, "package", tc->package);
+			rec_u64(r, "die", tc->die);
+			rec_u64(r, "core", tc->core);
+			rec_u64(r, "thread", tc->thread);
+			if (tc->core_type)
+				rec_str(r, "core_type", tc->core_type == CPUID_CORE_TYPE_ATOM ? "atom" : "core");
+		} else {
+			rec_null(r, "package");
+			rec_null(r, "die");
+			rec_null(r, "core");
+			rec_null(r, "thread");
+		}
+		rec_u64(r, "node", (uint64_t)p->node);
+		rec_bool(r, "online", p->state == CPU_ONLINE);
+		rec_str(r, "state", state_name(p->state));
+		if (p->state == CPU_ONLINE) {
+			rec_i64(r, "tsc_offset", p->tsc_offset);
+			rec_u64(r, "tsc_offset_err", p->tsc_offset_err);
+		}
+		console_rec_emit(r);
+	}
+}
+
+void machine_report_caches(void)
+{
+	for (uint32_t i = 0; i < topo.ncaches; i++) {
+		const struct topo_cache *k = &topo.cache[i];
+		struct rec *r = console_rec_open("cache");
+		rec_u64(r, "level", k->level);
+		rec_str(r, "type", topo_cache_type_name(k->type));
+		rec_u64(r, "size", k->size);
+		rec_u64(r, "line", k->line_size);
+		rec_u64(r, "ways", k->ways);
+		rec_u64(r, "sets", k->sets);
+		rec_bool(r, "fully_associative", k->fully_associative);
+		rec_bool(r, "inclusive", k->inclusive);
+		rec_bool(r, "wbinvd_lower_all_sharers", k->wbinvd_lower_all_sharers);
+		rec_str(r, "source", k->source);
+		rec_bool(r, "sharing_assumed", k->sharing_assumed);
+		rec_arr_begin(r, "shared_by");
+		for (uint32_t t = 0; t < topo.ncpu; t++)
+			if (topo_cpuset_has(&k->shared_by, t))
+				rec_u64(r, 0, cpu_of_topo[t]);
+		rec_arr_end(r);
+		console_rec_emit(r);
+	}
+	for (uint32_t lvl = 1; lvl <= 3; lvl++) {
+		const struct topo_cache *k = topo.ncpu ? topo_cpu_cache(&topo, 0, (uint8_t)lvl) : 0;
+		if (k)
+			kprintf("cache: L%u %s %llu KiB, %u-way, %u-byte lines, shared by %u CPU(s)\n", lvl,
+				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
+				k->line_size, k->nshared);
+	}
+}
+
+void machine_report_memory(const struct boot_info *bi, const struct acpi_info *ai)
+{
+	struct rec *r = console_rec_open("memory");
+	for (uint32_t t = BOOT_MEM_USABLE; t < BOOT_MEM_TYPE_COUNT; t++) {
+		uint64_t total = 0;
+		for (uint32_t i = 0; i < bi->mmap_count; i++)
+			if (bi->mmap[i].type == t)
+				total += bi->mmap[i].length;
+		if (total)
+			rec_u64(r, boot_mem_type_name(t), total);
+	}
+	rec_u64(r, "map_entries", bi->mmap_count);
+	rec_u64(r, "map_fixups", bi->mmap_fixups);
+	rec_u64(r, "map_dropped", bi->mmap_dropped);
+	rec_u64(r, "free_bytes", pmm_free_bytes(PMM_ANY_NODE));
+	rec_u64(r, "page_table_bytes", paging_table_bytes());
+	rec_u64(r, "unmapped_ram_bytes", paging_unmapped_ram());
+	rec_arr_begin(r, "nodes");
+	uint32_t nn = ai->srat.present ? ai->srat.n_nodes : 1;
+	for (uint32_t n = 0; n < nn; n++) {
+		rec_obj_begin(r, 0);
+		rec_u64(r, "node", n);
+		rec_u64(r, "domain", ai->srat.present ? ai->srat.nodes[n].domain : 0);
+		rec_u64(r, "free_bytes", pmm_free_bytes((int)n));
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	console_rec_emit(r);
+	if (bi->mmap_dropped)
+		console_error("memory map", "%u ranges did not fit and were dropped", bi->mmap_dropped);
+}
+
+static void hex_bytes(struct rec *r, const uint8_t *p, uint32_t n)
+{
+	static char hex[2 * DUMP_MAX_TABLE + 1];
+	static const char digits[] = "0123456789abcdef";
+	for (uint32_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[p[i] >> 4];
+		hex[2 * i + 1] = digits[p[i] & 15];
+	}
+	hex[2 * n] = 0;
+	rec_str(r, "hex", hex);
+}
+
+static void dump_one(const char *sig, uint64_t phys, uint32_t len)
+{
+	const uint8_t *p = acpi_map(phys, len);
+	if (!p || len > DUMP_MAX_TABLE) {
+		console_error("dump", "table %.4s at 0x%llx (%u bytes) not dumped", sig,
+			      (unsigned long long)phys, len);
+		return;
+	}
+	struct rec *r = console_rec_open("acpi_table");
+	rec_strn(r, "sig", sig, strlen(sig));
+	rec_hex(r, "phys", phys);
+	rec_u64(r, "len", len);
+	hex_bytes(r, p, len);
+	console_rec_emit(r);
+}
+
+void machine_dump_acpi(const struct acpi_info *ai)
+{
+	if (!ai->rsdp.phys)
+		return;
+	dump_one("RSD PTR ", ai->rsdp.phys, ai->rsdp.revision >= 2 ? 36 : 20);
+	if (ai->rsdp.root_phys)
+		dump_one(ai->rsdp.used_xsdt ? "XSDT" : "RSDT", ai->rsdp.root_phys, ai->rsdp.root_len);
+	for (uint32_t i = 0; i < ai->n_tables; i++) {
+		const struct acpi_table_ref *t = &ai->tables[i];
+		if (t->length >= ACPI_HEADER_LEN)
+			dump_one(t->sig, t->phys, t->length);
+	}
+}

@@ -1,0 +1,217 @@
+/* main.c - the kernel's start-up sequence on the BSP, one step per line, then the workloads. */
+#include "acpi.h"
+#include "apic.h"
+#include "boot_info.h"
+#include "console.h"
+#include "cpu.h"
+#include "fault.h"
+#include "finish.h"
+#include "gdt.h"
+#include "idt.h"
+#include "lib.h"
+#include "machine.h"
+#include "msr.h"
+#include "options.h"
+#include "paging.h"
+#include "percpu.h"
+#include "pmm.h"
+#include "run.h"
+#include "serial.h"
+#include "smp.h"
+#include "tsc.h"
+#include "workload.h"
+
+#ifndef QB_BUILD_ID
+#define QB_BUILD_ID "unknown"
+#endif
+
+/* ---- Constants ------------------------------------------------------------ */
+#define LOW_MEMORY_END 0x100000ull   /* below 1 MiB stays with the firmware and the trampoline */
+#define MAX_OPT_ERRORS 16
+#define QUICK_REPS 5
+#define FULL_REPS 10
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct boot_info bi;
+static struct acpi_info acpi;
+static struct options opts;
+static struct cpuset online;
+static uint8_t bsp_ist[3 * IST_STACK_SIZE] __attribute__((aligned(16)));
+static const char *wl_names[OPT_MAX_WORKLOADS];
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void parse_options(void)
+{
+	struct opt_error errs[MAX_OPT_ERRORS];
+	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
+	for (unsigned i = 0; i < n; i++)
+		wl_names[i] = wl_all[i].name;
+	int e = options_parse(bi.cmdline, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
+	for (int i = 0; i < e && i < MAX_OPT_ERRORS; i++) {
+		kprintf("error: option %s=%s: %s (default kept)\n", errs[i].key, errs[i].value, errs[i].why);
+		struct rec *r = console_rec_open("error");
+		rec_str(r, "what", "bad option");
+		rec_str(r, "key", errs[i].key);
+		rec_str(r, "value", errs[i].value);
+		rec_str(r, "detail", errs[i].why);
+		console_rec_emit(r);
+	}
+	if (e > MAX_OPT_ERRORS)
+		console_error("options", "%d more bad options not listed", e - MAX_OPT_ERRORS);
+	if (bi.cmdline_truncated)
+		console_error("options", "command line longer than %u bytes, truncated", QB_MAX_CMDLINE - 1);
+}
+
+static void init_memory(void)
+{
+	pmm_reset(0, 0);
+	for (uint32_t i = 0; i < bi.mmap_count; i++) {
+		const struct boot_mem_range *m = &bi.mmap[i];
+		if (m->type != BOOT_MEM_USABLE || m->base + m->length <= LOW_MEMORY_END)
+			continue;
+		uint64_t base = MAX(m->base, LOW_MEMORY_END);
+		if (!pmm_add(base, m->base + m->length - base))
+			console_error("pmm", "range table full; 0x%llx+0x%llx not used",
+				      (unsigned long long)base, (unsigned long long)m->length);
+	}
+	if (paging_init(&bi))
+		panic("paging_init", "cannot build the kernel's page tables");
+}
+
+/* Switch the console to the firmware's serial port if the SPCR names a 16550. */
+static void use_spcr(void)
+{
+	const struct acpi_spcr_info *s = &acpi.spcr;
+	if (!s->present)
+		return;
+	bool uart = s->interface_type == ACPI_SPCR_IF_16550 || s->interface_type == ACPI_SPCR_IF_16450 ||
+		    s->interface_type == ACPI_SPCR_IF_16550_GAS;
+	if (!uart || (s->base.space != ACPI_GAS_SPACE_IO && s->base.space != ACPI_GAS_SPACE_MEMORY)) {
+		console_error("spcr", "console type %u in address space %u is not a supported 16550; keeping COM1",
+			      s->interface_type, s->base.space);
+		return;
+	}
+	struct serial_port p = { s->base.space == ACPI_GAS_SPACE_MEMORY, s->base.address, 1, 1, s->baud };
+	if (p.mmio) {
+		bool wide = s->base.access_size == ACPI_GAS_ACCESS_DWORD || s->base.bit_width == 32;
+		p.stride = wide ? 4 : 1;
+		p.width = wide ? 4 : 1;
+		if (!paging_map_mmio(p.base, 8 * p.stride)) {
+			console_error("spcr", "cannot map the UART at 0x%llx", (unsigned long long)p.base);
+			return;
+		}
+	}
+	const struct serial_port *cur = serial_current();
+	if (p.mmio == cur->mmio && p.base == cur->base)
+		return;
+	kprintf("console: moving to the SPCR's %s UART at 0x%llx\n", p.mmio ? "MMIO" : "I/O",
+		(unsigned long long)p.base);
+	if (!serial_init(&p))
+		console_error("spcr", "UART at 0x%llx did not answer its scratch register", (unsigned long long)p.base);
+}
+
+static void init_acpi(void)
+{
+	if (!bi.rsdp_phys) {
+		console_error("acpi", "the firmware gave no RSDP; running on the BSP alone");
+		return;
+	}
+	if (acpi_find_tables(bi.rsdp_phys, &acpi) == 0) {
+		const struct acpi_table_ref *t = acpi_table(&acpi, "SPCR");
+		const void *p = t ? acpi_table_map(t, &acpi) : 0;
+		if (p)
+			acpi_parse_spcr(p, t->length, &acpi);
+		use_spcr();
+	}
+	if (acpi_parse(bi.rsdp_phys, &acpi))
+		console_error("acpi", "no usable MADT: running on the BSP alone");
+	for (uint32_t i = 0; i < acpi.n_errors; i++) {
+		const struct acpi_error *e = &acpi.errors[i];
+		kprintf("error: acpi %s: %s (0x%llx)\n", e->sig, e->msg, (unsigned long long)e->value);
+		struct rec *r = console_rec_open("error");
+		rec_str(r, "what", "acpi");
+		rec_str(r, "table", e->sig);
+		rec_str(r, "detail", e->msg);
+		rec_hex(r, "value", e->value);
+		console_rec_emit(r);
+	}
+	if (acpi.n_errors_lost)
+		console_error("acpi", "%u more ACPI errors not listed", acpi.n_errors_lost);
+
+	/* Re-tag free memory with its NUMA node. */
+	static struct pmm_node_range nr[QB_MAX_SRAT_MEM];
+	uint32_t n = 0;
+	for (uint32_t i = 0; acpi.srat.present && i < acpi.srat.n_mem; i++) {
+		nr[n].base = acpi.srat.mem[i].base;
+		nr[n].end = acpi.srat.mem[i].base + acpi.srat.mem[i].length;
+		nr[n].node = (int32_t)acpi.srat.mem[i].node;
+		n++;
+	}
+	if (n)
+		pmm_set_nodes(nr, n);
+}
+
+static void run_workloads(void)
+{
+	struct wl_ctx ctx = {
+		.quick = opts.profile == OPT_PROFILE_QUICK,
+		.reps = opts.reps ? opts.reps : opts.profile == OPT_PROFILE_QUICK ? QUICK_REPS : FULL_REPS,
+		.flush = opts.flush == OPT_FLUSH_WBINVD,
+		.selftest_iters = opts.selftest_iters,
+		.timeout_ms = run_default_timeout_ms,
+		.online = &online,
+		.topo = machine_topo(),
+		.cpu_of_topo = machine_cpu_of_topo(),
+	};
+	unsigned total = 0, k = 0;
+	for (unsigned i = 0; i < wl_count; i++)
+		total += (opts.workloads >> i) & 1;
+	for (unsigned i = 0; i < wl_count; i++) {
+		if (!((opts.workloads >> i) & 1))
+			continue;
+		kprintf("\n== workload %u of %u: %s - %s\n", ++k, total, wl_all[i].name, wl_all[i].summary);
+		wl_all[i].run(&ctx);
+	}
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void kernel_entry(struct boot_info *bi_in)
+{
+	percpu_install(0);                                   /* %gs: this_cpu() works from here */
+	struct serial_port com1 = { false, SERIAL_COM1, 1, 1, SERIAL_DEFAULT_BAUD };
+	serial_init(&com1);                                  /* text out, before anything can fail */
+	gdt_init();                                          /* our GDT and the BSP's TSS */
+	gdt_load(0, (uint64_t)(uintptr_t)bsp_ist);
+	idt_init();                                          /* exceptions become error records */
+	idt_load();
+	if (bi_in->magic != BOOT_INFO_MAGIC || bi_in->version != BOOT_INFO_VERSION)
+		panic("kernel_entry", "boot_info magic or version mismatch");
+	memcpy(&bi, bi_in, sizeof(bi));                      /* the loader's memory is not ours */
+	kprintf("\nQuietBench %s: noise-free cache and memory measurements\n", QB_BUILD_ID);
+	options_defaults(&opts);
+	parse_options();                                     /* errors reported, defaults kept */
+	finish_setup((enum finish_mode)opts.finish, bi.efi_reset_system, bi.entry_tsc);
+	init_memory();                                       /* allocator and our own page tables */
+	init_acpi();                                         /* SPCR console, MADT, SRAT, FADT, HPET */
+	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
+	tsc_init(&acpi, &percpu[0].snap);                    /* frequency, invariance, overhead */
+	if (tsc_have_rdtscp)
+		wrmsr(MSR_IA32_TSC_AUX, 0);
+	bool need_x2 = false;
+	for (uint32_t i = 0; i < acpi.madt.n_cpus; i++)
+		need_x2 |= acpi.madt.cpus[i].enabled && acpi.madt.cpus[i].apic_id > APIC_XAPIC_MAX_ID;
+	if (!apic_init_bsp(acpi.madt.lapic_addr, need_x2))
+		panic("apic_init_bsp", "no usable local APIC");
+	smp_init(&bi, &acpi, opts.cpus, opts.smp_timeout_ms); /* every enabled CPU, bounded */
+	smp_measure_tsc_offsets();                           /* each AP against the BSP */
+	machine_decode_topology(&acpi);                      /* packages, cores, threads, caches */
+	machine_report_boot(&bi, &acpi, bi.cmdline);
+	machine_report_memory(&bi, &acpi);
+	machine_report_cpus();
+	machine_report_caches();
+	if (opts.dump & OPT_DUMP_ACPI)
+		machine_dump_acpi(&acpi);
+	run_online_set(&online, opts.cpus);
+	run_workloads();
+	finish_now(true);
+}

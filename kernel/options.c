@@ -1,0 +1,493 @@
+/* options.c - a table-driven parser for the key=value command line described in options.h. */
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "fmt.h"
+#include "lib.h"
+#include "limits.h"
+#include "options.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+
+#define OPT_PROGRAM_SUFFIX ".efi"
+#define OPT_LIST_SEP ','
+#define OPT_LIST_ALL "all"     /* workloads=all */
+#define OPT_SET_EMPTY "none"   /* dump=none */
+#define OPT_ELLIPSIS "..."
+#define OPT_PRINTABLE_FIRST 0x20
+#define OPT_PRINTABLE_LAST 0x7e
+#define OPT_BAD_CHAR '?'
+#define OPT_DEC_BASE 10
+#define OPT_CHOICE_LIST_MAX 48  /* "quick|full" and friends */
+
+/* ---- Types ---------------------------------------------------------------- */
+
+enum opt_type {
+	OPT_T_UINT,       /* decimal in min..max */
+	OPT_T_CHOICE,     /* one of choices[], stored as its index */
+	OPT_T_SET,        /* comma list of choices[] or "none", stored as bits */
+	OPT_T_WORKLOADS,  /* comma list of the caller's names or "all" */
+	OPT_T_IGNORED,    /* accepted and dropped (initrd= from OVMF) */
+};
+
+struct opt_row {
+	const char *name;
+	enum opt_type type;
+	uint32_t min, max;            /* OPT_T_UINT limits */
+	uint32_t def;                 /* the default */
+	const char *zero_means;       /* help text when def 0 is a sentinel */
+	const char *const *choices;   /* OPT_T_CHOICE / OPT_T_SET names */
+	unsigned n_choices;
+	size_t offset;                /* uint32_t field in struct options */
+	const char *help;
+};
+
+struct opt_parser {
+	struct opt_error *errs;
+	unsigned max_errs;
+	unsigned count;
+	const char *const *names;
+	unsigned n_names;
+};
+
+/* The table writes enum fields as uint32_t: they must be the same size. */
+_Static_assert(sizeof(enum opt_profile) == sizeof(uint32_t), "enum size");
+_Static_assert(sizeof(enum opt_finish) == sizeof(uint32_t), "enum size");
+_Static_assert(sizeof(enum opt_flush) == sizeof(uint32_t), "enum size");
+_Static_assert(OPT_MAX_WORKLOADS == sizeof(uint32_t) * __CHAR_BIT__, "workload mask");
+
+/* ---- Private Variables ---------------------------------------------------- */
+
+static const char *const opt_profile_names[] = {
+	[OPT_PROFILE_QUICK] = "quick",
+	[OPT_PROFILE_FULL] = "full",
+};
+
+static const char *const opt_finish_names[] = {
+	[OPT_FINISH_HALT] = "halt",
+	[OPT_FINISH_REBOOT] = "reboot",
+	[OPT_FINISH_POWEROFF] = "poweroff",
+	[OPT_FINISH_QEMU] = "qemu",
+};
+
+static const char *const opt_flush_names[] = {
+	[OPT_FLUSH_WBINVD] = "wbinvd",
+	[OPT_FLUSH_NONE] = "none",
+};
+
+/* Indexed by bit number of enum opt_dump. */
+static const char *const opt_dump_names[] = { "acpi" };
+
+#define OPT_FIELD(f) offsetof(struct options, f)
+#define OPT_CHOICES(a) .choices = (a), .n_choices = ARRAY_SIZE(a)
+
+static const struct opt_row opt_rows[] = {
+	{ .name = "workloads", .type = OPT_T_WORKLOADS, .def = OPT_WORKLOADS_ALL,
+	  .offset = OPT_FIELD(workloads),
+	  .help = "comma list of workloads to run" },
+	{ .name = "profile", .type = OPT_T_CHOICE, .def = OPT_PROFILE_FULL,
+	  OPT_CHOICES(opt_profile_names), .offset = OPT_FIELD(profile),
+	  .help = "quick: short smoke run; full: the measurement" },
+	{ .name = "reps", .type = OPT_T_UINT, .min = 1, .max = OPT_REPS_MAX,
+	  .zero_means = "set by profile", .offset = OPT_FIELD(reps),
+	  .help = "repetitions per workload" },
+	{ .name = "cpus", .type = OPT_T_UINT, .min = 1, .max = QB_MAX_CPUS,
+	  .zero_means = "all", .offset = OPT_FIELD(cpus),
+	  .help = "most CPUs to use" },
+	{ .name = "finish", .type = OPT_T_CHOICE, .def = OPT_FINISH_HALT,
+	  OPT_CHOICES(opt_finish_names), .offset = OPT_FIELD(finish),
+	  .help = "what to do when done" },
+	{ .name = "flush", .type = OPT_T_CHOICE, .def = OPT_FLUSH_WBINVD,
+	  OPT_CHOICES(opt_flush_names), .offset = OPT_FIELD(flush),
+	  .help = "cache flush before each measurement" },
+	{ .name = "dump", .type = OPT_T_SET, .def = 0, .zero_means = OPT_SET_EMPTY,
+	  OPT_CHOICES(opt_dump_names), .offset = OPT_FIELD(dump),
+	  .help = "comma list of things to dump" },
+	{ .name = "smp_timeout_ms", .type = OPT_T_UINT, .min = 1,
+	  .max = OPT_SMP_TIMEOUT_MS_MAX, .def = OPT_SMP_TIMEOUT_MS_DEFAULT,
+	  .offset = OPT_FIELD(smp_timeout_ms),
+	  .help = "how long to wait for the APs to start" },
+	{ .name = "selftest_iters", .type = OPT_T_UINT, .min = 1,
+	  .max = OPT_SELFTEST_ITERS_MAX, .zero_means = "set by profile",
+	  .offset = OPT_FIELD(selftest_iters),
+	  .help = "self-test iterations" },
+	{ .name = "initrd", .type = OPT_T_IGNORED,
+	  .help = "added by OVMF; ignored" },
+};
+
+_Static_assert(ARRAY_SIZE(opt_rows) <= sizeof(uint32_t) * __CHAR_BIT__, "seen mask");
+
+/* ---- Private Functions ---------------------------------------------------- */
+
+static uint32_t *opt_field(struct options *o, const struct opt_row *row)
+{
+	return (uint32_t *)((char *)o + row->offset);
+}
+
+static bool opt_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* lib.h has no memchr: the first c in s[0..n), or NULL. */
+static const char *opt_chr(const char *s, size_t n, char c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == c)
+			return s + i;
+	return NULL;
+}
+
+static bool opt_eq(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !memcmp(s, word, n);
+}
+
+static char opt_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* The first word is the program's own path if it has no '=' and ends in ".efi". */
+static bool opt_is_program(const char *w, size_t n)
+{
+	size_t sn = sizeof(OPT_PROGRAM_SUFFIX) - 1;
+
+	if (n < sn || opt_chr(w, n, '='))
+		return false;
+	for (size_t i = 0; i < sn; i++)
+		if (opt_lower(w[n - sn + i]) != OPT_PROGRAM_SUFFIX[i])
+			return false;
+	return true;
+}
+
+/* Copy n bytes into a fixed field: printable ASCII, "..." when cut. */
+static void opt_copy(char *dst, size_t size, const char *s, size_t n)
+{
+	size_t keep = MIN(n, size - 1), i;
+
+	for (i = 0; i < keep; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		dst[i] = c >= OPT_PRINTABLE_FIRST && c <= OPT_PRINTABLE_LAST
+			 ? (char)c : OPT_BAD_CHAR;
+	}
+	dst[i] = '\0';
+	if (n > keep)
+		memcpy(dst + keep - (sizeof(OPT_ELLIPSIS) - 1), OPT_ELLIPSIS,
+		       sizeof(OPT_ELLIPSIS));
+}
+
+__attribute__((format(printf, 6, 7)))
+static void opt_error(struct opt_parser *p, const char *key, size_t klen,
+		      const char *val, size_t vlen, const char *why, ...)
+{
+	struct opt_error *e;
+	va_list ap;
+
+	if (p->count++ >= p->max_errs)
+		return;
+	e = &p->errs[p->count - 1];
+	opt_copy(e->key, sizeof(e->key), key, klen);
+	opt_copy(e->value, sizeof(e->value), val, vlen);
+	va_start(ap, why);
+	fmt_vsnprintf(e->why, sizeof(e->why), why, ap);
+	va_end(ap);
+}
+
+static const struct opt_row *opt_lookup(const char *key, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_rows); i++)
+		if (opt_eq(key, n, opt_rows[i].name))
+			return &opt_rows[i];
+	return NULL;
+}
+
+/* Index of s in names[0..n), or -1. */
+static int opt_find(const char *s, size_t len, const char *const *names,
+		    unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (names[i] && opt_eq(s, len, names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* "a|b|c" for the messages; a set also takes "none". */
+static void opt_choice_list(char *buf, size_t cap, const struct opt_row *row)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i <= row->n_choices && len < cap; i++) {
+		const char *name = i < row->n_choices ? row->choices[i]
+			: row->type == OPT_T_SET ? OPT_SET_EMPTY : NULL;
+		int n;
+
+		if (!name)
+			break;
+		n = fmt_snprintf(buf + len, cap - len, "%s%s", i ? "|" : "",
+				 name);
+		len += n > 0 ? (size_t)n : 0;
+	}
+}
+
+static void opt_uint(struct opt_parser *p, const struct opt_row *row,
+		     const char *key, size_t klen, const char *v, size_t vlen,
+		     uint32_t *dst)
+{
+	uint64_t x = 0;
+
+	for (size_t i = 0; i < vlen; i++) {
+		if (v[i] < '0' || v[i] > '9') {
+			opt_error(p, key, klen, v, vlen, "not a number");
+			return;
+		}
+		x = x * OPT_DEC_BASE + (uint64_t)(v[i] - '0');
+		if (x > row->max)
+			x = (uint64_t)row->max + 1;  /* saturate: no wrap */
+	}
+	if (x < row->min || x > row->max) {
+		opt_error(p, key, klen, v, vlen, "out of range %u..%u",
+			  row->min, row->max);
+		return;
+	}
+	*dst = (uint32_t)x;
+}
+
+static void opt_choice(struct opt_parser *p, const struct opt_row *row,
+		       const char *key, size_t klen, const char *v, size_t vlen,
+		       uint32_t *dst)
+{
+	char list[OPT_CHOICE_LIST_MAX];
+	int i = opt_find(v, vlen, row->choices, row->n_choices);
+
+	if (i >= 0) {
+		*dst = (uint32_t)i;
+		return;
+	}
+	opt_choice_list(list, sizeof(list), row);
+	opt_error(p, key, klen, v, vlen, "expected one of %s", list);
+}
+
+/*
+ * A comma list: each good item sets its bit, each bad one is an error that
+ * names it. The option changes only if at least one item was good.
+ */
+static void opt_list(struct opt_parser *p, const struct opt_row *row,
+		     const char *key, size_t klen, const char *v, size_t vlen,
+		     uint32_t *dst)
+{
+	bool workloads = row->type == OPT_T_WORKLOADS;
+	const char *const *names = workloads ? p->names : row->choices;
+	unsigned n = workloads ? p->n_names : row->n_choices;
+	const char *all = workloads ? OPT_LIST_ALL : OPT_SET_EMPTY;
+	uint32_t all_bits = workloads ? OPT_WORKLOADS_ALL : 0;
+	uint32_t bits = 0;
+	bool any = false;
+	char list[OPT_CHOICE_LIST_MAX];
+	size_t start = 0;
+
+	while (start <= vlen) {
+		const char *item = v + start;
+		const char *comma = opt_chr(item, vlen - start, OPT_LIST_SEP);
+		size_t ilen = comma ? (size_t)(comma - item) : vlen - start;
+		int i = opt_find(item, ilen, names, n);
+
+		start += ilen + 1;
+		if (!ilen) {
+			opt_error(p, key, klen, v, vlen, "empty list item");
+		} else if (opt_eq(item, ilen, all)) {
+			bits |= all_bits;
+			any = true;
+		} else if (i >= 0) {
+			bits |= 1u << i;
+			any = true;
+		} else if (workloads) {
+			opt_error(p, key, klen, item, ilen, "unknown workload");
+		} else {
+			opt_choice_list(list, sizeof(list), row);
+			opt_error(p, key, klen, item, ilen, "expected one of %s",
+				  list);
+		}
+	}
+	if (any)
+		*dst = bits;
+}
+
+static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
+		     const char *w, size_t n)
+{
+	const char *eq = opt_chr(w, n, '=');
+	size_t klen, vlen;
+	const char *v;
+	const struct opt_row *row;
+	uint32_t bit;
+
+	if (!eq) {
+		opt_error(p, w, n, "", 0, "missing '='");
+		return;
+	}
+	klen = (size_t)(eq - w);
+	v = eq + 1;
+	vlen = n - klen - 1;
+	if (!klen) {
+		opt_error(p, w, 0, v, vlen, "empty key");
+		return;
+	}
+	row = opt_lookup(w, klen);
+	if (!row) {
+		opt_error(p, w, klen, v, vlen, "unknown key");
+		return;
+	}
+	if (row->type == OPT_T_IGNORED)
+		return;
+	bit = 1u << (row - opt_rows);
+	if (*seen & bit)
+		opt_error(p, w, klen, v, vlen, "duplicate key, last one wins");
+	*seen |= bit;
+	if (!vlen) {
+		opt_error(p, w, klen, v, vlen, "empty value");
+		return;
+	}
+	switch (row->type) {
+	case OPT_T_UINT:
+		opt_uint(p, row, w, klen, v, vlen, opt_field(o, row));
+		break;
+	case OPT_T_CHOICE:
+		opt_choice(p, row, w, klen, v, vlen, opt_field(o, row));
+		break;
+	default:
+		opt_list(p, row, w, klen, v, vlen, opt_field(o, row));
+		break;
+	}
+}
+
+static const char *opt_name(const char *const *names, size_t n, unsigned i)
+{
+	return i < n ? names[i] : "?";
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+
+void options_defaults(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < ARRAY_SIZE(opt_rows); i++)
+		if (opt_rows[i].type != OPT_T_IGNORED)
+			*opt_field(o, &opt_rows[i]) = opt_rows[i].def;
+}
+
+int options_parse(const char *cmdline, const char *const *workload_names,
+		  unsigned n_names, struct options *o, struct opt_error *errs,
+		  unsigned max_errs)
+{
+	struct opt_parser p = {
+		.errs = errs,
+		.max_errs = errs ? max_errs : 0,
+		.names = workload_names,
+		.n_names = workload_names ? MIN(n_names, OPT_MAX_WORKLOADS) : 0,
+	};
+	const char *s = cmdline ? cmdline : "";
+	uint32_t seen = 0;
+	bool first = true;
+
+	options_defaults(o);
+	for (;;) {
+		const char *w;
+
+		while (opt_is_space(*s))
+			s++;
+		if (!*s)
+			break;
+		w = s;
+		while (*s && !opt_is_space(*s))
+			s++;
+		if (!(first && opt_is_program(w, (size_t)(s - w))))
+			opt_word(&p, o, &seen, w, (size_t)(s - w));
+		first = false;
+	}
+	/* Now that the count is known, "all" is exactly the named bits. */
+	if (p.n_names < OPT_MAX_WORKLOADS)
+		o->workloads &= (1u << p.n_names) - 1;
+	return (int)MIN(p.count, (unsigned)__INT_MAX__);
+}
+
+const char *options_profile_name(enum opt_profile pr)
+{
+	return opt_name(opt_profile_names, ARRAY_SIZE(opt_profile_names), pr);
+}
+
+const char *options_finish_name(enum opt_finish f)
+{
+	return opt_name(opt_finish_names, ARRAY_SIZE(opt_finish_names), f);
+}
+
+const char *options_flush_name(enum opt_flush f)
+{
+	return opt_name(opt_flush_names, ARRAY_SIZE(opt_flush_names), f);
+}
+
+const char *options_dump_name(unsigned bit)
+{
+	return bit < ARRAY_SIZE(opt_dump_names) ? opt_dump_names[bit] : NULL;
+}
+
+/* Append to a help buffer, counting what does not fit. */
+__attribute__((format(printf, 4, 5)))
+static void opt_append(char *buf, size_t cap, size_t *len, const char *f, ...)
+{
+	size_t room = *len < cap ? cap - *len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = fmt_vsnprintf(room ? buf + *len : NULL, room, f, ap);
+	va_end(ap);
+	*len += n > 0 ? (size_t)n : 0;
+}
+
+int options_help(char *buf, size_t cap, const char *const *workload_names,
+		 unsigned n_names)
+{
+	size_t len = 0;
+
+	if (cap)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(opt_rows); i++) {
+		const struct opt_row *row = &opt_rows[i];
+		char vals[OPT_CHOICE_LIST_MAX];
+
+		switch (row->type) {
+		case OPT_T_UINT:
+			fmt_snprintf(vals, sizeof(vals), "%u..%u", row->min,
+				     row->max);
+			break;
+		case OPT_T_WORKLOADS:
+			fmt_snprintf(vals, sizeof(vals), "all|NAME,NAME...");
+			break;
+		case OPT_T_IGNORED:
+			continue;
+		default:
+			opt_choice_list(vals, sizeof(vals), row);
+			break;
+		}
+		opt_append(buf, cap, &len, "%s=%s  %s (default ", row->name,
+			   vals, row->help);
+		if (row->type == OPT_T_WORKLOADS)
+			opt_append(buf, cap, &len, "all)\n");
+		else if (row->type == OPT_T_CHOICE)
+			opt_append(buf, cap, &len, "%s)\n", row->choices[row->def]);
+		else if (!row->def && row->zero_means)
+			opt_append(buf, cap, &len, "%s)\n", row->zero_means);
+		else
+			opt_append(buf, cap, &len, "%u)\n", row->def);
+		if (row->type != OPT_T_WORKLOADS || !workload_names)
+			continue;
+		opt_append(buf, cap, &len, "  workload names:");
+		for (unsigned w = 0; w < MIN(n_names, OPT_MAX_WORKLOADS); w++)
+			opt_append(buf, cap, &len, " %s", workload_names[w]);
+		opt_append(buf, cap, &len, "\n");
+	}
+	return (int)MIN(len, (size_t)__INT_MAX__);
+}

@@ -1,0 +1,98 @@
+/* options.h - the QuietBench command line: ASCII key=value words, parsed from a table of keys. */
+#ifndef QB_KERNEL_OPTIONS_H
+#define QB_KERNEL_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPT_MAX_WORKLOADS 32          /* bits in options.workloads */
+#define OPT_WORKLOADS_ALL UINT32_MAX  /* "all" before the name count is known */
+#define OPT_REPS_MAX 100000
+#define OPT_SMP_TIMEOUT_MS_MAX 60000
+#define OPT_SMP_TIMEOUT_MS_DEFAULT 1000
+#define OPT_SELFTEST_ITERS_MAX 1000000000
+
+/* profile= : how long the run is. */
+enum opt_profile {
+	OPT_PROFILE_QUICK,
+	OPT_PROFILE_FULL,
+};
+
+/* finish= : what to do once the records are out. */
+enum opt_finish {
+	OPT_FINISH_HALT,      /* stop all CPUs and wait */
+	OPT_FINISH_REBOOT,    /* reset the machine */
+	OPT_FINISH_POWEROFF,  /* ACPI S5 */
+	OPT_FINISH_QEMU,      /* leave QEMU with an exit status */
+};
+
+/* flush= : how caches are emptied before a measurement. */
+enum opt_flush {
+	OPT_FLUSH_WBINVD,
+	OPT_FLUSH_NONE,
+};
+
+/* dump= : bits for the things to dump. */
+enum opt_dump {
+	OPT_DUMP_ACPI = 1u << 0,  /* every ACPI table, as records */
+};
+
+/* The parsed command line. Every field is a 32-bit value (the parser's table writes them). */
+struct options {
+	uint32_t workloads;          /* bit i selects names[i]; default all */
+	enum opt_profile profile;    /* default OPT_PROFILE_FULL */
+	uint32_t reps;               /* 1..OPT_REPS_MAX; 0 = profile default */
+	uint32_t cpus;               /* most CPUs to use, 1..QB_MAX_CPUS; 0 = all */
+	enum opt_finish finish;      /* default OPT_FINISH_HALT */
+	enum opt_flush flush;        /* default OPT_FLUSH_WBINVD */
+	uint32_t dump;               /* enum opt_dump bits; default none */
+	uint32_t smp_timeout_ms;     /* AP start-up wait, 1..OPT_SMP_TIMEOUT_MS_MAX */
+	uint32_t selftest_iters;     /* 1..OPT_SELFTEST_ITERS_MAX; 0 = profile default */
+};
+
+/* One complaint about the command line; strings are truncated ("...") and printable ASCII. */
+#define OPT_ERR_KEY_LEN 32
+#define OPT_ERR_VALUE_LEN 64
+#define OPT_ERR_WHY_LEN 80
+struct opt_error {
+	char key[OPT_ERR_KEY_LEN];      /* the key as written ("" if none) */
+	char value[OPT_ERR_VALUE_LEN];  /* the value, or the offending list item */
+	char why[OPT_ERR_WHY_LEN];      /* e.g. "unknown key", "out of range 1..100000" */
+};
+
+/* Fill o with the defaults (workloads = OPT_WORKLOADS_ALL). */
+void options_defaults(struct options *o);
+
+/*
+ * Parse cmdline (NULL or "" give the defaults) into o, starting from the
+ * defaults. A first word without '=' ending in ".efi" (any case) is the
+ * program's path and is skipped; "initrd=" is ignored. A bad word is an
+ * error and leaves its option unchanged; the rest still applies. Workload
+ * names come from names[0..n_names) (at most OPT_MAX_WORKLOADS, matched
+ * exactly) and "all" becomes the mask of n_names bits. Returns the number
+ * of errors; the first max_errs are stored in errs (NULL if max_errs is 0).
+ */
+int options_parse(const char *cmdline, const char *const *workload_names,
+		  unsigned n_names, struct options *o, struct opt_error *errs,
+		  unsigned max_errs);
+
+/* "quick" or "full" ("?" if out of range); also for records. */
+const char *options_profile_name(enum opt_profile p);
+
+/* "halt", "reboot", "poweroff" or "qemu" ("?" if out of range). */
+const char *options_finish_name(enum opt_finish f);
+
+/* "wbinvd" or "none" ("?" if out of range). */
+const char *options_flush_name(enum opt_flush f);
+
+/* Name of dump bit number bit ("acpi" for 0), or NULL past the last. */
+const char *options_dump_name(unsigned bit);
+
+/*
+ * Write one help line per key ("key=VALUES  what (default D)") into buf,
+ * naming the workloads; returns the full length like fmt_snprintf.
+ */
+int options_help(char *buf, size_t cap, const char *const *workload_names,
+		 unsigned n_names);
+
+#endif

@@ -1,0 +1,31 @@
+/* paging.h - the kernel's own page tables: identity map of RAM in 2 MiB pages, NX on data, the image at its link address (Intel SDM vol. 3A §4.5). */
+#ifndef QB_KERNEL_PAGING_H
+#define QB_KERNEL_PAGING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "boot_info.h"
+
+#define QB_MAX_PHYS (1ull << 40) /* highest physical address mapped: 1 TiB */
+
+/* Build the tables from the normalised memory map, map the kernel image with
+ * per-section permissions and switch CR3. The trampoline page (if any) is
+ * mapped executable. Returns 0, or -1 with an error record. */
+int paging_init(const struct boot_info *bi);
+
+/* Identity-map [phys, phys+size) uncached and non-executable (device
+ * registers); already-mapped pages are left as they are. Returns the pointer
+ * (== phys) or NULL if the range is out of reach or tables ran out. */
+void *paging_map_mmio(uint64_t phys, uint64_t size);
+
+/* True if every page of [phys, phys+len) is identity-mapped. */
+bool paging_is_mapped(uint64_t phys, uint64_t len);
+
+/* CR3 for the APs (below 4 GiB, as the trampoline loads it in real mode). */
+uint64_t paging_cr3(void);
+
+/* Bytes of page tables in use, and RAM above QB_MAX_PHYS left unmapped. */
+uint64_t paging_table_bytes(void);
+uint64_t paging_unmapped_ram(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* report.h - `result` records for workloads: the common fields and the statistics, in one shape for every workload. */
+#ifndef QB_KERNEL_REPORT_H
+#define QB_KERNEL_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "record.h"
+#include "run.h"
+#include "stats.h"
+
+/* Start a result record: workload, variant, thread count and the CPU list.
+ * Add "params" and extra fields with rec_* before report_stats(). */
+struct rec *report_result_open(const char *workload, const char *variant, const struct cpuset *set);
+
+/* The statistics over repetitions of integer ticks: unit, n, min, median,
+ * mean, max, stddev, cv, and the same in nanoseconds when the TSC frequency
+ * is known (null otherwise). */
+void report_stats(struct rec *r, const char *unit, const struct stats *st);
+
+/* Close the record with check "ok", "fail" or "skipped" (+ reason); a failed
+ * check marks the run failed. */
+void report_result_close(struct rec *r, const char *check, const char *reason);
+
+#endif

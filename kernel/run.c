@@ -1,0 +1,218 @@
+/* run.c - barrier-released runs on chosen CPUs through per-CPU mailboxes; see run.h. */
+#include "run.h"
+#include "apic.h"
+#include "console.h"
+#include "cpu.h"
+#include "lib.h"
+#include "percpu.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define GO_WAIT 0
+#define GO_RUN 1
+#define GO_ABORT 2
+
+/* ---- Types ---------------------------------------------------------------- */
+struct run_job {
+	run_fn fn;
+	void *arg;
+	unsigned flags;
+	uint32_t n;
+	uint64_t deadline;                    /* TSC: nobody waits past this */
+	struct run_result *res;
+	volatile uint32_t arrived __attribute__((aligned(CACHE_LINE)));
+	volatile uint32_t go __attribute__((aligned(CACHE_LINE)));
+	volatile uint32_t finished __attribute__((aligned(CACHE_LINE)));
+	volatile uint8_t done[QB_MAX_CPUS] __attribute__((aligned(CACHE_LINE)));
+	uint32_t thread_of_cpu[QB_MAX_CPUS];
+};
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct run_job job;
+static struct run_result scratch_res;
+uint64_t run_default_timeout_ms = 60000;
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordinator)
+{
+	if (j->flags & RUN_FLUSH)
+		cpu_wbinvd();
+	__atomic_add_fetch(&j->arrived, 1, __ATOMIC_ACQ_REL);
+	if (coordinator) {
+		while (j->arrived < j->n && tsc_read() < j->deadline)
+			cpu_pause();
+		j->res->release_tsc = tsc_read();
+		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
+	} else {
+		while (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) == GO_WAIT && tsc_read() < j->deadline)
+			cpu_pause();
+	}
+	if (j->go != GO_RUN) {
+		j->done[t] = 1;
+		__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
+		return;
+	}
+	struct run_thread th = { t, cpu, j->n, j->arg };
+	int64_t off = percpu[cpu].tsc_offset;
+	uint64_t s = tsc_start();
+	j->fn(&th);
+	uint64_t e = tsc_end();
+	j->res->start[t] = s - (uint64_t)off;
+	j->res->end[t] = e - (uint64_t)off;
+	j->done[t] = 1;
+	__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
+}
+
+static bool valid_set(const struct cpuset *set, uint32_t *bsp_thread)
+{
+	static uint8_t seen[QB_MAX_CPUS];
+	*bsp_thread = UINT32_MAX;
+	if (set->n == 0 || set->n > QB_MAX_CPUS)
+		return false;
+	memset(seen, 0, sizeof(seen));
+	for (uint32_t t = 0; t < set->n; t++) {
+		uint32_t c = set->cpu[t];
+		if (c >= QB_MAX_CPUS || seen[c] || percpu[c].state != CPU_ONLINE)
+			return false;
+		seen[c] = 1;
+		if (c == 0)
+			*bsp_thread = t;
+	}
+	return true;
+}
+
+/* A CPU that missed a bound is stopped with INIT (it waits for a SIPI that never comes). */
+static void lose_cpu(uint32_t cpu, const char *why)
+{
+	percpu[cpu].state = CPU_LOST;
+	apic_send_init(percpu[cpu].apic_id);
+	struct rec *r = console_rec_open("error");
+	rec_str(r, "what", "cpu lost");
+	rec_str(r, "detail", why);
+	rec_u64(r, "cpu", cpu);
+	rec_u64(r, "apic_id", percpu[cpu].apic_id);
+	console_rec_emit(r);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned flags,
+		       uint64_t timeout_ms, struct run_result *res)
+{
+	uint32_t bsp_t;
+	if (!res)
+		res = &scratch_res;
+	res->n = set->n;
+	res->n_failed = 0;
+	res->start_skew = 0;
+	if (!valid_set(set, &bsp_t))
+		return res->status = RUN_BAD_SET;
+
+	struct run_job *j = &job;
+	j->fn = fn;
+	j->arg = arg;
+	j->flags = flags;
+	j->n = set->n;
+	j->res = res;
+	j->deadline = tsc_deadline_ms(timeout_ms);
+	j->arrived = 0;
+	j->go = GO_WAIT;
+	j->finished = 0;
+	memset((void *)j->done, 0, set->n);
+	memset(res->start, 0, set->n * sizeof(res->start[0]));
+	memset(res->end, 0, set->n * sizeof(res->end[0]));
+
+	/* Post the job to each AP's mailbox. */
+	for (uint32_t t = 0; t < set->n; t++) {
+		uint32_t c = set->cpu[t];
+		j->thread_of_cpu[c] = t;
+		if (c == 0)
+			continue;
+		percpu[c].job = j;
+		__atomic_add_fetch(&percpu[c].job_seq, 1, __ATOMIC_RELEASE);
+	}
+
+	if (bsp_t != UINT32_MAX) {
+		participate(j, bsp_t, 0, true);
+	} else {
+		/* Coordinate from outside the set. */
+		while (j->arrived < j->n && tsc_read() < j->deadline)
+			cpu_pause();
+		res->release_tsc = tsc_read();
+		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
+	}
+	bool aborted = j->go != GO_RUN;
+	while (j->finished < j->n && tsc_read() < j->deadline)
+		cpu_pause();
+
+	for (uint32_t t = 0; t < set->n; t++) {
+		if (j->done[t])
+			continue;
+		res->failed[res->n_failed++] = set->cpu[t];
+		lose_cpu(set->cpu[t], aborted ? "did not reach the barrier in time"
+					      : "did not finish its work in time");
+	}
+	if (aborted)
+		return res->status = RUN_NO_START;
+	if (res->n_failed)
+		return res->status = RUN_TIMEOUT;
+
+	uint64_t lo = ~0ull, hi = 0;
+	for (uint32_t t = 0; t < set->n; t++) {
+		lo = MIN(lo, res->start[t]);
+		hi = MAX(hi, res->start[t]);
+	}
+	res->start_skew = hi - lo;
+	return res->status = RUN_OK;
+}
+
+static void flush_fn(const struct run_thread *t)
+{
+	(void)t; /* RUN_FLUSH already did the work */
+}
+
+enum run_status run_flush(const struct cpuset *set)
+{
+	return run_on(set, flush_fn, 0, RUN_FLUSH, run_default_timeout_ms, 0);
+}
+
+void run_online_set(struct cpuset *out, uint32_t limit)
+{
+	out->n = 0;
+	for (uint32_t c = 0; c < QB_MAX_CPUS; c++) {
+		if (percpu[c].state != CPU_ONLINE)
+			continue;
+		if (limit && out->n >= limit)
+			break;
+		out->cpu[out->n++] = c;
+	}
+}
+
+const char *run_status_name(enum run_status s)
+{
+	switch (s) {
+	case RUN_OK: return "ok";
+	case RUN_BAD_SET: return "bad cpu set";
+	case RUN_NO_START: return "cpus did not reach the barrier";
+	case RUN_TIMEOUT: return "cpus did not finish";
+	}
+	return "unknown";
+}
+
+void run_ap_loop(void)
+{
+	struct percpu *me = this_cpu();
+	uint64_t seen = me->job_seq;
+	for (;;) {
+		while (__atomic_load_n(&me->job_seq, __ATOMIC_ACQUIRE) == seen) {
+			if (me->stop) {
+				me->state = CPU_HALTED;
+				cpu_halt_forever();
+			}
+			cpu_pause();
+		}
+		seen = me->job_seq;
+		struct run_job *j = me->job;
+		participate(j, j->thread_of_cpu[me->index], me->index, false);
+		me->job_done = seen;
+	}
+}

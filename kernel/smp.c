@@ -1,0 +1,317 @@
+/* smp.c - AP bring-up with INIT-SIPI-SIPI and bounded waits (Intel SDM vol. 3A §9.4.4, §11.6; Linux do_boot_cpu); see smp.h. */
+#include "smp.h"
+#include "apic.h"
+#include "console.h"
+#include "cpu.h"
+#include "idt.h"
+#include "lib.h"
+#include "msr.h"
+#include "paging.h"
+#include "percpu.h"
+#include "pmm.h"
+#include "run.h"
+#include "trampoline.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define AP_STACK_SIZE (32 * 1024)
+#define IST_AREA (3 * IST_STACK_SIZE)
+#define INIT_DELAY_US 10000       /* MP spec B.4: 10 ms after INIT */
+#define SIPI_DELAY_US 200         /* 200 us between the two SIPIs */
+#define PAGE 4096u
+#define BELOW_1M 0x100000ull
+#define BELOW_4G 0x100000000ull
+#define TSC_SYNC_ROUNDS 64
+#define TSC_SYNC_TIMEOUT_MS 1000
+#define PARK_TIMEOUT_MS 100
+
+/* CR4 bits an AP must not take from the BSP while still in real mode. */
+#define CR4_PCIDE (1ull << 17)
+#define CR4_LA57 (1ull << 12)
+
+/* ---- Private Variables ---------------------------------------------------- */
+static uint64_t stack_tops[QB_MAX_CPUS];   /* by arrival slot, read by trampoline.S */
+static uint64_t ist_base[QB_MAX_CPUS];     /* by dense CPU number */
+static uint32_t n_slots, n_found, n_online;
+static uint64_t startup_us;
+static uint64_t stack_bytes;
+static volatile uint32_t stray_aps;        /* CPUs that woke up but were not expected */
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void ap_entry(uint64_t slot)
+{
+	apic_init_ap();
+	uint32_t id = apic_id();
+	uint32_t i;
+	for (i = 1; i < n_slots; i++)
+		if (percpu[i].apic_id == id && percpu[i].state == CPU_STARTING)
+			break;
+	if (i >= n_slots) {
+		__atomic_add_fetch(&stray_aps, 1, __ATOMIC_RELAXED);
+		cpu_halt_forever();
+	}
+	percpu_install(i);
+	gdt_load(i, ist_base[i]);
+	idt_load();
+	if (tsc_have_rdtscp)
+		wrmsr(MSR_IA32_TSC_AUX, i);
+	cpuid_snap_take(&percpu[i].snap);
+	percpu[i].stack_top = stack_tops[slot];
+	percpu[i].checkin_tsc = tsc_read();
+	uint32_t expected = CPU_STARTING;
+	if (!__atomic_compare_exchange_n(&percpu[i].state, &expected, CPU_ONLINE, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		cpu_halt_forever(); /* the BSP gave up on us: stay out of the run */
+	run_ap_loop();
+}
+
+/* Copy the trampoline to its low page and fill the handoff block. */
+static bool prepare_trampoline(uint64_t tp)
+{
+	uint64_t size = (uint64_t)(__ap_tramp_end - __ap_tramp_start);
+	if (size > PAGE || tp == 0 || tp >= BELOW_1M || (tp & (PAGE - 1))) {
+		console_error("smp", "trampoline of %llu bytes cannot go at 0x%llx",
+			      (unsigned long long)size, (unsigned long long)tp);
+		return false;
+	}
+	if (paging_cr3() >= BELOW_4G) {
+		console_error("smp", "page tables above 4 GiB: APs cannot load CR3 in real mode");
+		return false;
+	}
+	memcpy((void *)(uintptr_t)tp, __ap_tramp_start, size);
+	struct trampoline_handoff *h = (void *)(uintptr_t)(tp + TRAMP_HANDOFF);
+	h->gdt_limit = (uint16_t)(ap_tramp_gdt_end - ap_tramp_gdt - 1);
+	h->gdt_base = (uint32_t)(tp + (uint64_t)(ap_tramp_gdt - __ap_tramp_start));
+	h->cr3 = (uint32_t)paging_cr3();
+	h->cr4 = read_cr4() & ~(CR4_PCIDE | CR4_LA57);
+	h->efer = (rdmsr(MSR_IA32_EFER) & (EFER_SCE | EFER_NXE)) | EFER_LME;
+	h->cr0 = (read_cr0() & ~(CR0_CD | CR0_NW | CR0_EM | CR0_TS)) | CR0_PE | CR0_PG;
+	h->entry = (uint64_t)(uintptr_t)ap_entry;
+	h->stacks = (uint64_t)(uintptr_t)stack_tops;
+	h->next_slot = 0;
+	h->far64_off = (uint32_t)(tp + (uint64_t)(ap_tramp_long - __ap_tramp_start));
+	h->far64_sel = TRAMP_CODE64_SEL;
+	h->xcr0 = (read_cr4() & CR4_OSXSAVE) ? read_xcr0() : 0;
+	return true;
+}
+
+static bool alloc_ist(uint32_t i)
+{
+	uint64_t p = pmm_alloc(IST_AREA / PAGE, percpu[i].node, PAGE, 0, PMM_KERNEL);
+	if (!p)
+		p = pmm_alloc(IST_AREA / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_KERNEL);
+	ist_base[i] = p;
+	if (p)
+		stack_bytes += IST_AREA;
+	return p != 0;
+}
+
+static void cpu_slot(uint32_t i, const struct acpi_cpu *c, const struct acpi_info *ai)
+{
+	percpu[i].self = &percpu[i];
+	percpu[i].index = i;
+	percpu[i].apic_id = c->apic_id;
+	percpu[i].acpi_uid = c->uid;
+	int node = acpi_node_of_apic(ai, c->apic_id);
+	percpu[i].node = node < 0 ? 0 : node;
+	percpu[i].state = CPU_ABSENT;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t max_cpus,
+	      uint64_t timeout_ms)
+{
+	uint32_t bsp_id = apic_id();
+	struct acpi_cpu bsp = { bsp_id, 0, true, false, false };
+	bool bsp_listed = false;
+
+	for (uint32_t k = 0; k < ai->madt.n_cpus; k++) {
+		if (ai->madt.cpus[k].apic_id == bsp_id) {
+			bsp = ai->madt.cpus[k];
+			bsp_listed = true;
+		}
+	}
+	n_found = ai->madt.present ? ai->madt.n_enabled : 1;
+	if (!bsp_listed) {
+		console_error("smp", "the BSP (APIC ID %u) is not in the MADT", bsp_id);
+		n_found++;
+	}
+	cpu_slot(0, &bsp, ai);
+	percpu[0].state = CPU_ONLINE;
+	n_slots = 1;
+
+	/* Enabled APs first (they get the low dense numbers), then the rest. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t k = 0; k < ai->madt.n_cpus; k++) {
+			const struct acpi_cpu *c = &ai->madt.cpus[k];
+			if (c->apic_id == bsp_id || c->enabled != (pass == 0))
+				continue;
+			if (n_slots >= QB_MAX_CPUS)
+				break;
+			cpu_slot(n_slots++, c, ai);
+		}
+	}
+
+	uint32_t to_start = 0;
+	for (uint32_t i = 1; i < n_slots; i++) {
+		const struct acpi_cpu *c = 0;
+		for (uint32_t k = 0; k < ai->madt.n_cpus; k++)
+			if (ai->madt.cpus[k].apic_id == percpu[i].apic_id)
+				c = &ai->madt.cpus[k];
+		if (!c || !c->enabled)
+			continue;
+		if (max_cpus && 1 + to_start >= max_cpus) {
+			percpu[i].state = CPU_EXCLUDED; /* left out by cpus= */
+			continue;
+		}
+		if (!alloc_ist(i)) {
+			console_error("smp", "no memory for cpu %u's exception stacks", i);
+			continue;
+		}
+		uint64_t st = pmm_alloc(AP_STACK_SIZE / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_KERNEL);
+		if (!st) {
+			console_error("smp", "no memory for cpu %u's stack", i);
+			continue;
+		}
+		stack_bytes += AP_STACK_SIZE;
+		stack_tops[to_start] = st + AP_STACK_SIZE;
+		percpu[i].state = CPU_STARTING;
+		to_start++;
+	}
+	n_online = 1;
+	if (to_start == 0)
+		return;
+	if (!prepare_trampoline(bi->trampoline_phys)) {
+		for (uint32_t i = 1; i < n_slots; i++)
+			if (percpu[i].state == CPU_STARTING)
+				percpu[i].state = CPU_FAILED;
+		return;
+	}
+
+	uint8_t vector = (uint8_t)(bi->trampoline_phys >> 12);
+	uint64_t t0 = tsc_read();
+	for (uint32_t i = 1; i < n_slots; i++)
+		if (percpu[i].state == CPU_STARTING && !apic_send_init(percpu[i].apic_id))
+			console_error("smp", "INIT to APIC ID %u was not accepted", percpu[i].apic_id);
+	for (uint32_t i = 1; i < n_slots; i++)
+		if (percpu[i].state == CPU_STARTING)
+			apic_send_init_deassert(percpu[i].apic_id);
+	tsc_delay_us(INIT_DELAY_US);
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 1; i < n_slots; i++)
+			if (percpu[i].state == CPU_STARTING &&
+			    !apic_send_sipi(percpu[i].apic_id, vector))
+				console_error("smp", "SIPI to APIC ID %u was not accepted",
+					      percpu[i].apic_id);
+		tsc_delay_us(SIPI_DELAY_US);
+	}
+
+	uint64_t deadline = t0 + (tsc_deadline_ms(timeout_ms) - tsc_read());
+	uint64_t last = t0;
+	for (uint32_t i = 1; i < n_slots; i++) {
+		if (percpu[i].state == CPU_ABSENT)
+			continue;
+		while (__atomic_load_n(&percpu[i].state, __ATOMIC_ACQUIRE) == CPU_STARTING &&
+		       tsc_read() < deadline)
+			cpu_pause();
+		uint32_t expected = CPU_STARTING;
+		if (__atomic_compare_exchange_n(&percpu[i].state, &expected, CPU_FAILED, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			struct rec *r = console_rec_open("error");
+			rec_str(r, "what", "cpu did not start");
+			rec_u64(r, "cpu", i);
+			rec_u64(r, "apic_id", percpu[i].apic_id);
+			rec_u64(r, "timeout_ms", timeout_ms);
+			console_rec_emit(r);
+			kprintf("error: cpu %u (APIC ID %u) did not check in within %llu ms; left out\n",
+				i, percpu[i].apic_id, (unsigned long long)timeout_ms);
+			continue;
+		}
+		if (percpu[i].state == CPU_ONLINE) {
+			n_online++;
+			last = MAX(last, percpu[i].checkin_tsc);
+		}
+	}
+	startup_us = tsc_to_us(last - t0);
+	if (stray_aps)
+		console_error("smp", "%u CPUs woke up that were not started", stray_aps);
+}
+
+uint32_t smp_cpus_found(void) { return n_found; }
+uint32_t smp_cpus_online(void) { return n_online; }
+uint64_t smp_startup_us(void) { return startup_us; }
+uint32_t smp_cpu_slots(void) { return n_slots; }
+uint64_t smp_stack_bytes(void) { return stack_bytes; }
+
+/* ---- TSC offsets: a ping-pong between the BSP and one AP ------------------ */
+struct tsc_sync {
+	volatile uint64_t ping __attribute__((aligned(CACHE_LINE)));
+	volatile uint64_t pong __attribute__((aligned(CACHE_LINE)));
+	volatile uint64_t pong_tsc;
+	uint64_t deadline;
+	int64_t best_offset;
+	uint64_t best_rtt;
+};
+
+static void tsc_sync_fn(const struct run_thread *t)
+{
+	struct tsc_sync *s = t->arg;
+	for (uint64_t k = 1; k <= TSC_SYNC_ROUNDS; k++) {
+		if (t->index == 0) {
+			uint64_t t0 = tsc_start();
+			__atomic_store_n(&s->ping, k, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&s->pong, __ATOMIC_ACQUIRE) != k && tsc_read() < s->deadline)
+				cpu_pause();
+			uint64_t t2 = tsc_end();
+			if (s->pong != k)
+				return;
+			uint64_t rtt = t2 - t0;
+			if (rtt < s->best_rtt) {
+				s->best_rtt = rtt;
+				s->best_offset = (int64_t)(s->pong_tsc - (t0 + rtt / 2));
+			}
+		} else {
+			while (__atomic_load_n(&s->ping, __ATOMIC_ACQUIRE) != k && tsc_read() < s->deadline)
+				cpu_pause();
+			if (s->ping != k)
+				return;
+			s->pong_tsc = tsc_read();
+			__atomic_store_n(&s->pong, k, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+void smp_measure_tsc_offsets(void)
+{
+	static struct tsc_sync s;
+	static struct cpuset pair;
+	for (uint32_t i = 1; i < n_slots; i++) {
+		if (percpu[i].state != CPU_ONLINE)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.best_rtt = ~0ull;
+		s.deadline = tsc_deadline_ms(TSC_SYNC_TIMEOUT_MS);
+		pair.n = 2;
+		pair.cpu[0] = 0;
+		pair.cpu[1] = i;
+		percpu[i].tsc_offset = 0;
+		if (run_on(&pair, tsc_sync_fn, &s, 0, TSC_SYNC_TIMEOUT_MS * 2, 0) != RUN_OK ||
+		    s.best_rtt == ~0ull) {
+			console_error("tsc", "could not measure cpu %u's TSC offset", i);
+			continue;
+		}
+		percpu[i].tsc_offset = s.best_offset;
+		percpu[i].tsc_offset_err = s.best_rtt / 2;
+	}
+}
+
+void smp_park_aps(void)
+{
+	for (uint32_t i = 1; i < n_slots; i++)
+		if (percpu[i].state == CPU_ONLINE)
+			percpu[i].stop = 1;
+	uint64_t deadline = tsc_deadline_ms(PARK_TIMEOUT_MS);
+	for (uint32_t i = 1; i < n_slots; i++)
+		while (percpu[i].state == CPU_ONLINE && tsc_read() < deadline)
+			cpu_pause();
+}

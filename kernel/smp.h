@@ -1,0 +1,35 @@
+/* smp.h - bring-up of every enabled MADT CPU with INIT-SIPI-SIPI, bounded (Intel SDM vol. 3A §9.4.4; MP spec B.4). */
+#ifndef QB_KERNEL_SMP_H
+#define QB_KERNEL_SMP_H
+
+#include <stdint.h>
+#include "acpi.h"
+#include "boot_info.h"
+
+/* Fill percpu[] from the MADT (BSP first, then enabled CPUs in table order,
+ * up to max_cpus if non-zero; the rest stay absent), set up the BSP's own
+ * slot, and start the APs. Waits at most timeout_ms for them; a CPU that
+ * does not check in gets an error record and is left out. */
+void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t max_cpus,
+	      uint64_t timeout_ms);
+
+/* Counts for the done record: CPUs listed as enabled in the MADT, and online now. */
+uint32_t smp_cpus_found(void);
+uint32_t smp_cpus_online(void);
+
+/* Microseconds from the first INIT to the last check-in (0 if no APs). */
+uint64_t smp_startup_us(void);
+
+/* Bytes of AP stacks and exception (IST) stacks allocated. */
+uint64_t smp_stack_bytes(void);
+
+/* Slots used in percpu[] (online or not), for the cpu records. */
+uint32_t smp_cpu_slots(void);
+
+/* Measure every online AP's TSC offset against the BSP (percpu[].tsc_offset). */
+void smp_measure_tsc_offsets(void);
+
+/* Park every AP (at the end of the run). */
+void smp_park_aps(void);
+
+#endif

@@ -1,0 +1,9 @@
+/* registry.c - the table of workloads; a new workload adds one line here. */
+#include "workload.h"
+
+void selftest_run(const struct wl_ctx *ctx);
+
+const struct workload wl_all[] = {
+	{ "selftest", "every CPU increments its own padded slot: proves the workload API", selftest_run },
+};
+const unsigned wl_count = sizeof(wl_all) / sizeof(wl_all[0]);

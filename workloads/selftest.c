@@ -1,0 +1,105 @@
+/* selftest.c - the end-to-end proof of the workload API: every CPU increments its own padded slot.
+ *
+ * Each repetition flushes (WBINVD on each participant), releases all CPUs
+ * from one barrier, and times each thread with the serialised TSC. The check
+ * compares every slot with the count it must have reached. */
+#include "workload.h"
+#include "console.h"
+#include "lib.h"
+#include "report.h"
+#include "stats.h"
+#include "tsc.h"
+
+#define SLOT_BYTES 128            /* two lines: clear of the adjacent-line prefetcher */
+#define QUICK_ITERS 1000000ull
+#define FULL_ITERS 100000000ull
+#define MAX_REPS 1000
+
+struct slot {
+	volatile uint64_t count;
+	char pad[SLOT_BYTES - sizeof(uint64_t)];
+} __attribute__((aligned(SLOT_BYTES)));
+
+struct selftest_arg {
+	uint64_t iters;
+	struct slot *slots;
+};
+
+static struct slot slots[QB_MAX_CPUS];
+static struct run_result res;
+static uint64_t slowest[MAX_REPS], skew[MAX_REPS], scratch[MAX_REPS];
+
+static void increment(const struct run_thread *t)
+{
+	struct selftest_arg *a = t->arg;
+	volatile uint64_t *c = &a->slots[t->index].count;
+	for (uint64_t i = 0; i < a->iters; i++)
+		*c = *c + 1;
+}
+
+/* One repetition; false if the run or the counts were wrong. */
+static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t *slow, uint64_t *sk,
+		    const char **why)
+{
+	for (uint32_t t = 0; t < ctx->online->n; t++)
+		slots[t].count = 0;
+	enum run_status s = run_on(ctx->online, increment, a, ctx->flush ? RUN_FLUSH : 0,
+				   ctx->timeout_ms, &res);
+	if (s != RUN_OK) {
+		*why = run_status_name(s);
+		return false;
+	}
+	uint64_t worst = 0;
+	for (uint32_t t = 0; t < res.n; t++)
+		worst = MAX(worst, res.end[t] - res.start[t]);
+	*slow = worst > tsc_overhead() ? worst - tsc_overhead() : 0;
+	*sk = res.start_skew;
+	for (uint32_t t = 0; t < ctx->online->n; t++) {
+		if (slots[t].count != a->iters) {
+			*why = "a slot's count is not iters";
+			return false;
+		}
+	}
+	return true;
+}
+
+void selftest_run(const struct wl_ctx *ctx)
+{
+	struct selftest_arg a = { ctx->selftest_iters ? ctx->selftest_iters
+				  : ctx->quick ? QUICK_ITERS : FULL_ITERS, slots };
+	uint32_t reps = MIN(ctx->reps, (uint32_t)MAX_REPS);
+	const char *why = 0;
+	bool ok = true;
+
+	kprintf("selftest: %u CPUs x %llu increments, %u repetitions\n", ctx->online->n,
+		(unsigned long long)a.iters, reps);
+	uint64_t dummy_slow, dummy_skew;
+	ok = one_rep(ctx, &a, &dummy_slow, &dummy_skew, &why); /* untimed warm-up */
+	uint32_t n = 0;
+	for (uint32_t r = 0; ok && r < reps; r++) {
+		kprintf("  repetition %u of %u\n", r + 1, reps);
+		ok = one_rep(ctx, &a, &slowest[n], &skew[n], &why);
+		if (ok)
+			n++;
+	}
+
+	struct stats st;
+	stats_compute(slowest, n, scratch, &st);
+	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
+	rec_obj_begin(rec, "params");
+	rec_u64(rec, "iters", a.iters);
+	rec_str(rec, "flush", ctx->flush ? "wbinvd" : "none");
+	rec_obj_end(rec);
+	report_stats(rec, "ticks", &st);
+	rec_f64(rec, "ticks_per_increment", a.iters ? st.median / (double)a.iters : 0, 3);
+	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
+	double slow_median = st.median;
+
+	/* The barrier itself: how far apart the threads started. */
+	stats_compute(skew, n, scratch, &st);
+	rec = report_result_open("selftest", "start-skew", ctx->online);
+	report_stats(rec, "ticks", &st);
+	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
+	kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
+		ok ? "ok" : "FAIL", slow_median, st.median);
+}

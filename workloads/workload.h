@@ -1,0 +1,32 @@
+/* workload.h - what a workload is, and what the kernel hands it. */
+#ifndef QB_WORKLOADS_WORKLOAD_H
+#define QB_WORKLOADS_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "run.h"
+#include "topo.h"
+
+/* The run's settings and the machine, as a workload sees them. */
+struct wl_ctx {
+	bool quick;                    /* profile=quick: seconds under QEMU TCG */
+	uint32_t reps;                 /* timed repetitions (after one untimed warm-up) */
+	bool flush;                    /* flush=wbinvd: WBINVD on every participant before each rep */
+	uint64_t selftest_iters;       /* 0: profile default */
+	uint64_t timeout_ms;           /* bound for each run_on */
+	const struct cpuset *online;   /* the CPUs to use, BSP first (cpus= applied) */
+	const struct topo *topo;       /* topology, indexed by topo number */
+	const uint32_t *cpu_of_topo;   /* topo number -> dense CPU number */
+};
+
+struct workload {
+	const char *name;              /* as in workloads= */
+	const char *summary;           /* one line for the console */
+	void (*run)(const struct wl_ctx *ctx);
+};
+
+/* Every workload, in the default order. */
+extern const struct workload wl_all[];
+extern const unsigned wl_count;
+
+#endif
