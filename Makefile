@@ -128,3 +128,13 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- running and testing --------------------------------------------------
+.PHONY: run test boottest
+run: $(BUILD)/quietbench.efi
+	tools/qemu-run --efi $< --smp $(SMP) --mem $(MEM) --default-profile quick --log $(BUILD)/run.log -- $(ARGS)
+
+boottest: $(BUILD)/quietbench.efi
+	python3 tests/boot/run_boot_tests.py --efi $<
+
+test: unit boottest

@@ -575,13 +575,12 @@ int fmt_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
 			fmt_put(&o, '%');
 			break;
 		case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-			(void)va_arg(args, double);
+			(void)va_arg(args, double);  /* keep later args in step */
 			fmt_mem(&o, start, (size_t)(fmt - start));
 			break;
 		case 'n':
-			(void)va_arg(args, void *);
-			fmt_mem(&o, start, (size_t)(fmt - start));
-			break;
+			(void)va_arg(args, void *);  /* never written through */
+			/* fall through */
 		default:
 			fmt_mem(&o, start, (size_t)(fmt - start));
 			break;

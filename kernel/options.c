@@ -54,7 +54,8 @@ struct opt_parser {
 _Static_assert(sizeof(enum opt_profile) == sizeof(uint32_t), "enum size");
 _Static_assert(sizeof(enum opt_finish) == sizeof(uint32_t), "enum size");
 _Static_assert(sizeof(enum opt_flush) == sizeof(uint32_t), "enum size");
-_Static_assert(OPT_MAX_WORKLOADS == sizeof(uint32_t) * __CHAR_BIT__, "workload mask");
+_Static_assert(OPT_MAX_WORKLOADS == sizeof(uint32_t) * __CHAR_BIT__,
+	       "one bit per workload");
 
 /* ---- Private Variables ---------------------------------------------------- */
 
@@ -115,7 +116,8 @@ static const struct opt_row opt_rows[] = {
 	  .help = "added by OVMF; ignored" },
 };
 
-_Static_assert(ARRAY_SIZE(opt_rows) <= sizeof(uint32_t) * __CHAR_BIT__, "seen mask");
+_Static_assert(ARRAY_SIZE(opt_rows) <= sizeof(uint32_t) * __CHAR_BIT__,
+	       "one bit per key in the duplicate mask");
 
 /* ---- Private Functions ---------------------------------------------------- */
 

@@ -18,7 +18,7 @@ enum opt_profile {
 	OPT_PROFILE_FULL,
 };
 
-/* finish= : what to do once the records are out. */
+/* finish= : what to do once the records are out (same order as finish.h's enum finish_mode). */
 enum opt_finish {
 	OPT_FINISH_HALT,      /* stop all CPUs and wait */
 	OPT_FINISH_REBOOT,    /* reset the machine */
@@ -37,7 +37,7 @@ enum opt_dump {
 	OPT_DUMP_ACPI = 1u << 0,  /* every ACPI table, as records */
 };
 
-/* The parsed command line. Every field is a 32-bit value (the parser's table writes them). */
+/* The parsed command line; every field is 32 bits wide (the parser's table writes them). */
 struct options {
 	uint32_t workloads;          /* bit i selects names[i]; default all */
 	enum opt_profile profile;    /* default OPT_PROFILE_FULL */
@@ -47,17 +47,18 @@ struct options {
 	enum opt_flush flush;        /* default OPT_FLUSH_WBINVD */
 	uint32_t dump;               /* enum opt_dump bits; default none */
 	uint32_t smp_timeout_ms;     /* AP start-up wait, 1..OPT_SMP_TIMEOUT_MS_MAX */
-	uint32_t selftest_iters;     /* 1..OPT_SELFTEST_ITERS_MAX; 0 = profile default */
+	uint32_t selftest_iters;     /* 1..OPT_SELFTEST_ITERS_MAX; 0 = profile's */
 };
 
-/* One complaint about the command line; strings are truncated ("...") and printable ASCII. */
 #define OPT_ERR_KEY_LEN 32
 #define OPT_ERR_VALUE_LEN 64
 #define OPT_ERR_WHY_LEN 80
+
+/* One complaint; the strings are printable ASCII, cut with "..." to fit. */
 struct opt_error {
 	char key[OPT_ERR_KEY_LEN];      /* the key as written ("" if none) */
-	char value[OPT_ERR_VALUE_LEN];  /* the value, or the offending list item */
-	char why[OPT_ERR_WHY_LEN];      /* e.g. "unknown key", "out of range 1..100000" */
+	char value[OPT_ERR_VALUE_LEN];  /* the value, or the bad list item */
+	char why[OPT_ERR_WHY_LEN];      /* e.g. "out of range 1..100000" */
 };
 
 /* Fill o with the defaults (workloads = OPT_WORKLOADS_ALL). */
@@ -65,7 +66,8 @@ void options_defaults(struct options *o);
 
 /*
  * Parse cmdline (NULL or "" give the defaults) into o, starting from the
- * defaults. A first word without '=' ending in ".efi" (any case) is the
+ * defaults. Words are split on spaces, tabs, CR and LF; keys and values are
+ * case-sensitive; numbers are plain decimal. A first word without '=' ending in ".efi" (any case) is the
  * program's path and is skipped; "initrd=" is ignored. A bad word is an
  * error and leaves its option unchanged; the rest still applies. Workload
  * names come from names[0..n_names) (at most OPT_MAX_WORKLOADS, matched

@@ -54,13 +54,16 @@ void rec_null(struct rec *r, const char *key);
 /* A NUL-terminated string, JSON-escaped (NULL writes null). */
 void rec_str(struct rec *r, const char *key, const char *s);
 
-/* At most n bytes of s, stopping early at a NUL (fixed-size fields such as ACPI OEM IDs). */
+/* At most n bytes of s, stopping at a NUL (fixed fields such as ACPI OEM IDs). */
 void rec_strn(struct rec *r, const char *key, const char *s, size_t n);
 
 /* The string "0x..." in lowercase hex, e.g. for addresses and MSR values. */
 void rec_hex(struct rec *r, const char *key, uint64_t v);
 
-/* A number with a fixed count of decimals (clamped to 0..REC_MAX_DECIMALS); NaN and infinities write null. */
+/*
+ * A number with a fixed count of decimals (clamped to 0..REC_MAX_DECIMALS),
+ * exactly rounded by fmt; NaN and infinities write null.
+ */
 void rec_f64(struct rec *r, const char *key, double v, int decimals);
 
 /* Open a nested object; close it with rec_obj_end. */

@@ -1,4 +1,4 @@
-/* stats.c - order statistics by heapsort and a two-pass mean and sample variance (Knuth TAOCP vol. 2, 4.2.2) of tick samples. */
+/* stats.c - heapsort order statistics and a two-pass sample mean/variance (Knuth TAOCP 2, 4.2.2) of tick samples. */
 #include <stdbool.h>
 
 #include "lib.h"
@@ -125,7 +125,8 @@ double stats_sqrt(double x)
 	}
 	/*
 	 * Newton in doubles may stop an ulp away; one more step with the exact
-	 * residual x - y*y (Dekker's product) lands on the rounded root.
+	 * residual x - y*y (Dekker's product) nearly always lands on the
+	 * correctly rounded root, and never moves more than an ulp.
 	 */
 	y += stats_sqrt_residual(x, y) / (2.0 * y);
 	return y * scale;

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""run_boot_tests - boot QuietBench in QEMU in several configurations and check the records.
+
+Each case runs tools/qemu-run with a timeout, then checks: every record's CRC,
+done ok, cpus_online == cpus_found == the configured count, one cpu record
+per CPU with the expected package/core/thread/node, cache records that cover
+every CPU with sharing that matches the configuration, and selftest results
+with check ok. A failing case prints its serial log. The last line is the
+"N passed, N failed" summary.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import qbrecords  # noqa: E402
+
+
+class Case:
+    def __init__(self, name, smp, sockets=1, cores=None, threads=1, numa=1, args="", mem=1024,
+                 extra_check=None, expect_done="ok"):
+        self.name, self.smp, self.numa, self.args, self.mem = name, smp, numa, args, mem
+        self.sockets, self.threads = sockets, threads
+        self.cores = cores if cores is not None else smp // (sockets * threads)
+        self.extra_check, self.expect_done = extra_check, expect_done
+
+    def smp_spec(self):
+        if self.sockets == 1 and self.threads == 1:
+            return str(self.smp)
+        return "%d,sockets=%d,cores=%d,threads=%d" % (self.smp, self.sockets, self.cores, self.threads)
+
+    def expected_cpu(self, apic):
+        """QEMU packs APIC IDs as package | core | thread bit fields (widths rounded up to powers of 2)."""
+        tbits = (self.threads - 1).bit_length()
+        cbits = (self.cores - 1).bit_length()
+        thread = apic & ((1 << tbits) - 1)
+        core = (apic >> tbits) & ((1 << cbits) - 1)
+        package = apic >> (tbits + cbits)
+        return package, core, thread
+
+
+def check(cond, msg, errors):
+    if not cond:
+        errors.append(msg)
+
+
+def check_topology(case, recs, errors):
+    cpus = qbrecords.of_kind(recs, "cpu")
+    check(len(cpus) == case.smp, "expected %d cpu records, got %d" % (case.smp, len(cpus)), errors)
+    per_node = case.smp // case.numa
+    for c in cpus:
+        check(c.get("online") is True, "cpu %s not online" % c.get("index"), errors)
+        want = case.expected_cpu(c["apic_id"])
+        got = (c.get("package"), c.get("core"), c.get("thread"))
+        check(got == want, "cpu %s (apic %s): package/core/thread %s, expected %s"
+              % (c["index"], c["apic_id"], got, want), errors)
+        want_node = c["apic_id"] // per_node if case.numa > 1 else 0
+        check(c.get("node") == want_node, "cpu %s: node %s, expected %s" % (c["index"], c.get("node"), want_node), errors)
+    by_index = {c["index"]: c for c in cpus}
+    caches = qbrecords.of_kind(recs, "cache")
+    for level, typ in ((1, "data"), (2, "unified"), (3, "unified")):
+        inst = [k for k in caches if k["level"] == level and k["type"] == typ]
+        covered = sorted(i for k in inst for i in k["shared_by"])
+        check(covered == sorted(by_index), "L%d %s caches cover CPUs %s, expected each of %s once"
+              % (level, typ, covered, sorted(by_index)), errors)
+        for k in inst:
+            check(k["size"] > 0 and k["line"] > 0 and k["ways"] > 0, "L%d cache with empty geometry: %s" % (level, k), errors)
+            members = [by_index[i] for i in k["shared_by"] if i in by_index]
+            if level <= 2:  # per core: exactly the SMT siblings
+                keys = {(m["package"], m["core"]) for m in members}
+                check(len(keys) == 1 and len(members) == case.threads,
+                      "L%d instance shared by %s, expected the %d threads of one core" % (level, k["shared_by"], case.threads), errors)
+            else:  # per package
+                keys = {m["package"] for m in members}
+                check(len(keys) == 1 and len(members) == case.cores * case.threads,
+                      "L3 instance shared by %s, expected one whole package" % k["shared_by"], errors)
+
+
+def check_common(case, recs, problems, errors):
+    for no, why, raw in problems:
+        errors.append("line %d: damaged record (%s): %s" % (no, why, raw[:120]))
+    d = qbrecords.done(recs)
+    check(d is not None, "no done record", errors)
+    if d is None:
+        return
+    check(d.get("status") == case.expect_done, "done status %s, expected %s" % (d.get("status"), case.expect_done), errors)
+    boot = qbrecords.of_kind(recs, "boot")
+    check(len(boot) == 1, "expected one boot record, got %d" % len(boot), errors)
+    check(d.get("cpus_found") == case.smp and d.get("cpus_online") == case.smp,
+          "cpus_found %s / cpus_online %s, expected %d" % (d.get("cpus_found"), d.get("cpus_online"), case.smp), errors)
+    if boot:
+        b = boot[0]
+        for key in ("firmware_vendor", "firmware_revision", "cmdline", "tsc_hz", "tsc_source", "tsc_invariant",
+                    "timer_overhead_ticks", "memory_bytes", "build", "ap_startup_us", "kernel_bytes"):
+            check(key in b, "boot record lacks %s" % key, errors)
+        check(b.get("tsc_hz", 0) > 0, "tsc_hz is %s" % b.get("tsc_hz"), errors)
+        check(b.get("kernel_bytes", 1 << 30) <= 16 << 20, "kernel_bytes %s over 16 MiB" % b.get("kernel_bytes"), errors)
+        check(b.get("numa_nodes") == case.numa, "numa_nodes %s, expected %d" % (b.get("numa_nodes"), case.numa), errors)
+    results = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
+    check(len(results) >= 1, "no selftest results", errors)
+    for r in results:
+        check(r.get("check") == "ok", "selftest %s check %s (%s)" % (r.get("variant"), r.get("check"), r.get("reason")), errors)
+        check(r.get("threads") == case.smp, "selftest %s ran on %s threads, expected %d" % (r.get("variant"), r.get("threads"), case.smp), errors)
+        for key in ("n", "min", "median", "mean", "max", "stddev", "unit", "cpus", "params" if r.get("variant") == "padded-increment" else "n"):
+            check(key in r, "result %s lacks %s" % (r.get("variant"), key), errors)
+
+
+def check_bad_options(recs, errors):
+    errs = [r for r in qbrecords.of_kind(recs, "error") if r.get("what") == "bad option"]
+    keys = sorted(r.get("key") for r in errs)
+    check(keys == ["bogus", "cpus", "reps", "workloads"], "bad-option errors for %s, expected bogus, cpus, reps, workloads" % keys, errors)
+    boot = qbrecords.of_kind(recs, "boot")
+    check(boot and "bogus=1" in boot[0].get("cmdline", ""), "cmdline not reported as given", errors)
+    sel = [r for r in qbrecords.of_kind(recs, "result") if r.get("variant") == "padded-increment"]
+    check(sel and sel[0].get("n") == 5, "reps default (5 in the quick profile) not kept: n=%s" % (sel[0].get("n") if sel else None), errors)
+
+
+CASES = [
+    Case("smp1", 1),
+    Case("smp2", 2),
+    Case("smp4", 4),
+    Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2),
+    Case("bad-options", 2, args="reps=abc bogus=1 cpus=0 workloads=selftest,nosuch", extra_check=check_bad_options),
+]
+
+
+def run_case(case, efi, logdir, timeout):
+    log = os.path.join(logdir, case.name + ".log")
+    cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--efi", efi, "--smp", case.smp_spec(), "--mem", str(case.mem),
+           "--numa", str(case.numa), "--timeout", str(timeout), "--log", log, "--quiet", "--",
+           "profile=quick " + case.args]
+    t0 = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    elapsed = time.time() - t0
+    errors = []
+    if p.returncode == 124:
+        errors.append("timed out after %d s" % timeout)
+    recs, problems = qbrecords.parse_file(log) if os.path.exists(log) else ([], [])
+    check_common(case, recs, problems, errors)
+    if not errors or recs:
+        check_topology(case, recs, errors)
+    if case.extra_check:
+        case.extra_check(recs, errors)
+    return errors, elapsed, p.stdout, log
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--efi", default=os.path.join(ROOT, "build", "quietbench.efi"))
+    ap.add_argument("--logdir", default=os.path.join(ROOT, "build", "boottest"))
+    ap.add_argument("--timeout", type=int, default=180)
+    ap.add_argument("cases", nargs="*", help="run only these cases")
+    a = ap.parse_args()
+    os.makedirs(a.logdir, exist_ok=True)
+    passed = failed = 0
+    for case in CASES:
+        if a.cases and case.name not in a.cases:
+            continue
+        errors, elapsed, out, log = run_case(case, os.path.abspath(a.efi), a.logdir, a.timeout)
+        if errors:
+            failed += 1
+            print("FAIL %s (%.1f s)" % (case.name, elapsed))
+            for e in errors:
+                print("  - " + e)
+            print("  runner: " + out.strip().replace("\n", "\n  runner: "))
+            print("  ---- serial log %s ----" % log)
+            if os.path.exists(log):
+                with open(log, encoding="latin-1") as f:
+                    sys.stdout.write(f.read())
+            print("  ---- end of log ----")
+        else:
+            passed += 1
+            print("ok   %s (%.1f s)" % (case.name, elapsed))
+        sys.stdout.flush()
+    print("boot tests: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
