@@ -470,6 +470,13 @@ TEST(test_madt_entry_length_zero)
 	CHECK_ERR(0, "APIC", "entry at offset 60 has length below 2", 60);
 	CHECK_EQ_U(info.madt.n_cpus, 2);
 	CHECK_EQ_U(info.madt.n_enabled, 2);
+
+	tbl.b[44 + 2 * 8 + 1] = 1;
+	fx_install(&tbl, FX_MADT_PHYS);
+	CHECK_EQ_I(acpi_parse(fixture_rsdp(), &info), 0);
+	CHECK_EQ_U(info.n_errors, 1);
+	CHECK_ERR(0, "APIC", "entry at offset 60 has length below 2", 60);
+	CHECK_EQ_U(info.madt.n_cpus, 2);
 }
 
 TEST(test_madt_entry_overruns)
@@ -736,6 +743,15 @@ TEST(test_root_entries)
 	CHECK_ERR(0, "XSDT", "header unmapped at 0x12345000", 0x12345000);
 	CHECK_ERR(1, "XSDT", "entry 3 is null", 36 + 3 * 8);
 	CHECK_EQ_U(info.madt.n_cpus, 4);
+
+	/* Above 4 GiB: only the XSDT's 64-bit entries can reach it */
+	fixture_put(0x100000400ull, fixture_bytes(FX_HPET_PHYS), fixture_len(FX_HPET_PHYS));
+	list[1] = 0x100000400ull;
+	fx_install_roots(2, list, 3);
+	CHECK_EQ_I(acpi_parse(fixture_rsdp(), &info), 0);
+	CHECK_EQ_U(info.n_errors, 0);
+	CHECK_EQ_U(info.tables[1].phys, 0x100000400ull);
+	CHECK(info.tables[1].valid && info.hpet.present);
 
 	for (uint32_t i = 0; i < ARRAY_SIZE(list); i++)
 		list[i] = i < 2 ? (i ? FX_MADT_PHYS : FX_FADT_PHYS) : FX_WAET_PHYS;

@@ -5,80 +5,6 @@
 #include "topo.h"
 #include "topo_fixtures.h"
 
-/* ---- CPUID emulator -------------------------------------------------------- */
-
-/* One fixture CPU: its APIC ID and model, optional replaced leaves, and one
- * leaf it lacks (0: none). */
-struct fx_cpu {
-	uint32_t apic;
-	const struct fx_model *model;
-	const struct fx_leaf *over;
-	size_t nover;
-	uint32_t hide;
-};
-
-#define FXC(a, m) { .apic = (a), .model = (m) }
-#define FXO(a, m, o) { .apic = (a), .model = (m), .over = (o), .nover = ARRAY_SIZE(o) }
-
-static const struct fx_model m_skylake = FX_MODEL("i5-6600", fx_skylake);
-static const struct fx_model m_sandy = FX_MODEL("E5-2637", fx_sandy_ep);
-static const struct fx_model m_zen3 = FX_MODEL("5950X", fx_zen3);
-static const struct fx_model m_zen1 = FX_MODEL("1800X", fx_zen1);
-static const struct fx_model m_opteron = FX_MODEL("Opteron 2380", fx_opteron);
-static const struct fx_model m_adl_p = FX_MODEL("i3-1215U P", fx_adl_p);
-static const struct fx_model m_adl_e = FX_MODEL("i3-1215U E", fx_adl_e);
-static const struct fx_model m_qemu = FX_MODEL("qemu max", fx_qemu_max);
-static const struct fx_model m_qemu_intel = FX_MODEL("qemu intel", fx_qemu_intel);
-static const struct fx_model m_hygon = FX_MODEL("hygon", fx_hygon);
-static const struct fx_model m_no_ext = FX_MODEL("no ext", fx_no_ext);
-static const struct fx_model m_endless = FX_MODEL("endless", fx_endless_leaf4);
-
-static const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
-				     uint32_t leaf, uint32_t sub)
-{
-	for (size_t i = 0; i < n; i++)
-		if (t[i].leaf == leaf && t[i].sub == sub)
-			return &t[i];
-	return NULL;
-}
-
-static void fx_query(void *ctx, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
-{
-	const struct fx_cpu *c = ctx;
-	const struct fx_leaf *e = fx_find(c->over, c->nover, leaf, sub);
-
-	memset(r, 0, sizeof(*r));
-	if (c->hide && leaf == c->hide)
-		return;
-	if (!e)
-		e = fx_find(c->model->leaves, c->model->n, leaf, sub);
-	if (e) {
-		*r = (struct cpuid_regs){ e->eax, e->ebx, e->ecx, e->edx };
-	} else {
-		if (leaf == CPUID_LEAF_TOPO || leaf == CPUID_LEAF_TOPO_V2)
-			r->ecx = sub & 0xff; /* invalid level echoes ECX[7:0] */
-		return;
-	}
-	switch (leaf) {
-	case CPUID_LEAF_FEATURES:
-		r->ebx = (r->ebx & ~CPUID_1_EBX_APIC_ID) | (c->apic & 0xff) << 24;
-		break;
-	case CPUID_LEAF_TOPO:
-	case CPUID_LEAF_TOPO_V2:
-		r->edx = c->apic;
-		break;
-	case CPUID_LEAF_AMD_TOPO: {
-		uint32_t tpc = CPUID_FIELD(r->ebx, CPUID_E1E_EBX_THREADS) + 1;
-
-		r->eax = c->apic;
-		r->ebx |= (c->apic / tpc) & 0xff;
-		break;
-	}
-	default:
-		break;
-	}
-}
-
 static struct cpuid_snap snaps[QB_MAX_CPUS];
 static struct topo T;
 
@@ -187,22 +113,6 @@ static uint32_t count_caches(uint8_t level, uint8_t type)
 
 /* ---- Fixture machines ------------------------------------------------------ */
 
-static const struct fx_cpu cpus_skylake[] = {
-	FXC(0, &m_skylake), FXC(2, &m_skylake), FXC(4, &m_skylake), FXC(6, &m_skylake),
-};
-
-/* MADT order: first threads of every core, then the second threads. */
-static const struct fx_cpu cpus_sandy[] = {
-	FXC(0, &m_sandy), FXC(2, &m_sandy), FXC(4, &m_sandy), FXC(6, &m_sandy),
-	FXC(1, &m_sandy), FXC(3, &m_sandy), FXC(5, &m_sandy), FXC(7, &m_sandy),
-};
-static const int32_t nodes_sandy[] = { 0, 0, 1, 1, 0, 0, 1, 1 };
-
-static const struct fx_cpu cpus_adl[] = {
-	FXC(0, &m_adl_p),  FXC(1, &m_adl_p),  FXC(8, &m_adl_p),  FXC(9, &m_adl_p),
-	FXC(16, &m_adl_e), FXC(18, &m_adl_e), FXC(20, &m_adl_e), FXC(22, &m_adl_e),
-};
-
 static struct fx_cpu cpus_many[QB_MAX_CPUS];
 
 static uint32_t fill_cpus(const struct fx_model *m, uint32_t n, uint32_t stride,
@@ -277,6 +187,7 @@ TEST(snap_features)
 
 	fx_snap(&(struct fx_cpu)FXC(0, &m_zen3), s);
 	CHECK(cpuid_snap_has(s, CPUID_FEAT_TOPOEXT));
+	CHECK_STR(cpuid_snap_brand(s), "AMD Ryzen 9 5950X 16-Core Processor");
 	CHECK(cpuid_snap_has(s, CPUID_FEAT_INVTSC));
 }
 
@@ -641,6 +552,65 @@ TEST(topo_qemu_intel)
 	CHECK_REL(3, 4, "remote");
 }
 
+/* 6c. QEMU -cpu EPYC: 0x8000001D is filled but TOPOEXT is off, so unused. */
+TEST(topo_qemu_epyc)
+{
+	static const struct fx_leaf topoext[] = {	/* as if TOPOEXT were set */
+		{ 0x80000001, 0, 0x00800f12, 0, 0x00400077, 0x2dd3fbfd },
+	};
+	uint32_t n = fill_cpus(&m_qemu_epyc, 8, 1, false);
+	int rc = fx_decode(cpus_many, n, NULL);
+	const struct topo_cache *c;
+
+	CHECK_CLEAN(rc);
+	CHECK_EQ_U(snaps[0].n_ext1d, 4);
+	CHECK_STR(T.source, "leaf 0xb");
+	c = cache_of(0, L1D);
+	CHECK_GEOM(c, 32 * KIB, 8, 64, 64);
+	CHECK_STR(c ? c->source : NULL, "0x80000005/6 assumed sharing");
+	CHECK_GEOM(cache_of(0, L1I), 64 * KIB, 4, 256, 64);
+	CHECK_GEOM(cache_of(0, L2), 512 * KIB, 8, 1024, 64);
+	CHECK_GEOM(cache_of(0, L3), 8 * MIB, 16, 8192, 64);
+	CHECK(SHARED_IS(4, L3, 4, 5, 6, 7));
+
+	for (uint32_t i = 0; i < n; i++)
+		cpus_many[i] = (struct fx_cpu)FXO(i, &m_qemu_epyc, topoext);
+	rc = fx_decode(cpus_many, n, NULL);
+	CHECK_CLEAN(rc);
+	c = cache_of(0, L1D);
+	CHECK_STR(c ? c->source : NULL, "0x8000001d");
+	CHECK(c && !c->wbinvd_lower_all_sharers && !c->sharing_assumed);
+	CHECK(SHARED_IS(4, L3, 4, 5, 6, 7));
+	CHECK(cache_of(4, L3) && cache_of(4, L3)->share_shift == 2);
+}
+
+/* Leaf 0x1F with a die level: two packages of two dies, L3 per die. */
+TEST(topo_two_die)
+{
+	uint32_t n = fill_cpus(&m_two_die, 32, 1, false);
+	int rc = fx_decode(cpus_many, n, NULL);
+
+	CHECK_CLEAN(rc);
+	CHECK_STR(T.source, "leaf 0x1f");
+	CHECK_EQ_U(T.smt_bits, 1);
+	CHECK_EQ_U(T.die_shift, 3);
+	CHECK_EQ_U(T.pkg_shift, 4);
+	CHECK_EQ_U(T.npackages, 2);
+	CHECK_CPU(9, 0, 4, 1, 0);
+	CHECK_EQ_U(T.cpu[9].die, 1);
+	CHECK_CPU(21, 1, 2, 1, 0);
+	CHECK_EQ_U(T.cpu[21].die, 0);
+	CHECK_EQ_U(T.cpu[30].die, 1);
+	CHECK_EQ_U(count_caches(L3), 4);
+	CHECK(SHARED_IS(9, L3, 8, 9, 10, 11, 12, 13, 14, 15));
+	CHECK_GEOM(cache_of(9, L3), 5632 * KIB, 11, 8192, 64);
+	CHECK_GEOM(cache_of(0, L2), 1 * MIB, 16, 1024, 64);
+	CHECK_REL(0, 1, "smt");
+	CHECK_REL(0, 2, "l3");
+	CHECK_REL(0, 8, "package");
+	CHECK_REL(0, 16, "remote");
+}
+
 /* QB_MAX_CPUS CPUs of the Skylake model: 64 packages of 8 cores. */
 TEST(topo_max_cpus)
 {
@@ -734,8 +704,9 @@ TEST(bad_legacy_assoc)
 		{ 0x80000006, 0, 0x20800000, 0x42004200, 0x02008140, 0x00307140 },
 	};
 	static const struct fx_leaf no_l3[] = {	/* size 0: no L3, silently */
+		{ 0x80000005, 0, 0xff30ff10, 0xff30ff10, 0x40ff0140, 0x40020140 },
 		{ 0x80000006, 0, 0x20800000, 0x42004200, 0x02008140, 0x00000000 },
-	};
+	};	/* and a fully associative L1d (associativity 0xFF) */
 	const struct fx_cpu cpus[] = {
 		FXO(0, &m_opteron, code7), FXO(1, &m_opteron, no_l3),
 	};
@@ -745,6 +716,8 @@ TEST(bad_legacy_assoc)
 	CHECK(has_msg("cpu 0: 0x80000005/6 assumed sharing cache 3 rejected: ways 0"));
 	CHECK_EQ_U(T.cpu[0].ncaches, 3);
 	CHECK_EQ_U(T.cpu[1].ncaches, 3);
+	CHECK_GEOM(cache_of(1, L1D), 64 * KIB, 1024, 1, 64);
+	CHECK(cache_of(1, L1D) && cache_of(1, L1D)->fully_associative);
 	CHECK_REL(0, 1, "package");
 }
 
@@ -825,6 +798,8 @@ int main(void)
 	RUN(topo_hybrid_adl);
 	RUN(topo_qemu_max);
 	RUN(topo_qemu_intel);
+	RUN(topo_qemu_epyc);
+	RUN(topo_two_die);
 	RUN(topo_max_cpus);
 	RUN(bad_duplicate_apic);
 	RUN(bad_missing_leafb);

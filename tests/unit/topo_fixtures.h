@@ -15,6 +15,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "cpuid_snap.h"
 
 struct fx_leaf {
 	uint32_t leaf, sub, eax, ebx, ecx, edx;
@@ -255,6 +258,61 @@ static const struct fx_leaf fx_qemu_intel[] = {
 	FX_QEMU_TAIL,
 };
 
+/*
+ * 6c. Recorded from QEMU 7.2 (TCG) with -cpu EPYC,+topoext and the same
+ * -smp. TCG cannot offer TOPOEXT and clears it (0x80000001 ECX bit 22), yet
+ * the max extended leaf stays 0x8000001E, so 0x8000001D/E are filled but must
+ * not be trusted: caches come from 0x80000005/6 (L1d 32 KiB 8-way, L1i
+ * 64 KiB 4-way, L2 512 KiB 8-way, L3 8 MiB 16-way).
+ */
+static const struct fx_leaf fx_qemu_epyc[] = {
+	{ 0x0, 0, 0x0000000d, FX_AMD },
+	{ 0x1, 0, 0x00800f12, 0x00040800, 0xf6d8320b, 0x178bfbfd },
+	{ 0x6, 0, 0x00000004, 0, 0, 0 },
+	{ 0x7, 0, 0x00000000, 0x009801a9, 0, 0 },
+	{ 0xb, 0, 0x00000001, 0x00000002, 0x00000100, 0 },
+	{ 0xb, 1, 0x00000002, 0x00000004, 0x00000201, 0 },
+	{ 0x80000000, 0, 0x8000001e, FX_AMD },
+	{ 0x80000001, 0, 0x00800f12, 0, 0x00000077, 0x2dd3fbfd },
+	{ 0x80000002, 0, 0x20444d41, 0x43595045, 0x6f725020, 0x73736563 },
+	{ 0x80000003, 0, 0x0000726f, 0, 0, 0 },
+	{ 0x80000004, 0, 0, 0, 0, 0 },
+	{ 0x80000005, 0, 0x01ff01ff, 0x01ff01ff, 0x20080140, 0x40040140 },
+	{ 0x80000006, 0, 0x00000000, 0x42004200, 0x02006140, 0x00408140 },
+	{ 0x80000007, 0, 0, 0, 0, 0 },
+	{ 0x80000008, 0, 0x00003028, 0, 0x00002003, 0 },
+	{ 0x8000001d, 0, 0x00004121, 0x01c0003f, 0x0000003f, 0x00000001 },
+	{ 0x8000001d, 1, 0x00004122, 0x00c0003f, 0x000000ff, 0x00000001 },
+	{ 0x8000001d, 2, 0x00004043, 0x01c0003f, 0x000003ff, 0x00000000 },
+	{ 0x8000001d, 3, 0x0000c163, 0x03c0003f, 0x00001fff, 0x00000006 },
+	{ 0x8000001e, 0, 0, 0x00000100, 0, 0 },
+};
+
+/*
+ * 7. Two dies per package, modelled on Cascade Lake-AP (Xeon Platinum 9200)
+ * scaled to 4 cores x 2 threads per die: 0x1F levels SMT (shift 1), Core
+ * (shift 3), Die (shift 4). L1d/L1i 32 KiB and L2 1 MiB 16-way per core, L3
+ * 5.5 MiB 11-way per die (8 IDs), not inclusive.
+ */
+static const struct fx_leaf fx_two_die[] = {
+	{ 0x0, 0, 0x0000001f, FX_INTEL },
+	{ 0x1, 0, 0x00050657, 0x00100800, 0x7ffefbff, 0xbfebfbff },
+	{ 0x4, 0, 0x7c004121, 0x01c0003f, 0x0000003f, 0x00000000 },
+	{ 0x4, 1, 0x7c004122, 0x01c0003f, 0x0000003f, 0x00000000 },
+	{ 0x4, 2, 0x7c004143, 0x03c0003f, 0x000003ff, 0x00000000 },
+	{ 0x4, 3, 0x7c01c163, 0x0280003f, 0x00001fff, 0x00000004 },
+	{ 0x7, 0, 0, 0xd39ffffb, 0, 0 },
+	{ 0xb, 0, 0x00000001, 0x00000002, 0x00000100, 0 },
+	{ 0xb, 1, 0x00000004, 0x00000010, 0x00000201, 0 },
+	{ 0x1f, 0, 0x00000001, 0x00000002, 0x00000100, 0 },
+	{ 0x1f, 1, 0x00000003, 0x00000008, 0x00000201, 0 },
+	{ 0x1f, 2, 0x00000004, 0x00000010, 0x00000502, 0 },
+	{ 0x80000000, 0, 0x80000008, 0, 0, 0 },
+	{ 0x80000001, 0, 0, 0, 0x00000121, 0x2c100800 },
+	{ 0x80000007, 0, 0, 0, 0, 0x00000100 },
+	{ 0x80000008, 0, 0x0000302e, 0, 0, 0 },
+};
+
 /* A Hygon part whose brand string starts with blanks (as old Intel ones do). */
 static const struct fx_leaf fx_hygon[] = {
 	{ 0x0, 0, 0x0000000d, FX_HYGON },
@@ -280,6 +338,99 @@ static const struct fx_leaf fx_endless_leaf4[] = {
 	{ 0x1, 0, 0x000506e3, 0x00000800, 0, 0x00000010 },
 	FX_L1D(0), FX_L1D(1), FX_L1D(2), FX_L1D(3), FX_L1D(4),
 	FX_L1D(5), FX_L1D(6), FX_L1D(7), FX_L1D(8),
+};
+
+/* ---- CPUID emulator -------------------------------------------------------- */
+
+/* One fixture CPU: its APIC ID and model, optional replaced leaves, and one
+ * leaf it lacks (0: none). */
+struct fx_cpu {
+	uint32_t apic;
+	const struct fx_model *model;
+	const struct fx_leaf *over;
+	size_t nover;
+	uint32_t hide;
+};
+
+#define FXC(a, m) { .apic = (a), .model = (m) }
+#define FXO(a, m, o)                                                           \
+	{ .apic = (a), .model = (m), .over = (o), .nover = sizeof(o) / sizeof((o)[0]) }
+
+static const struct fx_model m_skylake = FX_MODEL("i5-6600", fx_skylake);
+static const struct fx_model m_sandy = FX_MODEL("E5-2637", fx_sandy_ep);
+static const struct fx_model m_zen3 = FX_MODEL("5950X", fx_zen3);
+static const struct fx_model m_zen1 = FX_MODEL("1800X", fx_zen1);
+static const struct fx_model m_opteron = FX_MODEL("Opteron 2380", fx_opteron);
+static const struct fx_model m_adl_p = FX_MODEL("i3-1215U P", fx_adl_p);
+static const struct fx_model m_adl_e = FX_MODEL("i3-1215U E", fx_adl_e);
+static const struct fx_model m_qemu = FX_MODEL("qemu max", fx_qemu_max);
+static const struct fx_model m_qemu_intel = FX_MODEL("qemu intel", fx_qemu_intel);
+static const struct fx_model m_qemu_epyc = FX_MODEL("qemu epyc", fx_qemu_epyc);
+static const struct fx_model m_two_die = FX_MODEL("two die", fx_two_die);
+static const struct fx_model m_hygon = FX_MODEL("hygon", fx_hygon);
+static const struct fx_model m_no_ext = FX_MODEL("no ext", fx_no_ext);
+static const struct fx_model m_endless = FX_MODEL("endless", fx_endless_leaf4);
+
+static const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
+				     uint32_t leaf, uint32_t sub)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].leaf == leaf && t[i].sub == sub)
+			return &t[i];
+	return NULL;
+}
+
+static void fx_query(void *ctx, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
+{
+	const struct fx_cpu *c = ctx;
+	const struct fx_leaf *e = fx_find(c->over, c->nover, leaf, sub);
+
+	memset(r, 0, sizeof(*r));
+	if (c->hide && leaf == c->hide)
+		return;
+	if (!e)
+		e = fx_find(c->model->leaves, c->model->n, leaf, sub);
+	if (e) {
+		*r = (struct cpuid_regs){ e->eax, e->ebx, e->ecx, e->edx };
+	} else {
+		if (leaf == CPUID_LEAF_TOPO || leaf == CPUID_LEAF_TOPO_V2)
+			r->ecx = sub & 0xff; /* invalid level echoes ECX[7:0] */
+		return;
+	}
+	switch (leaf) {
+	case CPUID_LEAF_FEATURES:
+		r->ebx = (r->ebx & ~CPUID_1_EBX_APIC_ID) | (c->apic & 0xff) << 24;
+		break;
+	case CPUID_LEAF_TOPO:
+	case CPUID_LEAF_TOPO_V2:
+		r->edx = c->apic;
+		break;
+	case CPUID_LEAF_AMD_TOPO: {
+		uint32_t tpc = CPUID_FIELD(r->ebx, CPUID_E1E_EBX_THREADS) + 1;
+
+		r->eax = c->apic;
+		r->ebx |= (c->apic / tpc) & 0xff;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static const struct fx_cpu cpus_skylake[] = {
+	FXC(0, &m_skylake), FXC(2, &m_skylake), FXC(4, &m_skylake), FXC(6, &m_skylake),
+};
+
+/* MADT order: first threads of every core, then the second threads. */
+static const struct fx_cpu cpus_sandy[] = {
+	FXC(0, &m_sandy), FXC(2, &m_sandy), FXC(4, &m_sandy), FXC(6, &m_sandy),
+	FXC(1, &m_sandy), FXC(3, &m_sandy), FXC(5, &m_sandy), FXC(7, &m_sandy),
+};
+static const int32_t nodes_sandy[] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+
+static const struct fx_cpu cpus_adl[] = {
+	FXC(0, &m_adl_p),  FXC(1, &m_adl_p),  FXC(8, &m_adl_p),  FXC(9, &m_adl_p),
+	FXC(16, &m_adl_e), FXC(18, &m_adl_e), FXC(20, &m_adl_e), FXC(22, &m_adl_e),
 };
 
 #endif
