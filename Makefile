@@ -129,6 +129,17 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
+# ---- dependencies ---------------------------------------------------------
+# tools/deps installs missing Debian packages (as root) or says how to.
+$(BUILD)/.deps-ok: tools/deps
+	@mkdir -p $(@D)
+	tools/deps
+	@touch $@
+$(KERNEL_OBJS) $(BOOT_OBJS) $(UNIT_BINS): | $(BUILD)/.deps-ok
+.PHONY: deps
+deps:
+	tools/deps
+
 # ---- running and testing --------------------------------------------------
 .PHONY: run test boottest
 run: $(BUILD)/quietbench.efi

@@ -1002,7 +1002,7 @@ TEST(test_fixture_tool)
 	rmdir(dir);
 }
 
-/* N from a "<key>N" token of a fixture name such as q35-smp8-numa2.bin; -1 if absent. */
+/* N from a "<key>N" token of a fixture name such as q35-smp4-maxcpus8.bin; -1 if absent. */
 static long name_count(const char *name, const char *key)
 {
 	size_t klen = strlen(key);
@@ -1073,7 +1073,8 @@ static void check_derivative(uint64_t phys, uint32_t len, const struct acpi_info
 static void check_fixture_file(const char *path, const char *name)
 {
 	static struct acpi_info good;
-	long smp = name_count(name, "smp"), max = name_count(name, "max"), numa = name_count(name, "numa");
+	long smp = name_count(name, "smp"), numa = name_count(name, "numa");
+	long max = name_count(name, "maxcpus") >= 0 ? name_count(name, "maxcpus") : name_count(name, "max");
 	uint64_t phys;
 	uint32_t len;
 

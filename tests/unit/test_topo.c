@@ -611,6 +611,24 @@ TEST(topo_two_die)
 	CHECK_REL(0, 16, "remote");
 }
 
+/* 8. No leaf 0xB: leaf 1 + leaf 4 give 1 SMT bit and 1 core bit. */
+TEST(topo_atom_leaf1_leaf4)
+{
+	uint32_t n = fill_cpus(&m_atom, 4, 1, false);
+	int rc = fx_decode(cpus_many, n, NULL);
+
+	CHECK_CLEAN(rc);
+	CHECK_STR(T.source, "leaf 1 + leaf 4");
+	CHECK_EQ_U(T.smt_bits, 1);
+	CHECK_EQ_U(T.pkg_shift, 2);
+	CHECK_CPU(3, 0, 1, 1, 0);
+	CHECK(SHARED_IS(2, L2, 2, 3));
+	CHECK_GEOM(cache_of(0, L1D), 24 * KIB, 6, 64, 64);
+	CHECK(cache_of(0, L3) == NULL);
+	CHECK_REL(0, 1, "smt");
+	CHECK_REL(1, 2, "package");
+}
+
 /* QB_MAX_CPUS CPUs of the Skylake model: 64 packages of 8 cores. */
 TEST(topo_max_cpus)
 {
@@ -656,6 +674,18 @@ TEST(bad_missing_leafb)
 	CHECK_EQ_U(T.cpu[3].apic_id, 6);	/* from leaf 1 */
 	CHECK_CPU(3, 1, 1, 0, 1);
 	CHECK(SHARED_IS(3, L2, 3, 7));
+}
+
+TEST(bad_mixed_vendor)
+{
+	const struct fx_cpu cpus[] = { FXC(0, &m_atom), FXC(1, &m_zen1) };
+	int rc = fx_decode(cpus, 2, NULL);
+
+	CHECK_EQ_U(rc, 5);	/* and 3 caches that differ from CPU 0's */
+	CHECK(has_msg("cpu 1 reports a different vendor than the BSP"));
+	CHECK(has_msg("cpu 1: L2 unified cache 0 differs from its other sharers"));
+	CHECK(has_msg("cpu 1: no leaf 1 + leaf 4 like the BSP; decoded with the BSP's shifts"));
+	CHECK_CPU(1, 0, 0, 1, 0);
 }
 
 TEST(bad_package_shift)
@@ -800,9 +830,11 @@ int main(void)
 	RUN(topo_qemu_intel);
 	RUN(topo_qemu_epyc);
 	RUN(topo_two_die);
+	RUN(topo_atom_leaf1_leaf4);
 	RUN(topo_max_cpus);
 	RUN(bad_duplicate_apic);
 	RUN(bad_missing_leafb);
+	RUN(bad_mixed_vendor);
 	RUN(bad_package_shift);
 	RUN(bad_leaf4_values);
 	RUN(bad_legacy_assoc);

@@ -313,6 +313,23 @@ static const struct fx_leaf fx_two_die[] = {
 	{ 0x80000008, 0, 0x0000302e, 0, 0, 0 },
 };
 
+/*
+ * 8. Intel Atom D525 (Pineview): 2 cores x 2 threads, max basic leaf 0xA, so
+ * no leaf 0xB: leaf 1 EBX[23:16] = 4 IDs per package, leaf 4 EAX[31:26] = 1
+ * (2 cores) leave 1 SMT bit. L1d 24 KiB 6-way, L1i 32 KiB 8-way, L2 512 KiB
+ * 8-way per core (2 IDs); no L3.
+ */
+static const struct fx_leaf fx_atom[] = {
+	{ 0x0, 0, 0x0000000a, FX_INTEL },
+	{ 0x1, 0, 0x000106ca, 0x00040800, 0x0040e31d, 0xbfebfbff },
+	{ 0x4, 0, 0x04004121, 0x0140003f, 0x0000003f, 0x00000000 },
+	{ 0x4, 1, 0x04004122, 0x01c0003f, 0x0000003f, 0x00000000 },
+	{ 0x4, 2, 0x04004143, 0x01c0003f, 0x000003ff, 0x00000000 },
+	{ 0x80000000, 0, 0x80000008, 0, 0, 0 },
+	{ 0x80000001, 0, 0, 0, 0x00000001, 0x20100000 },
+	{ 0x80000008, 0, 0x00003024, 0, 0, 0 },
+};
+
 /* A Hygon part whose brand string starts with blanks (as old Intel ones do). */
 static const struct fx_leaf fx_hygon[] = {
 	{ 0x0, 0, 0x0000000d, FX_HYGON },
@@ -367,6 +384,7 @@ static const struct fx_model m_qemu = FX_MODEL("qemu max", fx_qemu_max);
 static const struct fx_model m_qemu_intel = FX_MODEL("qemu intel", fx_qemu_intel);
 static const struct fx_model m_qemu_epyc = FX_MODEL("qemu epyc", fx_qemu_epyc);
 static const struct fx_model m_two_die = FX_MODEL("two die", fx_two_die);
+static const struct fx_model m_atom = FX_MODEL("atom d525", fx_atom);
 static const struct fx_model m_hygon = FX_MODEL("hygon", fx_hygon);
 static const struct fx_model m_no_ext = FX_MODEL("no ext", fx_no_ext);
 static const struct fx_model m_endless = FX_MODEL("endless", fx_endless_leaf4);
