@@ -195,7 +195,11 @@ struct acpi_info {
 	struct acpi_error errors[ACPI_MAX_ERRORS];
 };
 
-/* Return a pointer to len bytes at physical address phys, or NULL if that range is not accessible. Provided by the kernel (kernel/acpi_map.c, not yours) and by the host tests. */
+/*
+ * Return a pointer to len bytes at physical address phys, or NULL if that
+ * range is not accessible. Provided by the kernel (kernel/acpi_map.c) and by
+ * the host tests (tests/unit/acpi_fixture.c). The parser maps nothing else.
+ */
 const void *acpi_map(uint64_t phys, uint64_t len);
 
 /*

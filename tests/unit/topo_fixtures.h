@@ -17,7 +17,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "check.h"
 #include "cpuid_snap.h"
+#include "lib.h"
+#include "topo.h"
 
 struct fx_leaf {
 	uint32_t leaf, sub, eax, ebx, ecx, edx;
@@ -389,7 +392,7 @@ static const struct fx_model m_hygon = FX_MODEL("hygon", fx_hygon);
 static const struct fx_model m_no_ext = FX_MODEL("no ext", fx_no_ext);
 static const struct fx_model m_endless = FX_MODEL("endless", fx_endless_leaf4);
 
-static const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
+static inline const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
 				     uint32_t leaf, uint32_t sub)
 {
 	for (size_t i = 0; i < n; i++)
@@ -398,7 +401,7 @@ static const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
 	return NULL;
 }
 
-static void fx_query(void *ctx, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
+static inline void fx_query(void *ctx, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
 {
 	const struct fx_cpu *c = ctx;
 	const struct fx_leaf *e = fx_find(c->over, c->nover, leaf, sub);
@@ -450,5 +453,141 @@ static const struct fx_cpu cpus_adl[] = {
 	FXC(0, &m_adl_p),  FXC(1, &m_adl_p),  FXC(8, &m_adl_p),  FXC(9, &m_adl_p),
 	FXC(16, &m_adl_e), FXC(18, &m_adl_e), FXC(20, &m_adl_e), FXC(22, &m_adl_e),
 };
+
+
+/* Every model, so that each table counts as used in every test file. */
+static const struct fx_model *const fx_all_models[] __attribute__((unused)) = {
+	&m_skylake, &m_sandy, &m_zen3, &m_zen1, &m_opteron, &m_adl_p, &m_adl_e,
+	&m_qemu, &m_qemu_intel, &m_qemu_epyc, &m_two_die, &m_atom, &m_hygon,
+	&m_no_ext, &m_endless,
+};
+
+/* Runs the snapshot and malformed-input tests of test_topo_bad.c and adds
+ * their counts to *passed and *failed. */
+void topo_bad_tests(int *passed, int *failed);
+
+/* ---- Replay and checks ---------------------------------------------------- */
+
+/* Each test file has its own snapshots and topology (about 700 KiB). */
+static struct cpuid_snap snaps[QB_MAX_CPUS];
+static struct topo T;
+
+static inline void fx_snap(const struct fx_cpu *c, struct cpuid_snap *s)
+{
+	cpuid_snap_fill(s, fx_query, (void *)c);
+}
+
+static inline int fx_decode(const struct fx_cpu *cpus, uint32_t n, const int32_t *nodes)
+{
+	for (uint32_t i = 0; i < n; i++)
+		fx_snap(&cpus[i], &snaps[i]);
+	return topo_decode(snaps, nodes, n, &T);
+}
+
+/* ---- Helpers --------------------------------------------------------------- */
+
+static inline void dump_msgs(void)
+{
+	for (uint32_t i = 0; i < MIN(T.nmsgs, (uint32_t)TOPO_MAX_MSGS); i++)
+		printf("    msg: %s\n", T.msg[i]);
+}
+
+static inline bool has_msg(const char *want)
+{
+	for (uint32_t i = 0; i < MIN(T.nmsgs, (uint32_t)TOPO_MAX_MSGS); i++)
+		if (!strcmp(T.msg[i], want))
+			return true;
+	dump_msgs();
+	return false;
+}
+
+#define CHECK_CLEAN(rc)                                                        \
+	do {                                                                   \
+		CHECK_EQ_U((rc), 0);                                           \
+		if (rc)                                                        \
+			dump_msgs();                                           \
+	} while (0)
+
+static inline const struct topo_cache *cache_of(uint32_t cpu, uint8_t level, uint8_t type)
+{
+	for (uint32_t i = 0; i < T.cpu[cpu].ncaches; i++) {
+		const struct topo_cache *c = &T.cache[T.cpu[cpu].cache[i]];
+
+		if (c->level == level && c->type == type)
+			return c;
+	}
+	return NULL;
+}
+
+/* True when the cache of cpu at (level, type) is shared by exactly want[]. */
+static inline bool shared_is(uint32_t cpu, uint8_t level, uint8_t type,
+		      const uint32_t *want, size_t n)
+{
+	const struct topo_cache *c = cache_of(cpu, level, type);
+	struct topo_cpuset s = { { 0 } };
+
+	if (!c)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		s.bits[want[i] / 64] |= 1ull << (want[i] % 64);
+	return c->nshared == n && !memcmp(&s, &c->shared_by, sizeof(s));
+}
+
+/* which is L1D, L1I, L2 or L3 (a "level, type" pair). */
+#define SHARED_IS(cpu, which, ...)                                             \
+	shared_is(cpu, which, (const uint32_t[]){ __VA_ARGS__ },               \
+		  sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t))
+
+static inline uint32_t count_caches(uint8_t level, uint8_t type)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < T.ncaches; i++)
+		n += T.cache[i].level == level && T.cache[i].type == type;
+	return n;
+}
+
+#define CHECK_CPU(i, pkg, core_, thr, node_)                                   \
+	do {                                                                   \
+		CHECK_EQ_U(T.cpu[i].package, pkg);                             \
+		CHECK_EQ_U(T.cpu[i].core, core_);                              \
+		CHECK_EQ_U(T.cpu[i].thread, thr);                              \
+		CHECK_EQ_U(T.cpu[i].node, node_);                              \
+	} while (0)
+
+#define CHECK_REL(a, b, rel) CHECK_STR(topo_rel_name(topo_relation(&T, a, b)), rel)
+
+#define CHECK_GEOM(c, size_, ways_, sets_, line_)                              \
+	do {                                                                   \
+		CHECK((c) != NULL);                                            \
+		if (c) {                                                       \
+			CHECK_EQ_U((c)->size, size_);                          \
+			CHECK_EQ_U((c)->ways, ways_);                          \
+			CHECK_EQ_U((c)->sets, sets_);                          \
+			CHECK_EQ_U((c)->line_size, line_);                     \
+		}                                                              \
+	} while (0)
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024ull)
+#define L1D 1, TOPO_CACHE_DATA
+#define L1I 1, TOPO_CACHE_INSTRUCTION
+#define L2 2, TOPO_CACHE_UNIFIED
+#define L3 3, TOPO_CACHE_UNIFIED
+
+static struct fx_cpu cpus_many[QB_MAX_CPUS];
+
+static inline uint32_t fill_cpus(const struct fx_model *m, uint32_t n, uint32_t stride,
+			  bool interleave_smt)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t apic = i * stride;
+
+		if (interleave_smt)	/* even IDs first, then odd */
+			apic = i < n / 2 ? 2 * i : 2 * (i - n / 2) + 1;
+		cpus_many[i] = (struct fx_cpu)FXC(apic, m);
+	}
+	return n;
+}
 
 #endif
