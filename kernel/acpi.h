@@ -250,9 +250,10 @@ int acpi_node_of_apic(const struct acpi_info *info, uint32_t apic_id);
 int acpi_node_of_addr(const struct acpi_info *info, uint64_t phys);
 
 /*
- * Record a fault: sig names the table (first 4 chars, non-printables shown as
- * '?'), value gives context (address or offset), and fmt is the message with
- * at most one "%u" (decimal) or "%x" (0x-prefixed hex) replaced by arg.
+ * Record a fault: sig names the table (exactly 4 bytes are read, NUL not
+ * needed; non-printables are shown as '?'), value gives context (address or
+ * offset), and fmt is the message with at most one "%u" (decimal) or "%x"
+ * (0x-prefixed hex) replaced by arg.
  * Past ACPI_MAX_ERRORS only out->n_errors_lost is incremented.
  */
 void acpi_error(struct acpi_info *out, const char *sig, uint64_t value, const char *fmt, uint64_t arg);

@@ -1,4 +1,5 @@
-/* cpuid_snap.c - takes and reads per-CPU CPUID snapshots; the only code that executes CPUID (Intel SDM vol. 2A, CPUID; AMD APM vol. 3, appendix E). */
+/* cpuid_snap.c - takes and reads per-CPU CPUID snapshots, the only code that
+ * executes CPUID (Intel SDM vol. 2A, CPUID; AMD APM vol. 3, appendix E). */
 #include "cpuid_snap.h"
 #include "lib.h"
 
@@ -6,30 +7,32 @@
 
 enum cpuid_reg { CPUID_REG_EAX, CPUID_REG_EBX, CPUID_REG_ECX, CPUID_REG_EDX };
 
+#define FEAT(leaf, reg, bit, name) { leaf, CPUID_REG_##reg, bit, name }
+
 static const struct {
 	uint32_t leaf;
 	uint8_t reg;
 	uint8_t bit;
 	const char *name;
 } cpuid_features[CPUID_FEAT_COUNT] = {
-	[CPUID_FEAT_TSC] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_TSC, "tsc" },
-	[CPUID_FEAT_APIC] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_APIC, "apic" },
-	[CPUID_FEAT_FXSR] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_FXSR, "fxsr" },
-	[CPUID_FEAT_SSE] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_SSE, "sse" },
-	[CPUID_FEAT_SSE2] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_SSE2, "sse2" },
-	[CPUID_FEAT_HTT] = { CPUID_LEAF_FEATURES, CPUID_REG_EDX, CPUID_1_EDX_HTT, "htt" },
-	[CPUID_FEAT_X2APIC] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_X2APIC, "x2apic" },
-	[CPUID_FEAT_XSAVE] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_XSAVE, "xsave" },
-	[CPUID_FEAT_OSXSAVE] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_OSXSAVE, "osxsave" },
-	[CPUID_FEAT_AVX] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_AVX, "avx" },
-	[CPUID_FEAT_HYPERVISOR] = { CPUID_LEAF_FEATURES, CPUID_REG_ECX, CPUID_1_ECX_HYPERVISOR, "hypervisor" },
-	[CPUID_FEAT_CLFLUSHOPT] = { CPUID_LEAF_STRUCT_EXT, CPUID_REG_EBX, CPUID_7_EBX_CLFLUSHOPT, "clflushopt" },
-	[CPUID_FEAT_HYBRID] = { CPUID_LEAF_STRUCT_EXT, CPUID_REG_EDX, CPUID_7_EDX_HYBRID, "hybrid" },
-	[CPUID_FEAT_NX] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_EDX, CPUID_E1_EDX_NX, "nx" },
-	[CPUID_FEAT_PAGE1GB] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_EDX, CPUID_E1_EDX_PAGE1GB, "pdpe1gb" },
-	[CPUID_FEAT_RDTSCP] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_EDX, CPUID_E1_EDX_RDTSCP, "rdtscp" },
-	[CPUID_FEAT_TOPOEXT] = { CPUID_LEAF_EXT_FEATURES, CPUID_REG_ECX, CPUID_E1_ECX_TOPOEXT, "topoext" },
-	[CPUID_FEAT_INVTSC] = { CPUID_LEAF_APM, CPUID_REG_EDX, CPUID_E7_EDX_INVTSC, "invtsc" },
+	[CPUID_FEAT_TSC] = FEAT(CPUID_LEAF_FEATURES, EDX, CPUID_1_EDX_TSC, "tsc"),
+	[CPUID_FEAT_APIC] = FEAT(CPUID_LEAF_FEATURES, EDX, CPUID_1_EDX_APIC, "apic"),
+	[CPUID_FEAT_FXSR] = FEAT(CPUID_LEAF_FEATURES, EDX, CPUID_1_EDX_FXSR, "fxsr"),
+	[CPUID_FEAT_SSE] = FEAT(CPUID_LEAF_FEATURES, EDX, CPUID_1_EDX_SSE, "sse"),
+	[CPUID_FEAT_SSE2] = FEAT(CPUID_LEAF_FEATURES, EDX, CPUID_1_EDX_SSE2, "sse2"),
+	[CPUID_FEAT_HTT] = FEAT(CPUID_LEAF_FEATURES, EDX, CPUID_1_EDX_HTT, "htt"),
+	[CPUID_FEAT_X2APIC] = FEAT(CPUID_LEAF_FEATURES, ECX, CPUID_1_ECX_X2APIC, "x2apic"),
+	[CPUID_FEAT_XSAVE] = FEAT(CPUID_LEAF_FEATURES, ECX, CPUID_1_ECX_XSAVE, "xsave"),
+	[CPUID_FEAT_OSXSAVE] = FEAT(CPUID_LEAF_FEATURES, ECX, CPUID_1_ECX_OSXSAVE, "osxsave"),
+	[CPUID_FEAT_AVX] = FEAT(CPUID_LEAF_FEATURES, ECX, CPUID_1_ECX_AVX, "avx"),
+	[CPUID_FEAT_HYPERVISOR] = FEAT(CPUID_LEAF_FEATURES, ECX, CPUID_1_ECX_HYPERVISOR, "hypervisor"),
+	[CPUID_FEAT_CLFLUSHOPT] = FEAT(CPUID_LEAF_STRUCT_EXT, EBX, CPUID_7_EBX_CLFLUSHOPT, "clflushopt"),
+	[CPUID_FEAT_HYBRID] = FEAT(CPUID_LEAF_STRUCT_EXT, EDX, CPUID_7_EDX_HYBRID, "hybrid"),
+	[CPUID_FEAT_NX] = FEAT(CPUID_LEAF_EXT_FEATURES, EDX, CPUID_E1_EDX_NX, "nx"),
+	[CPUID_FEAT_PAGE1GB] = FEAT(CPUID_LEAF_EXT_FEATURES, EDX, CPUID_E1_EDX_PAGE1GB, "pdpe1gb"),
+	[CPUID_FEAT_RDTSCP] = FEAT(CPUID_LEAF_EXT_FEATURES, EDX, CPUID_E1_EDX_RDTSCP, "rdtscp"),
+	[CPUID_FEAT_TOPOEXT] = FEAT(CPUID_LEAF_EXT_FEATURES, ECX, CPUID_E1_ECX_TOPOEXT, "topoext"),
+	[CPUID_FEAT_INVTSC] = FEAT(CPUID_LEAF_APM, EDX, CPUID_E7_EDX_INVTSC, "invtsc"),
 };
 
 static const char cpuid_vendor_intel[] = "GenuineIntel";
@@ -147,9 +150,10 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
 		s->n_leaf1f = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_TOPO_V2,
 					      s->leaf1f, CPUID_SNAP_TRUNC_1F);
 
-	/* Out-of-range leaves return stale data, not zeros (SDM: "If a value
-	 * entered for CPUID.EAX is higher than the maximum input value ...
-	 * the data for the highest basic information leaf is returned"). */
+	/* A CPU without extended leaves answers 0x80000000 with the data of its
+	 * highest basic leaf (SDM: "If a value entered for CPUID.EAX is higher
+	 * than the maximum input value ... the data for the highest basic
+	 * information leaf is returned"), so check the range before trusting it. */
 	q(ctx, CPUID_LEAF_EXT_MAX, 0, &r);
 	if ((r.eax & CPUID_EXT_RANGE_MASK) != CPUID_LEAF_EXT_MAX)
 		return;
@@ -219,7 +223,7 @@ uint32_t cpuid_snap_apic_id(const struct cpuid_snap *s)
 		return s->leaf1f[0].edx;
 	if (s->n_leafb)
 		return s->leafb[0].edx;
-	if ((v == CPU_VENDOR_AMD || v == CPU_VENDOR_HYGON) && s->have_ext1e &&
+	if (cpu_vendor_is_amd(v) && s->have_ext1e &&
 	    cpuid_snap_has(s, CPUID_FEAT_TOPOEXT))
 		return s->ext1e.eax;
 	return CPUID_FIELD(s->leaf1.ebx, CPUID_1_EBX_APIC_ID);

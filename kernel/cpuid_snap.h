@@ -1,4 +1,6 @@
-/* cpuid_snap.h - a per-CPU snapshot of the CPUID leaves that describe a processor, and the names of their fields (Intel SDM vol. 2A, CPUID; AMD APM vol. 3, appendix E, and the family 17h/19h PPRs). */
+/* cpuid_snap.h - a per-CPU snapshot of the CPUID leaves that describe a
+ * processor, and the names of their fields (Intel SDM vol. 2A, CPUID; AMD APM
+ * vol. 3, appendix E, and the family 17h/19h PPRs). */
 #ifndef QB_KERNEL_CPUID_SNAP_H
 #define QB_KERNEL_CPUID_SNAP_H
 
@@ -32,7 +34,11 @@
 #define CPUID_BRAND_LEN		48	    /* bytes in the three brand leaves */
 #define CPUID_VENDOR_LEN	12
 
-/* GENMASK-style field masks and extraction. */
+/*
+ * Naming: CPUID_<leaf>_<reg>_<name>. A single feature flag is a bit number
+ * (for cpuid_snap_has() or 1u << n); a field, and each CPUID_CACHE_* flag,
+ * is a mask to use with CPUID_FIELD() or &.
+ */
 #define CPUID_MASK(hi, lo)	((~0u >> (31 - (hi))) & (~0u << (lo)))
 #define CPUID_FIELD(v, mask)	(((v) & (mask)) >> __builtin_ctz(mask))
 
@@ -96,7 +102,7 @@
 #define CPUID_E5_ASSOC_FULLY	0xFF
 /* 0x80000006 ECX (L2) / EDX (L3) */
 #define CPUID_E6_LINE		CPUID_MASK(7, 0)
-#define CPUID_E6_ASSOC		CPUID_MASK(15, 12) /* encoded, see cpuid_amd_assoc() */
+#define CPUID_E6_ASSOC		CPUID_MASK(15, 12) /* encoded: 6 is 8-way, 8 16-way, 0xF fully */
 #define CPUID_E6_L2_SIZE_KB	CPUID_MASK(31, 16)
 #define CPUID_E6_L3_SIZE_512K	CPUID_MASK(31, 18)
 #define CPUID_E6_L3_UNIT	(512u * 1024u)
@@ -208,6 +214,12 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx);
 
 /* Returns the vendor named by leaf 0 (Hygon is told apart from AMD). */
 enum cpu_vendor cpuid_snap_vendor(const struct cpuid_snap *s);
+
+/* Returns true for AMD and Hygon, whose CPUID follows AMD's definitions. */
+static inline bool cpu_vendor_is_amd(enum cpu_vendor v)
+{
+	return v == CPU_VENDOR_AMD || v == CPU_VENDOR_HYGON;
+}
 
 /* Returns "intel", "amd", "hygon" or "other". */
 const char *cpu_vendor_name(enum cpu_vendor v);

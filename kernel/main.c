@@ -158,6 +158,8 @@ static void run_workloads(void)
 		.reps = opts.reps ? opts.reps : opts.profile == OPT_PROFILE_QUICK ? QUICK_REPS : FULL_REPS,
 		.flush = opts.flush == OPT_FLUSH_WBINVD,
 		.selftest_iters = opts.selftest_iters,
+		.selftest_fault = opts.selftest == OPT_SELFTEST_FAULT_BSP ? 1
+				: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2 : 0,
 		.timeout_ms = run_default_timeout_ms,
 		.online = &online,
 		.topo = machine_topo(),

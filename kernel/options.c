@@ -76,6 +76,12 @@ static const char *const opt_flush_names[] = {
 	[OPT_FLUSH_NONE] = "none",
 };
 
+static const char *const opt_selftest_names[] = {
+	[OPT_SELFTEST_NORMAL] = "normal",
+	[OPT_SELFTEST_FAULT_BSP] = "fault-bsp",
+	[OPT_SELFTEST_FAULT_AP] = "fault-ap",
+};
+
 /* Indexed by bit number of enum opt_dump. */
 static const char *const opt_dump_names[] = { "acpi" };
 
@@ -112,6 +118,9 @@ static const struct opt_row opt_rows[] = {
 	  .max = OPT_SELFTEST_ITERS_MAX, .zero_means = "set by profile",
 	  .offset = OPT_FIELD(selftest_iters),
 	  .help = "self-test iterations" },
+	{ .name = "selftest", .type = OPT_T_CHOICE, .def = OPT_SELFTEST_NORMAL,
+	  OPT_CHOICES(opt_selftest_names), .offset = OPT_FIELD(selftest),
+	  .help = "debug: make the selftest end in a page fault on the BSP or an AP" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

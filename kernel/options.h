@@ -37,6 +37,13 @@ enum opt_dump {
 	OPT_DUMP_ACPI = 1u << 0,  /* every ACPI table, as records */
 };
 
+/* selftest= : debug modes of the selftest workload that exercise failure paths. */
+enum opt_selftest {
+	OPT_SELFTEST_NORMAL,     /* just the measurement */
+	OPT_SELFTEST_FAULT_BSP,  /* then a page fault on the BSP */
+	OPT_SELFTEST_FAULT_AP,   /* then a page fault on an AP */
+};
+
 /* The parsed command line; every field is 32 bits wide (the parser's table writes them). */
 struct options {
 	uint32_t workloads;          /* bit i selects names[i]; default all */
@@ -48,6 +55,7 @@ struct options {
 	uint32_t dump;               /* enum opt_dump bits; default none */
 	uint32_t smp_timeout_ms;     /* AP start-up wait, 1..OPT_SMP_TIMEOUT_MS_MAX */
 	uint32_t selftest_iters;     /* 1..OPT_SELFTEST_ITERS_MAX; 0 = profile's */
+	enum opt_selftest selftest;  /* default OPT_SELFTEST_NORMAL */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -1,4 +1,6 @@
-/* topo.c - decodes per-CPU CPUID snapshots into the package/core/thread and cache topology, pure and host-tested (Intel SDM vol. 2A, CPUID leaves 1, 4, 0xB, 0x1F, 0x1A; AMD APM vol. 3, appendix E, CPUID Fn8000_0005-8, Fn8000_001D-E). */
+/* topo.c - decodes per-CPU CPUID snapshots into the package, core, thread and
+ * cache topology, pure and host-tested (Intel SDM vol. 2A, CPUID leaves 1, 4,
+ * 0xB, 0x1F, 0x1A; AMD APM vol. 3, appendix E, Fn8000_0005-8, Fn8000_001D-E). */
 #include "topo.h"
 #include "lib.h"
 
@@ -23,9 +25,6 @@ static const char topo_csrc_assumed[] = "0x80000005/6 assumed sharing";
 #define TOPO_BASE_DEC		10
 #define TOPO_BASE_HEX		16
 #define TOPO_NUM_ARGS		3	/* numbers one message may print */
-
-/* Legacy AMD cache order, used as the "cache" index in messages. */
-enum { TOPO_AMD_L1D, TOPO_AMD_L1I, TOPO_AMD_L2, TOPO_AMD_L3 };
 
 /*
  * Ways for the 4-bit associativity code of 0x80000006 ECX[15:12] / EDX[15:12]
@@ -63,11 +62,6 @@ static uint32_t topo_shr(uint32_t v, uint32_t shift)
 static uint32_t topo_low_mask(uint32_t bits)
 {
 	return bits >= TOPO_ID_BITS ? ~0u : (1u << bits) - 1;
-}
-
-static bool topo_is_amd(enum cpu_vendor v)
-{
-	return v == CPU_VENDOR_AMD || v == CPU_VENDOR_HYGON;
 }
 
 static size_t topo_put_num(char *m, size_t n, uint32_t v, uint32_t base)
@@ -150,14 +144,13 @@ static void topo_shifts_levels(const struct cpuid_regs *lv, uint8_t n,
  * the cores; the SMT field is what is left (SDM vol. 3A, 9.9.1). */
 static void topo_shifts_leaf1(const struct cpuid_snap *s, struct topo_shifts *sh)
 {
-	uint32_t logical, cores;
+	uint32_t logical, cores = 1;
 
 	if (!cpuid_snap_has(s, CPUID_FEAT_HTT)) {
 		sh->source = topo_src_legacy;
 		return;
 	}
 	logical = CPUID_FIELD(s->leaf1.ebx, CPUID_1_EBX_LOGICAL);
-	cores = 1;
 	sh->source = topo_src_leaf1;
 	if (s->n_leaf4) {
 		cores = CPUID_FIELD(s->leaf4[0].eax, CPUID_4_EAX_CORES) + 1;
@@ -193,7 +186,7 @@ static void topo_shifts_of(const struct cpuid_snap *s, struct topo_shifts *sh)
 		topo_shifts_levels(s->leaf1f, s->n_leaf1f, topo_src_1f, sh);
 	else if (s->n_leafb)
 		topo_shifts_levels(s->leafb, s->n_leafb, topo_src_b, sh);
-	else if (topo_is_amd(cpuid_snap_vendor(s)) && s->have_ext8)
+	else if (cpu_vendor_is_amd(cpuid_snap_vendor(s)) && s->have_ext8)
 		topo_shifts_amd(s, sh);
 	else
 		topo_shifts_leaf1(s, sh);
@@ -202,8 +195,8 @@ static void topo_shifts_of(const struct cpuid_snap *s, struct topo_shifts *sh)
 	sh->die = MIN(sh->die, sh->pkg);
 }
 
-/* Rejects impossible geometry with a message; cache is the subleaf (or the
- * TOPO_AMD_* position for 0x80000005/6). */
+/* Rejects impossible geometry with a message; cache is the position in the
+ * CPU's list (the subleaf, for leaf 4 and 0x8000001D). */
 static bool topo_cache_ok(struct topo *t, uint32_t cpu, uint32_t cache,
 			  const struct topo_cache *c)
 {
@@ -255,10 +248,12 @@ static void topo_cache_deterministic(const struct cpuid_regs *r, const char *src
 
 /* One cache of 0x80000005/6, where ways is already decoded (0: reserved).
  * Returns false when the cache is absent (size 0 or disabled). */
-static bool topo_cache_legacy(uint8_t level, uint8_t type, uint32_t size,
+static bool topo_cache_legacy(uint8_t level, uint8_t type, uint64_t size,
 			      uint32_t ways, bool fully, uint32_t line,
 			      uint8_t share_shift, struct topo_cache *c)
 {
+	uint64_t way_bytes;
+
 	if (!size)
 		return false;
 	memset(c, 0, sizeof(*c));
@@ -271,8 +266,9 @@ static bool topo_cache_legacy(uint8_t level, uint8_t type, uint32_t size,
 	c->partitions = 1;
 	c->share_shift = share_shift;
 	c->fully_associative = fully;
-	c->ways = fully && line ? size / line : ways;
-	c->sets = fully ? 1 : (c->ways && line ? size / (c->ways * line) : 0);
+	c->ways = fully && line ? (uint32_t)(size / line) : ways;
+	way_bytes = (uint64_t)c->ways * line;
+	c->sets = fully ? 1 : (way_bytes ? (uint32_t)(size / way_bytes) : 0);
 	return true;
 }
 
@@ -302,9 +298,9 @@ static uint8_t topo_caches_amd_legacy(const struct topo *t,
 	}
 	for (uint32_t i = 0; s->have_ext6 && i < ARRAY_SIZE(l23); i++) {
 		uint32_t code = CPUID_FIELD(l23[i], CPUID_E6_ASSOC);
-		uint32_t size = i == 0 ?
-			CPUID_FIELD(l23[i], CPUID_E6_L2_SIZE_KB) * TOPO_KIB :
-			CPUID_FIELD(l23[i], CPUID_E6_L3_SIZE_512K) * CPUID_E6_L3_UNIT;
+		uint64_t size = i == 0 ?
+			(uint64_t)CPUID_FIELD(l23[i], CPUID_E6_L2_SIZE_KB) * TOPO_KIB :
+			(uint64_t)CPUID_FIELD(l23[i], CPUID_E6_L3_SIZE_512K) * CPUID_E6_L3_UNIT;
 
 		if (code == TOPO_AMD_ASSOC_OFF)
 			continue;
@@ -320,29 +316,20 @@ static uint8_t topo_caches_amd_legacy(const struct topo *t,
 static uint8_t topo_caches_of(const struct topo *t, const struct cpuid_snap *s,
 			      struct topo_cache *out)
 {
-	const struct cpuid_regs *regs = NULL;
-	const char *src = NULL;
-	uint8_t nregs = 0;
+	const struct cpuid_regs *regs = s->leaf4;
+	const char *src = topo_csrc_leaf4;
+	uint8_t nregs = s->n_leaf4;
 
-	if (topo_is_amd(cpuid_snap_vendor(s))) {
+	if (cpu_vendor_is_amd(cpuid_snap_vendor(s))) {
 		if (!cpuid_snap_has(s, CPUID_FEAT_TOPOEXT) || !s->n_ext1d)
 			return topo_caches_amd_legacy(t, s, out);
 		regs = s->ext1d;
 		nregs = s->n_ext1d;
 		src = topo_csrc_amd;
-	} else {
-		regs = s->leaf4;
-		nregs = s->n_leaf4;
-		src = topo_csrc_leaf4;
 	}
 	for (uint8_t i = 0; i < nregs; i++)
 		topo_cache_deterministic(&regs[i], src, &out[i]);
 	return nregs;
-}
-
-static void topo_cpuset_add(struct topo_cpuset *s, uint32_t cpu)
-{
-	s->bits[cpu / 64] |= 1ull << (cpu % 64);
 }
 
 static bool topo_same_geometry(const struct topo_cache *a, const struct topo_cache *b)
@@ -599,14 +586,11 @@ const struct topo_cache *topo_cpu_cache(const struct topo *t, uint32_t cpu,
 
 const char *topo_cache_type_name(enum topo_cache_type type)
 {
-	switch (type) {
-	case TOPO_CACHE_DATA:
-		return "data";
-	case TOPO_CACHE_INSTRUCTION:
-		return "instruction";
-	case TOPO_CACHE_UNIFIED:
-		return "unified";
-	default:
-		return "?";
-	}
+	static const char *const names[] = {
+		[TOPO_CACHE_DATA] = "data",
+		[TOPO_CACHE_INSTRUCTION] = "instruction",
+		[TOPO_CACHE_UNIFIED] = "unified",
+	};
+
+	return (unsigned)type < ARRAY_SIZE(names) && names[type] ? names[type] : "?";
 }

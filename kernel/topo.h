@@ -1,4 +1,6 @@
-/* topo.h - decodes the CPUID snapshots of all CPUs into packages, cores, threads and cache instances (Intel SDM vol. 2A, CPUID leaves 4, 0xB, 0x1F, 0x1A; AMD APM vol. 3, appendix E, and PPR leaves 0x80000005-8, 0x8000001D-E). */
+/* topo.h - decodes the CPUID snapshots of all CPUs into packages, cores,
+ * threads and cache instances (Intel SDM vol. 2A, CPUID leaves 4, 0xB, 0x1F,
+ * 0x1A; AMD APM vol. 3, appendix E, and PPR leaves 0x80000005-8, 0x8000001D-E). */
 #ifndef QB_KERNEL_TOPO_H
 #define QB_KERNEL_TOPO_H
 
@@ -11,7 +13,7 @@
 #define TOPO_CPU_CACHES		CPUID_SNAP_MAX_SUB /* caches listed per CPU */
 #define TOPO_MAX_CACHES		(4 * QB_MAX_CPUS)  /* instances: L1d+L1i+L2 per CPU, plus shared */
 #define TOPO_CACHE_NONE		0xFFFFu		   /* no instance (rejected or table full) */
-#define TOPO_SET_WORDS		(QB_MAX_CPUS / 64)
+#define TOPO_SET_WORDS		((QB_MAX_CPUS + 63) / 64)
 #define TOPO_MAX_MSGS		32
 #define TOPO_MSG_LEN		96
 
@@ -76,7 +78,7 @@ struct topo_cpu {
 	uint16_t cache[TOPO_CPU_CACHES];	/* instance index into topo.cache[] */
 };
 
-/* The machine's topology; about 270 KiB, so keep it static. */
+/* The machine's topology: 271,408 bytes with QB_MAX_CPUS 512, so keep it static. */
 struct topo {
 	uint32_t ncpu;
 	enum cpu_vendor vendor;		/* of the BSP */
@@ -93,6 +95,9 @@ struct topo {
 	uint32_t nmsgs;			/* messages raised, may exceed TOPO_MAX_MSGS */
 	char msg[TOPO_MAX_MSGS][TOPO_MSG_LEN];	/* the first TOPO_MAX_MSGS */
 };
+
+_Static_assert(TOPO_MAX_CACHES < TOPO_CACHE_NONE, "topo_cpu.cache[] holds uint16_t indexes");
+_Static_assert(sizeof(struct topo) < 1024 * 1024, "struct topo must stay under 1 MiB");
 
 /*
  * Decodes snaps[0..ncpu-1] (index 0 is the BSP) with the NUMA node of each
@@ -124,6 +129,12 @@ const char *topo_cache_type_name(enum topo_cache_type type);
 static inline bool topo_cpuset_has(const struct topo_cpuset *s, uint32_t cpu)
 {
 	return cpu < QB_MAX_CPUS && ((s->bits[cpu / 64] >> (cpu % 64)) & 1u);
+}
+
+/* Adds dense CPU index cpu (below QB_MAX_CPUS) to set s. */
+static inline void topo_cpuset_add(struct topo_cpuset *s, uint32_t cpu)
+{
+	s->bits[cpu / 64] |= 1ull << (cpu % 64);
 }
 
 #endif

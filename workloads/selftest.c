@@ -14,6 +14,8 @@
 #define QUICK_ITERS 1000000ull
 #define FULL_ITERS 100000000ull
 #define MAX_REPS 1000
+/* A lower-half address the kernel never maps (PML4 slot 254): reading it page-faults. */
+#define UNMAPPED_ADDRESS 0x00007f0000000000ull
 
 struct slot {
 	volatile uint64_t count;
@@ -63,6 +65,28 @@ static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t *
 	return true;
 }
 
+static void touch_unmapped(const struct run_thread *t)
+{
+	(void)t;
+	(void)*(volatile uint64_t *)(uintptr_t)UNMAPPED_ADDRESS;
+}
+
+/* selftest=fault-bsp / fault-ap: prove that a fault ends the run cleanly. */
+static void raise_fault(const struct wl_ctx *ctx)
+{
+	static struct cpuset one;
+	one.n = 1;
+	one.cpu[0] = ctx->online->cpu[ctx->online->n - 1];
+	if (ctx->selftest_fault == 1 || ctx->online->n < 2) {
+		kprintf("selftest: page fault on the BSP, as asked\n");
+		touch_unmapped(0);
+	} else {
+		kprintf("selftest: page fault on cpu %u, as asked\n", one.cpu[0]);
+		run_on(&one, touch_unmapped, 0, 0, ctx->timeout_ms, 0);
+	}
+	console_error("selftest", "the requested page fault did not happen");
+}
+
 void selftest_run(const struct wl_ctx *ctx)
 {
 	struct selftest_arg a = { ctx->selftest_iters ? ctx->selftest_iters
@@ -102,4 +126,6 @@ void selftest_run(const struct wl_ctx *ctx)
 	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
 	kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
 		ok ? "ok" : "FAIL", slow_median, st.median);
+	if (ctx->selftest_fault)
+		raise_fault(ctx);
 }

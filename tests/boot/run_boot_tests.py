@@ -119,12 +119,30 @@ def check_bad_options(recs, errors):
     check(sel and sel[0].get("n") == 5, "reps default (5 in the quick profile) not kept: n=%s" % (sel[0].get("n") if sel else None), errors)
 
 
+def check_fault(cpu_of_case):
+    def check_it(recs, errors):
+        ex = [r for r in qbrecords.of_kind(recs, "error") if r.get("what") == "exception"]
+        check(len(ex) == 1, "expected one exception record, got %d" % len(ex), errors)
+        if ex:
+            e = ex[0]
+            check(e.get("vector") == 14 and e.get("name") == "page fault", "exception %s/%s, expected page fault 14"
+                  % (e.get("vector"), e.get("name")), errors)
+            check(e.get("cpu") == cpu_of_case, "fault reported on cpu %s, expected %d" % (e.get("cpu"), cpu_of_case), errors)
+            check(e.get("cr2") == "0x7f0000000000", "cr2 %s" % e.get("cr2"), errors)
+            check(str(e.get("rip", "")).startswith("0xffffffff8"), "rip %s not in the kernel" % e.get("rip"), errors)
+        d = qbrecords.done(recs)
+        check(d is not None and recs[-1] is d, "done is not the last record", errors)
+    return check_it
+
+
 CASES = [
     Case("smp1", 1),
     Case("smp2", 2),
     Case("smp4", 4),
     Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2),
     Case("bad-options", 2, args="reps=abc bogus=1 cpus=0 workloads=selftest,nosuch", extra_check=check_bad_options),
+    Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
+    Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]
 
 
@@ -139,6 +157,9 @@ def run_case(case, efi, logdir, timeout):
     errors = []
     if p.returncode == 124:
         errors.append("timed out after %d s" % timeout)
+    elif (p.returncode == 0) != (case.expect_done == "ok"):
+        errors.append("qemu-run exit status %d, but the run should have %s"
+                      % (p.returncode, "passed" if case.expect_done == "ok" else "failed"))
     recs, problems = qbrecords.parse_file(log) if os.path.exists(log) else ([], [])
     check_common(case, recs, problems, errors)
     if not errors or recs:

@@ -13,6 +13,7 @@
 #define FX_CREATOR_ID "BXPC"           /* ... and creator ID */
 #define FX_MAX_FILE (64u << 20)
 #define FX_MAX_X2APIC_BELOW 255        /* QEMU: type-9 MADT/SRAT entries from this ID */
+#define FX_RSDP_V1_LEN 20              /* ACPI 6.5 5.2.5.3: the ACPI 1.0 RSDP */
 #define CRC32_POLY 0xedb88320u         /* reflected IEEE 802.3 polynomial, as zlib */
 
 /* ---- Private Variables -------------------------------------------------- */
@@ -179,7 +180,7 @@ int fixture_load(const char *path)
 	}
 	if (rc == 0) {
 		rsdp_phys = get_le(buf + FIXTURE_MAGIC_LEN, 8);
-		if (!acpi_map(rsdp_phys, ACPI_HEADER_LEN - 16))
+		if (!acpi_map(rsdp_phys, FX_RSDP_V1_LEN))
 			rc = load_fail(path, "no record holds the RSDP", FIXTURE_MAGIC_LEN);
 	}
 	free(buf);

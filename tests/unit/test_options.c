@@ -425,6 +425,19 @@ TEST(help_text)
 	CHECK_EQ_U(options_help(NULL, 0, names, NELEM(names)), n);
 }
 
+TEST(selftest_debug_modes)
+{
+	CHECK_EQ_U(parse("selftest=fault-bsp"), 0);
+	CHECK_EQ_U(opts.selftest, OPT_SELFTEST_FAULT_BSP);
+	CHECK_EQ_U(parse("selftest=fault-ap"), 0);
+	CHECK_EQ_U(opts.selftest, OPT_SELFTEST_FAULT_AP);
+	CHECK_EQ_U(parse("selftest=normal"), 0);
+	CHECK_EQ_U(opts.selftest, OPT_SELFTEST_NORMAL);
+	CHECK_EQ_U(parse("selftest=fault"), 1);
+	CHECK_EQ_U(opts.selftest, OPT_SELFTEST_NORMAL);
+	check_error(0, "selftest", "fault", "expected one of normal|fault-bsp|fault-ap");
+}
+
 int main(void)
 {
 	RUN(defaults_and_empty_lines);
@@ -442,5 +455,6 @@ int main(void)
 	RUN(truncation_and_non_ascii);
 	RUN(names_for_records);
 	RUN(help_text);
+	RUN(selftest_debug_modes);
 	return check_summary("options");
 }

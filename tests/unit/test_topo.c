@@ -1,8 +1,24 @@
-/* test_topo.c - host tests of the topology decoder on recorded and modelled parts, one test per machine (Intel SDM vol. 2A CPUID; AMD APM vol. 3 / PPR). */
+/* test_topo.c - host tests of the topology decoder on recorded and modelled
+ * parts, one test per machine (Intel SDM vol. 2A CPUID; AMD APM vol. 3 / PPR). */
 #include "check.h"
 #include "topo_fixtures.h"
 
 /* ---- Topology tests -------------------------------------------------------- */
+
+/* The tables themselves: each (leaf, subleaf) listed once, a known vendor. */
+TEST(fixtures_well_formed)
+{
+	for (size_t m = 0; m < ARRAY_SIZE(fx_all_models); m++) {
+		const struct fx_model *fm = fx_all_models[m];
+
+		for (size_t i = 0; i < fm->n; i++)
+			for (size_t j = i + 1; j < fm->n; j++)
+				CHECK(fm->leaves[i].leaf != fm->leaves[j].leaf ||
+				      fm->leaves[i].sub != fm->leaves[j].sub);
+		fx_snap(&(struct fx_cpu)FXC(0, fm), &snaps[0]);
+		CHECK(cpuid_snap_vendor(&snaps[0]) != CPU_VENDOR_OTHER);
+	}
+}
 
 /* 1. One package, four cores, no SMT (leaf 0xB + leaf 4). */
 TEST(topo_skylake_4c)
@@ -384,6 +400,7 @@ TEST(topo_max_cpus)
 
 int main(void)
 {
+	RUN(fixtures_well_formed);
 	RUN(topo_skylake_4c);
 	RUN(topo_sandy_2s);
 	RUN(topo_zen3_two_ccd);

@@ -1,4 +1,6 @@
-/* test_topo_bad.c - host tests of the CPUID snapshot and of the topology decoder on malformed input, each mistake reported (Intel SDM vol. 2A CPUID; AMD APM vol. 3 / PPR). */
+/* test_topo_bad.c - host tests of the CPUID snapshot and of the topology
+ * decoder on malformed input, where every mistake must be reported (Intel SDM
+ * vol. 2A CPUID; AMD APM vol. 3 / PPR). */
 #include "check.h"
 #include "topo_fixtures.h"
 

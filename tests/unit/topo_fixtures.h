@@ -1,4 +1,6 @@
-/* topo_fixtures.h - CPUID tables of real and modelled parts for the topology tests, values derived from the field definitions of the Intel SDM vol. 2A (CPUID) and the AMD APM vol. 3 / PPRs.
+/* topo_fixtures.h - CPUID tables of real and modelled parts for the topology
+ * tests, with the emulator that replays them, values derived from the field
+ * definitions of the Intel SDM vol. 2A (CPUID) and the AMD APM vol. 3 / PPRs.
  *
  * A model lists (leaf, subleaf, EAX, EBX, ECX, EDX) as a CPU of that kind
  * answers for its BSP. Within one model only the APIC ID differs between
@@ -393,7 +395,7 @@ static const struct fx_model m_no_ext = FX_MODEL("no ext", fx_no_ext);
 static const struct fx_model m_endless = FX_MODEL("endless", fx_endless_leaf4);
 
 static inline const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
-				     uint32_t leaf, uint32_t sub)
+					    uint32_t leaf, uint32_t sub)
 {
 	for (size_t i = 0; i < n; i++)
 		if (t[i].leaf == leaf && t[i].sub == sub)
@@ -401,7 +403,9 @@ static inline const struct fx_leaf *fx_find(const struct fx_leaf *t, size_t n,
 	return NULL;
 }
 
-static inline void fx_query(void *ctx, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
+/* The cpuid_query_fn that replays a fixture CPU (ctx is its struct fx_cpu). */
+static inline void fx_query(void *ctx, uint32_t leaf, uint32_t sub,
+			    struct cpuid_regs *r)
 {
 	const struct fx_cpu *c = ctx;
 	const struct fx_leaf *e = fx_find(c->over, c->nover, leaf, sub);
@@ -454,8 +458,7 @@ static const struct fx_cpu cpus_adl[] = {
 	FXC(16, &m_adl_e), FXC(18, &m_adl_e), FXC(20, &m_adl_e), FXC(22, &m_adl_e),
 };
 
-
-/* Every model, so that each table counts as used in every test file. */
+/* Every model, for checks that run over all tables. */
 static const struct fx_model *const fx_all_models[] __attribute__((unused)) = {
 	&m_skylake, &m_sandy, &m_zen3, &m_zen1, &m_opteron, &m_adl_p, &m_adl_e,
 	&m_qemu, &m_qemu_intel, &m_qemu_epyc, &m_two_die, &m_atom, &m_hygon,
@@ -466,7 +469,7 @@ static const struct fx_model *const fx_all_models[] __attribute__((unused)) = {
  * their counts to *passed and *failed. */
 void topo_bad_tests(int *passed, int *failed);
 
-/* ---- Replay and checks ---------------------------------------------------- */
+/* ---- Replay and checks ----------------------------------------------------- */
 
 /* Each test file has its own snapshots and topology (about 700 KiB). */
 static struct cpuid_snap snaps[QB_MAX_CPUS];
@@ -477,14 +480,13 @@ static inline void fx_snap(const struct fx_cpu *c, struct cpuid_snap *s)
 	cpuid_snap_fill(s, fx_query, (void *)c);
 }
 
-static inline int fx_decode(const struct fx_cpu *cpus, uint32_t n, const int32_t *nodes)
+static inline int fx_decode(const struct fx_cpu *cpus, uint32_t n,
+			    const int32_t *nodes)
 {
 	for (uint32_t i = 0; i < n; i++)
 		fx_snap(&cpus[i], &snaps[i]);
 	return topo_decode(snaps, nodes, n, &T);
 }
-
-/* ---- Helpers --------------------------------------------------------------- */
 
 static inline void dump_msgs(void)
 {
@@ -508,7 +510,9 @@ static inline bool has_msg(const char *want)
 			dump_msgs();                                           \
 	} while (0)
 
-static inline const struct topo_cache *cache_of(uint32_t cpu, uint8_t level, uint8_t type)
+/* The cache of cpu at (level, type), or NULL. */
+static inline const struct topo_cache *cache_of(uint32_t cpu, uint8_t level,
+						uint8_t type)
 {
 	for (uint32_t i = 0; i < T.cpu[cpu].ncaches; i++) {
 		const struct topo_cache *c = &T.cache[T.cpu[cpu].cache[i]];
@@ -521,7 +525,7 @@ static inline const struct topo_cache *cache_of(uint32_t cpu, uint8_t level, uin
 
 /* True when the cache of cpu at (level, type) is shared by exactly want[]. */
 static inline bool shared_is(uint32_t cpu, uint8_t level, uint8_t type,
-		      const uint32_t *want, size_t n)
+			     const uint32_t *want, size_t n)
 {
 	const struct topo_cache *c = cache_of(cpu, level, type);
 	struct topo_cpuset s = { { 0 } };
@@ -577,8 +581,10 @@ static inline uint32_t count_caches(uint8_t level, uint8_t type)
 
 static struct fx_cpu cpus_many[QB_MAX_CPUS];
 
-static inline uint32_t fill_cpus(const struct fx_model *m, uint32_t n, uint32_t stride,
-			  bool interleave_smt)
+/* Fills cpus_many with n CPUs of model m at APIC IDs i * stride, or with even
+ * IDs first and odd IDs second (as a MADT lists SMT siblings). */
+static inline uint32_t fill_cpus(const struct fx_model *m, uint32_t n,
+				 uint32_t stride, bool interleave_smt)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t apic = i * stride;
