@@ -193,6 +193,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	bi->uefi_revision = st->Hdr.Revision;
 	bi->fw_revision = st->FirmwareRevision;
 	copy_ascii(bi->fw_vendor, sizeof(bi->fw_vendor), st->FirmwareVendor, 64, NULL);
+	/* Runtime services stay callable in physical mode (no SetVirtualAddressMap). */
+	bi->efi_runtime_services = (uint64_t)(uintptr_t)st->RuntimeServices;
 	bi->efi_reset_system = (uint64_t)(uintptr_t)st->RuntimeServices->ResetSystem;
 	read_cmdline(image, bi);
 	find_rsdp(bi);

@@ -65,7 +65,8 @@ struct boot_info {
 	uint32_t rsdp_source;           /* enum boot_rsdp_source */
 	uint32_t exit_tries;            /* ExitBootServices attempts it took */
 	struct boot_fb fb;
-	uint64_t efi_reset_system;      /* physical address of RuntimeServices->ResetSystem (MS ABI), 0 if none */
+	uint64_t efi_runtime_services;  /* EFI_RUNTIME_SERVICES table (physical mode), 0 if none */
+	uint64_t efi_reset_system;      /* its ResetSystem (MS ABI), 0 if none */
 	uint64_t trampoline_phys;       /* one 4 KiB page below 1 MiB for the AP start-up code, 0 if none */
 	uint64_t kernel_phys;           /* physical base of the kernel image */
 	uint64_t kernel_size;           /* bytes of image + bss, page-aligned */

@@ -141,6 +141,7 @@ CASES = [
     Case("smp4", 4),
     Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2),
     Case("bad-options", 2, args="reps=abc bogus=1 cpus=0 workloads=selftest,nosuch", extra_check=check_bad_options),
+    Case("finish-poweroff", 2, args="reps=1 finish=poweroff"),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]
