@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#include "limits.h"
+#include "qb_limits.h"
 
 #define ACPI_SIG_LEN 4                 /* table signature, e.g. "APIC" */
 #define ACPI_OEM_ID_LEN 6              /* OEM ID in the RSDP and table headers */

@@ -61,6 +61,8 @@ static bool icr_idle(void)
 
 static bool send(uint32_t dest, uint32_t icr)
 {
+	if (!x2 && !xapic)
+		return false; /* not set up yet (a fault during early start-up) */
 	if (!icr_idle())
 		return false;
 	if (x2) {
@@ -124,6 +126,8 @@ void apic_init_ap(void)
 
 uint32_t apic_id(void)
 {
+	if (!x2 && !xapic)
+		return 0; /* before apic_init_bsp: only the BSP runs */
 	if (x2)
 		return (uint32_t)rdmsr(X2APIC_MSR(XAPIC_ID));
 	return xapic_read(XAPIC_ID) >> XAPIC_ID_SHIFT;

@@ -6,7 +6,7 @@
 #define QB_KERNEL_BOOT_INFO_H
 
 #include <stdint.h>
-#include "limits.h"
+#include "qb_limits.h"
 
 #define BOOT_INFO_MAGIC 0x314f464e49425151ull /* "QQBINFO1" little-endian */
 #define BOOT_INFO_VERSION 1

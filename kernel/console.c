@@ -15,6 +15,7 @@ static struct spinlock out_lock = SPINLOCK_INIT;
 static struct spinlock rec_lock = SPINLOCK_INIT;
 static char rec_buf[CONSOLE_REC_BUF];
 static struct rec rec_shared;
+static char rec_kind[32];          /* kind of the record being built, for the overflow report */
 static volatile int panic_mode;
 static unsigned long n_records, n_errors;
 
@@ -78,6 +79,10 @@ void kprintf(const char *fmt, ...)
 struct rec *console_rec_open(const char *kind)
 {
 	lock(&rec_lock);
+	size_t i = 0;
+	for (; kind && kind[i] && i + 1 < sizeof(rec_kind); i++)
+		rec_kind[i] = kind[i];
+	rec_kind[i] = 0;
 	rec_begin(&rec_shared, rec_buf, sizeof(rec_buf), kind);
 	return &rec_shared;
 }
@@ -88,17 +93,9 @@ void console_rec_emit(struct rec *r)
 	const char *line = rec_finish(r, &len);
 	if (!line) {
 		/* Say which record was lost and why, in a record that fits. */
-		char kind[32];
-		const char *k = rec_buf + sizeof("@qb {\"v\":1,\"kind\":\"") - 1;
-		size_t i = 0;
-		while (i + 1 < sizeof(kind) && k[i] && k[i] != '"') {
-			kind[i] = k[i];
-			i++;
-		}
-		kind[i] = 0;
 		rec_begin(r, rec_buf, sizeof(rec_buf), "error");
 		rec_str(r, "what", "record too long or malformed");
-		rec_str(r, "record_kind", kind);
+		rec_str(r, "record_kind", rec_kind);
 		rec_u64(r, "cpu", (uint64_t)cpu_index());
 		line = rec_finish(r, &len);
 		n_errors++;

@@ -4,7 +4,7 @@
 
 #include "fmt.h"
 #include "lib.h"
-#include "limits.h"
+#include "qb_limits.h"
 #include "options.h"
 
 /* ---- Constants ------------------------------------------------------------ */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include "cpuid_snap.h"
 #include "gdt.h"
-#include "limits.h"
+#include "qb_limits.h"
 
 #define CACHE_LINE 64
 

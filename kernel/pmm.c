@@ -1,7 +1,7 @@
 /* pmm.c - physical page allocator over a sorted list of free ranges; see pmm.h. */
 #include "pmm.h"
 #include "lib.h"
-#include "limits.h"
+#include "qb_limits.h"
 
 /* ---- Types ---------------------------------------------------------------- */
 struct free_range {

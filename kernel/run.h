@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "limits.h"
+#include "qb_limits.h"
 
 /* An ordered list of dense CPU numbers; thread t runs on cpu[t]. */
 struct cpuset {

@@ -83,7 +83,7 @@ static uint64_t init_delay_us(const struct cpuid_snap *s)
 	enum cpu_vendor v = cpuid_snap_vendor(s);
 	if (cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR) ||
 	    (v == CPU_VENDOR_INTEL && family >= INTEL_MODERN_FAMILY) ||
-	    ((v == CPU_VENDOR_AMD || v == CPU_VENDOR_HYGON) && family >= AMD_MODERN_FAMILY))
+	    (cpu_vendor_is_amd(v) && family >= AMD_MODERN_FAMILY))
 		return INIT_DELAY_MODERN_US;
 	return INIT_DELAY_US;
 }

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "cpuid_snap.h"
-#include "limits.h"
+#include "qb_limits.h"
 
 #define TOPO_CPU_CACHES		CPUID_SNAP_MAX_SUB /* caches listed per CPU */
 #define TOPO_MAX_CACHES		(4 * QB_MAX_CPUS)  /* instances: L1d+L1i+L2 per CPU, plus shared */

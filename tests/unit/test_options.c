@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "limits.h"
+#include "qb_limits.h"
 #include "options.h"
 
 #define MAX_ERRS 16

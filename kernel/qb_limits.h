@@ -1,6 +1,6 @@
-/* limits.h - the fixed limits of QuietBench; exceeding one is reported, never silent. */
-#ifndef QB_KERNEL_LIMITS_H
-#define QB_KERNEL_LIMITS_H
+/* qb_limits.h - the fixed limits of QuietBench; exceeding one is reported, never silent. */
+#ifndef QB_KERNEL_QB_LIMITS_H
+#define QB_KERNEL_QB_LIMITS_H
 
 #define QB_MAX_CPUS 512        /* logical CPUs started and tracked */
 #define QB_MAX_NODES 64        /* NUMA nodes (dense numbering) */
