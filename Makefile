@@ -141,11 +141,15 @@ deps:
 	tools/deps
 
 # ---- running and testing --------------------------------------------------
-.PHONY: run test boottest
+.PHONY: run test boottest asmtest
 run: $(BUILD)/quietbench.efi
 	tools/qemu-run --efi $< --smp $(SMP) --mem $(MEM) --default-profile quick --log $(BUILD)/run.log -- $(ARGS)
 
 boottest: $(BUILD)/quietbench.efi
 	python3 tests/boot/run_boot_tests.py --efi $<
 
-test: unit boottest
+# The counter workload's loops must really load, add and store (or LOCK XADD).
+asmtest: $(BUILD)/workloads/counter_loops.o
+	python3 tests/asm/check_counter_loops.py $<
+
+test: unit asmtest boottest

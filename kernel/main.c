@@ -28,7 +28,7 @@
 /* ---- Constants ------------------------------------------------------------ */
 #define LOW_MEMORY_END 0x100000ull   /* below 1 MiB stays with the firmware and the trampoline */
 #define MAX_OPT_ERRORS 16
-#define QUICK_REPS 5
+#define QUICK_REPS 3
 #define FULL_REPS 10
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -158,6 +158,7 @@ static void run_workloads(void)
 		.reps = opts.reps ? opts.reps : opts.profile == OPT_PROFILE_QUICK ? QUICK_REPS : FULL_REPS,
 		.flush = opts.flush == OPT_FLUSH_WBINVD,
 		.selftest_iters = opts.selftest_iters,
+		.iters = opts.iters,
 		.selftest_fault = opts.selftest == OPT_SELFTEST_FAULT_BSP ? 1
 				: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2 : 0,
 		.timeout_ms = run_default_timeout_ms,
@@ -172,7 +173,14 @@ static void run_workloads(void)
 		if (!((opts.workloads >> i) & 1))
 			continue;
 		kprintf("\n== workload %u of %u: %s - %s\n", ++k, total, wl_all[i].name, wl_all[i].summary);
+		uint64_t t0 = tsc_read();
 		wl_all[i].run(&ctx);
+		uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
+		kprintf("== %s finished in %llu ms\n", wl_all[i].name, (unsigned long long)ms);
+		struct rec *r = console_rec_open("workload");
+		rec_str(r, "name", wl_all[i].name);
+		rec_u64(r, "elapsed_ms", ms);
+		console_rec_emit(r);
 	}
 }
 

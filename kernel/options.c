@@ -121,6 +121,9 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "selftest", .type = OPT_T_CHOICE, .def = OPT_SELFTEST_NORMAL,
 	  OPT_CHOICES(opt_selftest_names), .offset = OPT_FIELD(selftest),
 	  .help = "debug: make the selftest end in a page fault on the BSP or an AP" },
+	{ .name = "iters", .type = OPT_T_UINT, .min = 1, .max = OPT_ITERS_MAX,
+	  .zero_means = "set by profile", .offset = OPT_FIELD(iters),
+	  .help = "counter: increments per thread (full profile: 2^31/4, as the seed)" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

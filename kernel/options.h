@@ -11,6 +11,7 @@
 #define OPT_SMP_TIMEOUT_MS_MAX 60000
 #define OPT_SMP_TIMEOUT_MS_DEFAULT 1000
 #define OPT_SELFTEST_ITERS_MAX 1000000000
+#define OPT_ITERS_MAX 0x80000000u        /* 2^31: the counter workload's per-thread increments */
 
 /* profile= : how long the run is. */
 enum opt_profile {
@@ -56,6 +57,7 @@ struct options {
 	uint32_t smp_timeout_ms;     /* AP start-up wait, 1..OPT_SMP_TIMEOUT_MS_MAX */
 	uint32_t selftest_iters;     /* 1..OPT_SELFTEST_ITERS_MAX; 0 = profile's */
 	enum opt_selftest selftest;  /* default OPT_SELFTEST_NORMAL */
+	uint32_t iters;              /* counter increments per thread, 1..OPT_ITERS_MAX; 0 = profile's */
 };
 
 #define OPT_ERR_KEY_LEN 32

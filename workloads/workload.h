@@ -13,6 +13,7 @@ struct wl_ctx {
 	uint32_t reps;                 /* timed repetitions (after one untimed warm-up) */
 	bool flush;                    /* flush=wbinvd: WBINVD on every participant before each rep */
 	uint64_t selftest_iters;       /* 0: profile default */
+	uint64_t iters;                /* counter increments per thread; 0: profile default */
 	unsigned selftest_fault;       /* 0, or 1/2: end with a page fault on the BSP / an AP (debug) */
 	uint64_t timeout_ms;           /* bound for each run_on */
 	const struct cpuset *online;   /* the CPUs to use, BSP first (cpus= applied) */
