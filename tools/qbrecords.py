@@ -3,7 +3,15 @@
 A line holds a record when it contains "@qb ". Everything after that marker
 must be exactly `{JSON} CRC`, where CRC is zlib's crc32 of the JSON text as
 8 lowercase hex digits. Damaged records are reported with their line number,
-never dropped silently. Used by tools/qemu-run and the boot tests.
+never dropped silently. Used by tools/qemu-run, tools/qb and the boot tests.
+
+Lines are counted as grep -n and editors count them: split at LF only, with
+the CR of a CRLF dropped, so a stray control byte does not shift the numbers.
+Damage from a real serial line is reported as:
+- a record cut short ("no CRC at the end"), a flipped byte ("CRC mismatch");
+- two records run together on one line (each is checked on its own);
+- stray bytes after an intact record (the record is kept, the line reported);
+- a record whose "@qb " marker itself is damaged ("looks like a record").
 """
 import json
 import re
@@ -11,6 +19,9 @@ import zlib
 
 MARKER = "@qb "
 _TAIL = re.compile(r" ([0-9a-f]{8})\s*$")
+_LOOSE_TAIL = re.compile(r"\} ([0-9a-f]{8})")
+# Record text without a usable marker: the start of a record or a `} crc` end.
+_LOOKS_LIKE = re.compile(r'\{"v":\d|"kind":"|\} [0-9a-f]{8}\s*$')
 
 
 class Record(dict):
@@ -19,39 +30,89 @@ class Record(dict):
     line = 0
 
 
+def _crc(js):
+    return "%08x" % (zlib.crc32(js.encode("latin-1", "replace")) & 0xFFFFFFFF)
+
+
+def _decode(js, crc):
+    """Return (object, None) if `js` matches `crc` and is a record, else (None, reason)."""
+    got = _crc(js)
+    if got != crc:
+        return None, "CRC mismatch (%s, computed %s)" % (crc, got)
+    try:
+        obj = json.loads(js)
+    except ValueError as e:
+        return None, "CRC ok but JSON invalid: %s" % e
+    if not isinstance(obj, dict) or "v" not in obj or "kind" not in obj:
+        return None, "record lacks v or kind"
+    return obj, None
+
+
+def _check(body):
+    """Check the text after one marker: (object or None, reason or None)."""
+    m = _TAIL.search(body)
+    if m:
+        return _decode(body[: m.start()], m.group(1))
+    # No clean end: an intact record followed by stray bytes is kept and reported.
+    for m in reversed(list(_LOOSE_TAIL.finditer(body))):
+        obj, _ = _decode(body[: m.start() + 1], m.group(1))
+        if obj is not None:
+            return obj, "stray bytes after the CRC (record kept)"
+    return None, "no CRC at the end (truncated?)"
+
+
+def split_lines(text):
+    """The log's lines, numbered from 1 like grep -n: LF ends a line, a CR before it is dropped."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
 def parse_text(text):
     """Return (records, problems): problems are (line number, reason, text)."""
     records, problems = [], []
-    for no, raw in enumerate(text.splitlines(), 1):
-        at = raw.find(MARKER)
-        if at < 0:
-            continue
-        body = raw[at + len(MARKER):].rstrip("\r\n")
-        m = _TAIL.search(body)
-        if not m:
-            problems.append((no, "no CRC at the end (truncated?)", raw))
-            continue
-        js = body[: m.start()]
-        crc = "%08x" % (zlib.crc32(js.encode("latin-1", "replace")) & 0xFFFFFFFF)
-        if crc != m.group(1):
-            problems.append((no, "CRC mismatch (%s, computed %s)" % (m.group(1), crc), raw))
-            continue
-        try:
-            obj = json.loads(js)
-        except ValueError as e:
-            problems.append((no, "CRC ok but JSON invalid: %s" % e, raw))
-            continue
-        if not isinstance(obj, dict) or "v" not in obj or "kind" not in obj:
-            problems.append((no, "record lacks v or kind", raw))
-            continue
+
+    def keep(obj, no):
         rec = Record(obj)
         rec.line = no
         records.append(rec)
+
+    for no, raw in enumerate(split_lines(text), 1):
+        at = raw.find(MARKER)
+        if at < 0:
+            if _LOOKS_LIKE.search(raw):
+                problems.append((no, "looks like a record but has no '@qb ' marker (damaged marker?)", raw))
+            continue
+        body = raw[at + len(MARKER):].rstrip("\r\n")
+        obj, why = _check(body)
+        nxt = body.find(MARKER)
+        if obj is None and nxt >= 0:
+            # Records run together (a lost line end): check each piece on its own.
+            starts = [at]
+            while True:
+                at = raw.find(MARKER, at + len(MARKER))
+                if at < 0:
+                    break
+                starts.append(at)
+            for i, s in enumerate(starts):
+                piece = raw[s + len(MARKER): starts[i + 1] if i + 1 < len(starts) else len(raw)]
+                obj, why = _check(piece.rstrip("\r\n"))
+                if obj is not None:
+                    keep(obj, no)
+                if why:
+                    problems.append((no, "record %d of %d on the line: %s" % (i + 1, len(starts), why), raw))
+            continue
+        if obj is not None:
+            keep(obj, no)
+        if why:
+            problems.append((no, why, raw))
     return records, problems
 
 
 def parse_file(path):
-    with open(path, "r", encoding="latin-1") as f:
+    # newline="" keeps line ends as they are, so numbering is split_lines' own.
+    with open(path, "r", encoding="latin-1", newline="") as f:
         return parse_text(f.read())
 
 

@@ -101,7 +101,7 @@ def check_common(case, recs, problems, errors):
         check(b.get("kernel_bytes", 1 << 30) <= 16 << 20, "kernel_bytes %s over 16 MiB" % b.get("kernel_bytes"), errors)
         check(b.get("numa_nodes") == case.numa, "numa_nodes %s, expected %d" % (b.get("numa_nodes"), case.numa), errors)
     results = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
-    check(len(results) >= 1 or "workloads=counter" in case.args, "no selftest results", errors)
+    check(len(results) >= 1 or "workloads=" in case.args, "no selftest results", errors)
     for r in results:
         check(r.get("check") == "ok", "selftest %s check %s (%s)" % (r.get("variant"), r.get("check"), r.get("reason")), errors)
         check(r.get("threads") == case.smp, "selftest %s ran on %s threads, expected %d" % (r.get("variant"), r.get("threads"), case.smp), errors)
@@ -180,6 +180,30 @@ def check_counter(pairs_ok, pairs_skipped):
     return check_it
 
 
+def check_locality(recs, errors):
+    """Every variant x accumulator x size x thread count x placement, check ok, sizes recorded."""
+    res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "locality"]
+    ncpu = len(qbrecords.of_kind(recs, "cpu"))
+    counts = [c for c in (1, 2, 4, 8, 16) if c <= ncpu] + ([ncpu] if ncpu & (ncpu - 1) else [])
+    for size in ("small", "llc", "dram"):
+        for variant in ("interleaved", "blocked-strided", "blocked"):
+            for acc in ("shared-slot", "private"):
+                for n in counts:
+                    for place in ("compact", "scatter"):
+                        got = [r for r in res if r["variant"] == variant and r["threads"] == n
+                               and r.get("params", {}).get("size") == size
+                               and r["params"].get("accumulator") == acc and r["params"].get("placement") == place]
+                        what = "locality %s %s %s %d %s" % (size, variant, acc, n, place)
+                        check(len(got) == 1, "%s: %d results" % (what, len(got)), errors)
+                        for r in got:
+                            check(r["check"] == "ok", "%s: check %s (%s)" % (what, r["check"], r.get("reason")), errors)
+                            check(len(r.get("thread_ticks", [])) == n, "%s: thread_ticks" % what, errors)
+                            check(r.get("bytes_per_tick", 0) > 0, "%s: bytes_per_tick" % what, errors)
+                            check(r["params"].get("bytes", 0) == 4 * r["params"].get("ints", -1), "%s: bytes" % what, errors)
+    small = [r for r in res if r.get("params", {}).get("size") == "small"]
+    check(all(r["params"]["ints"] == 65536 for r in small), "small is not the seed's 64 Ki ints", errors)
+
+
 CASES = [
     Case("smp1", 1),
     Case("smp2", 2),
@@ -191,6 +215,8 @@ CASES = [
          extra_check=check_counter(["l3"], ["smt", "l2", "package", "remote"])),
     Case("counter-2sockets-smt", 8, sockets=2, cores=2, threads=2, numa=2, args="workloads=counter",
          extra_check=check_counter(["smt", "l3", "remote"], ["l2", "package"])),
+    Case("locality-smp4", 4, args="workloads=locality", extra_check=check_locality),
+    Case("locality-smp3", 3, args="workloads=locality", extra_check=check_locality),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]

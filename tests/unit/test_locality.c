@@ -1,0 +1,104 @@
+/* test_locality.c - host tests of the locality workload's loops (workloads/locality_loops.c): every element summed exactly once. */
+#include <stdlib.h>
+#include "check.h"
+#include "locality_loops.h"
+
+#define MAX_N 97
+
+static uint32_t a[MAX_N + 8];
+static volatile uint64_t slots[16];
+
+typedef uint64_t (*priv_fn)(const uint32_t *, uint64_t, uint32_t, uint32_t);
+typedef void (*shared_fn)(const uint32_t *, uint64_t, uint32_t, uint32_t, volatile uint64_t *);
+
+static const struct {
+	const char *name;
+	priv_fn priv;
+	shared_fn shared;
+} variants[] = {
+	{ "interleaved", loc_interleaved_private, loc_interleaved_shared },
+	{ "blocked-strided", loc_blocked_strided_private, loc_blocked_strided_shared },
+	{ "blocked", loc_blocked_private, loc_blocked_shared },
+};
+
+/* Sum over all threads of one variant, both accumulators; they must agree. */
+static uint64_t total(unsigned v, uint64_t n, uint32_t p)
+{
+	uint64_t priv = 0, shared = 0;
+	for (uint32_t t = 0; t < p; t++) {
+		priv += variants[v].priv(a, n, p, t);
+		slots[t % 16] = 0;
+		variants[v].shared(a, n, p, t, &slots[t % 16]);
+		shared += slots[t % 16];
+	}
+	if (priv != shared) {
+		printf("  %s n=%llu p=%u: private %llu != shared %llu\n", variants[v].name,
+		       (unsigned long long)n, p, (unsigned long long)priv, (unsigned long long)shared);
+		return ~0ull;
+	}
+	return priv;
+}
+
+/* With a single 1 at index k, the total is the number of times k was summed. */
+TEST(every_element_exactly_once)
+{
+	static const uint32_t ps[] = { 1, 2, 3, 4, 5, 7, 8, 16, 100 };
+	static const uint64_t ns[] = { 0, 1, 2, 3, 7, 8, 64, 97 };
+	for (unsigned v = 0; v < 3; v++)
+		for (unsigned i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+			for (unsigned j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+				uint64_t n = ns[i];
+				uint32_t p = ps[j];
+				memset(a, 0, sizeof(a));
+				a[n] = 1000; /* just past the end: must never be read */
+				for (uint64_t k = 0; k < n; k++) {
+					a[k] = 1;
+					uint64_t got = total(v, n, p);
+					if (got != 1)
+						printf("  %s n=%llu p=%u: element %llu summed %llu times\n",
+						       variants[v].name, (unsigned long long)n, p,
+						       (unsigned long long)k, (unsigned long long)got);
+					CHECK_EQ_U(got, 1);
+					a[k] = 0;
+				}
+				CHECK_EQ_U(total(v, n, p), 0);
+			}
+}
+
+TEST(blocks_tile_the_array)
+{
+	static const uint64_t ns[] = { 0, 1, 10, 97, 1000003, 0xffffffffffull };
+	for (unsigned i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (uint32_t p = 1; p <= 130; p++) {
+			uint64_t prev_end = 0, s, e;
+			for (uint32_t t = 0; t < p; t++) {
+				loc_block(ns[i], p, t, &s, &e);
+				CHECK_EQ_U(s, prev_end);
+				CHECK(e >= s);
+				CHECK(e - s <= ns[i] / p + 1);
+				prev_end = e;
+			}
+			CHECK_EQ_U(prev_end, ns[i]);
+		}
+}
+
+TEST(sums_match_a_reference)
+{
+	srand(42);
+	uint64_t want = 0;
+	for (unsigned i = 0; i < MAX_N; i++) {
+		a[i] = (uint32_t)(rand() % 100);
+		want += a[i];
+	}
+	for (unsigned v = 0; v < 3; v++)
+		for (uint32_t p = 1; p <= 12; p++)
+			CHECK_EQ_U(total(v, MAX_N, p), want);
+}
+
+int main(void)
+{
+	RUN(every_element_exactly_once);
+	RUN(blocks_tile_the_array);
+	RUN(sums_match_a_reference);
+	return check_summary("locality");
+}

@@ -1,0 +1,339 @@
+/* locality.c - interleaved against blocked summing, after shared/seeds/002: why did foo beat bar?
+ *
+ * P threads sum one array of N 32-bit ints (values 0-99 from a fixed-seed
+ * generator, the total known in advance) in three orders: `interleaved` (the
+ * seed's foo), `blocked-strided` (the seed's bar) and `blocked` (the
+ * sequential reference). Each runs with the seed's `shared-slot` accumulator
+ * (every add goes through a pointer into s[P], whose slots share a line) and
+ * with a `private` register accumulator. Reporting both separates the seed's
+ * false sharing from the effect of the scan order on the shared L3. Sizes:
+ * `small` (the seed's 64 Ki ints, in L2), `llc` (half the smallest L3) and
+ * `dram` (the seed's 512 Mi ints, capped by free memory, at least 4x the
+ * largest L3). */
+#include "workload.h"
+#include "console.h"
+#include "finish.h"
+#include "fmt.h"
+#include "lib.h"
+#include "locality_loops.h"
+#include "placement.h"
+#include "pmm.h"
+#include "report.h"
+#include "stats.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define SMALL_INTS (64ull * 1024)             /* the seed's second program: 256 KiB */
+#define DRAM_INTS (512ull * 1024 * 1024)      /* the seed's first program: 2 GiB */
+#define QUICK_LLC_MAX (512ull << 10)          /* quick profile: bytes, so TCG stays fast */
+#define QUICK_DRAM_BYTES (2ull << 20)
+#define DRAM_MIN_L3_MULTIPLE 4
+#define FREE_FRACTION_DIV 2                   /* use at most half of the free memory */
+#define FALLBACK_LLC_BYTES (8ull << 20)       /* when no cache records exist */
+#define SEED 42                               /* the seed's srand(42) */
+#define LCG_MUL 6364136223846793005ull        /* Knuth, MMIX */
+#define LCG_ADD 1442695040888963407ull
+#define LCG_OUT_SHIFT 33                      /* the high bits are the good ones */
+#define VALUE_RANGE 100                       /* rand() % 100 */
+#define MAX_REPS 256
+#define MAX_COUNTS 16
+#define PAGE 4096ull
+#define LARGE_ALIGN (2ull << 20)
+
+enum variant { INTERLEAVED, BLOCKED_STRIDED, BLOCKED, N_VARIANTS };
+enum acc { SHARED_SLOT, PRIVATE, N_ACCS };
+enum size_class { SMALL, LLC, DRAM, N_SIZES };
+
+static const char *const variant_names[N_VARIANTS] = { "interleaved", "blocked-strided", "blocked" };
+static const char *const acc_names[N_ACCS] = { "shared-slot", "private" };
+static const char *const size_names[N_SIZES] = { "small", "llc", "dram" };
+
+/* ---- Types ---------------------------------------------------------------- */
+struct loc_job {
+	const uint32_t *a;
+	uint64_t n;
+	enum variant variant;
+	enum acc acc;
+	volatile uint64_t *slots;                 /* s[P]: packed, as the seed's int s[NUM_THREADS] */
+	uint64_t priv[QB_MAX_CPUS][8];            /* private totals, one line each */
+	uint64_t ticks[QB_MAX_CPUS];
+};
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct loc_job job;
+static uint64_t slot_line[QB_MAX_CPUS] __attribute__((aligned(64)));
+static uint64_t rep_slowest[MAX_REPS], rep_thread[QB_MAX_CPUS][MAX_REPS], scratch[MAX_REPS];
+static struct cpuset set;
+static double summary[N_SIZES][N_VARIANTS][N_ACCS];   /* median ticks at all CPUs, compact */
+static double last_median;                              /* of the last configuration reported */
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void loc_thread(const struct run_thread *t)
+{
+	struct loc_job *j = t->arg;
+	uint32_t p = t->n, i = t->index;
+	uint64_t s = tsc_start(), sum = 0;
+	switch (j->acc == PRIVATE ? j->variant : j->variant + N_VARIANTS) {
+	case INTERLEAVED: sum = loc_interleaved_private(j->a, j->n, p, i); break;
+	case BLOCKED_STRIDED: sum = loc_blocked_strided_private(j->a, j->n, p, i); break;
+	case BLOCKED: sum = loc_blocked_private(j->a, j->n, p, i); break;
+	case N_VARIANTS + INTERLEAVED: loc_interleaved_shared(j->a, j->n, p, i, &j->slots[i]); break;
+	case N_VARIANTS + BLOCKED_STRIDED: loc_blocked_strided_shared(j->a, j->n, p, i, &j->slots[i]); break;
+	case N_VARIANTS + BLOCKED: loc_blocked_shared(j->a, j->n, p, i, &j->slots[i]); break;
+	}
+	uint64_t e = tsc_end();
+	j->priv[i][0] = sum;
+	j->ticks[i] = e - s;
+}
+
+/* The seed's data: rand() % 100 from a fixed seed (here Knuth's MMIX 64-bit LCG). */
+static void fill(uint32_t *a, uint64_t n)
+{
+	uint64_t x = SEED;
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * LCG_MUL + LCG_ADD;
+		a[i] = (uint32_t)((x >> LCG_OUT_SHIFT) % VALUE_RANGE);
+	}
+}
+
+/* The expected total of a[0..n), computed once at set-up. */
+static uint64_t prefix_total(const uint32_t *a, uint64_t n)
+{
+	uint64_t total = 0;
+	for (uint64_t i = 0; i < n; i++)
+		total += a[i];
+	return total;
+}
+
+/* Page-aligned (2 MiB where possible) workload memory, on node if it has room. */
+static uint64_t alloc_array(uint64_t bytes, int node)
+{
+	uint64_t pages = ALIGN_UP(bytes, PAGE) / PAGE;
+	uint64_t p = pmm_alloc(pages, node, LARGE_ALIGN, 0, PMM_WORKLOAD);
+	if (!p)
+		p = pmm_alloc(pages, PMM_ANY_NODE, LARGE_ALIGN, 0, PMM_WORKLOAD);
+	if (!p)
+		p = pmm_alloc(pages, PMM_ANY_NODE, PAGE, 0, PMM_WORKLOAD);
+	return p;
+}
+
+static uint64_t cache_bytes(const struct topo *t, uint8_t level, bool smallest)
+{
+	uint64_t best = 0;
+	for (uint32_t i = 0; i < t->ncaches; i++) {
+		const struct topo_cache *c = &t->cache[i];
+		if (c->level != level || c->type == TOPO_CACHE_INSTRUCTION)
+			continue;
+		if (!best || (smallest ? c->size < best : c->size > best))
+			best = c->size;
+	}
+	return best;
+}
+
+/* Warm-up, then reps timed repetitions; false with a reason on any failure. */
+static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, const char **why,
+		    uint32_t *got_reps)
+{
+	uint32_t n = set.n, got = 0;
+	for (uint32_t r = 0; r <= reps; r++) {
+		memset(slot_line, 0, sizeof(slot_line));
+		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0,
+					    ctx->timeout_ms, 0);
+		if (st != RUN_OK) {
+			*why = run_status_name(st);
+			return false;
+		}
+		uint64_t sum = 0;
+		for (uint32_t t = 0; t < n; t++)
+			sum += job.acc == PRIVATE ? job.priv[t][0] : job.slots[t];
+		if (sum != expect) {
+			*why = "the thread totals do not add up to the array's total";
+			return false;
+		}
+		if (r == 0)
+			continue; /* untimed warm-up */
+		uint64_t worst = 0;
+		for (uint32_t t = 0; t < n; t++) {
+			uint64_t ticks = job.ticks[t] > tsc_overhead() ? job.ticks[t] - tsc_overhead() : 0;
+			rep_thread[t][got] = ticks;
+			worst = MAX(worst, ticks);
+		}
+		rep_slowest[got++] = worst;
+	}
+	*got_reps = got;
+	return true;
+}
+
+static void report(const struct wl_ctx *ctx, enum size_class sz, const char *placement, bool ok,
+		   const char *why, uint32_t got)
+{
+	struct stats st;
+	stats_compute(rep_slowest, got, scratch, &st);
+	last_median = st.median;
+	struct rec *r = report_result_open("locality", variant_names[job.variant], &set);
+	rec_obj_begin(r, "params");
+	rec_str(r, "accumulator", acc_names[job.acc]);
+	rec_str(r, "size", size_names[sz]);
+	rec_u64(r, "ints", job.n);
+	rec_u64(r, "bytes", job.n * sizeof(uint32_t));
+	rec_str(r, "placement", placement);
+	rec_str(r, "flush", ctx->flush ? "wbinvd" : "none");
+	rec_obj_end(r);
+	report_stats(r, "ticks", &st);
+	rec_f64(r, "bytes_per_tick", st.median > 0 ? (double)(job.n * sizeof(uint32_t)) / st.median : 0, 4);
+	rec_arr_begin(r, "thread_ticks");
+	double slowest = 0;
+	uint32_t slowest_t = 0;
+	for (uint32_t t = 0; t < set.n; t++) {
+		struct stats ts;
+		stats_compute(rep_thread[t], got, scratch, &ts);
+		rec_f64(r, 0, ts.median, 1);
+		if (ts.median > slowest) {
+			slowest = ts.median;
+			slowest_t = t;
+		}
+	}
+	rec_arr_end(r);
+	rec_f64(r, "slowest_ticks", slowest, 1);
+	rec_u64(r, "slowest_thread", slowest_t);
+	report_result_close(r, ok ? "ok" : "fail", ok ? 0 : why);
+	kprintf("  %-6s %10llu %3u %-8s %-16s %-12s %14.0f %8.3f%s\n", size_names[sz],
+		(unsigned long long)(job.n * sizeof(uint32_t)), set.n, placement, variant_names[job.variant],
+		acc_names[job.acc], st.median,
+		st.median > 0 ? (double)(job.n * sizeof(uint32_t)) / st.median : 0, ok ? "" : "  CHECK FAILED");
+}
+
+static void skip_size(enum size_class sz, const char *why)
+{
+	for (unsigned v = 0; v < N_VARIANTS; v++) {
+		struct rec *r = report_result_open("locality", variant_names[v], 0);
+		rec_obj_begin(r, "params");
+		rec_str(r, "size", size_names[sz]);
+		rec_obj_end(r);
+		report_result_close(r, "skipped", why);
+	}
+	kprintf("  %-6s skipped: %s\n", size_names[sz], why);
+}
+
+/* The seed's comparison: foo and bar in seconds (ticks without a known TSC
+ * frequency), extended by the blocked reference and the private accumulator. */
+static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
+{
+	uint64_t hz = tsc_hz();
+	kprintf("\n  the seed's comparison, %u threads placed compact (%s; -1: failed):\n", p,
+		hz ? "seconds" : "ticks");
+	kprintf("  %-36s", "");
+	for (unsigned sz = 0; sz < N_SIZES; sz++)
+		if (sz != DRAM || have_dram)
+			kprintf(" %6s %-10llu", size_names[sz], (unsigned long long)bytes[sz]);
+	kprintf("\n");
+	for (unsigned v = 0; v < N_VARIANTS; v++) {
+		for (unsigned ac = 0; ac < N_ACCS; ac++) {
+			char label[40];
+			fmt_snprintf(label, sizeof(label), "%s%s, %s", variant_names[v],
+				     v == INTERLEAVED ? " (foo)" : v == BLOCKED_STRIDED ? " (bar)" : "",
+				     acc_names[ac]);
+			kprintf("  %-36s", label);
+			for (unsigned sz = 0; sz < N_SIZES; sz++) {
+				if (sz == DRAM && !have_dram)
+					continue;
+				double t = summary[sz][v][ac];
+				kprintf(" %17.6f", t < 0 ? -1.0 : hz ? t / (double)hz : t);
+			}
+			kprintf("\n");
+		}
+	}
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void locality_run(const struct wl_ctx *ctx)
+{
+	const struct topo *tp = ctx->topo;
+	uint64_t l3_small = cache_bytes(tp, 3, true), l3_big = cache_bytes(tp, 3, false);
+	uint64_t llc_bytes = l3_small ? l3_small / 2 : FALLBACK_LLC_BYTES / 2;
+	uint64_t dram_min = DRAM_MIN_L3_MULTIPLE * (l3_big ? l3_big : FALLBACK_LLC_BYTES);
+	uint64_t dram_bytes = DRAM_INTS * sizeof(uint32_t);
+	uint64_t dram_cap = pmm_free_bytes(PMM_ANY_NODE) / FREE_FRACTION_DIV;
+	if (ctx->quick) {
+		llc_bytes = MIN(llc_bytes, QUICK_LLC_MAX);
+		dram_bytes = QUICK_DRAM_BYTES;
+		dram_min = QUICK_DRAM_BYTES;
+	}
+	dram_bytes = ALIGN_DOWN(MIN(dram_bytes, dram_cap), LARGE_ALIGN);
+
+	/* One array, on CPU 0's node; the smaller sizes are its prefixes. */
+	uint64_t bytes[N_SIZES] = { SMALL_INTS * sizeof(uint32_t), ALIGN_UP(llc_bytes, PAGE), 0 };
+	uint64_t small_need = MAX(bytes[SMALL], bytes[LLC]);
+	int node = (int)tp->cpu[0].node;
+	uint64_t phys = 0, want = 0;
+	want = dram_bytes;
+	while (want >= dram_min && want >= small_need) {
+		phys = alloc_array(want, node);
+		if (phys)
+			break;
+		want = ALIGN_DOWN(want / 2, LARGE_ALIGN); /* fragmented: try half */
+	}
+	bool have_dram = phys != 0;
+	if (have_dram) {
+		bytes[DRAM] = want;
+	} else {
+		want = small_need;
+		phys = alloc_array(want, node);
+	}
+	if (!phys) {
+		console_error("locality", "no memory for even the %llu-byte array", (unsigned long long)want);
+		finish_mark_failed("locality: out of memory");
+		return;
+	}
+	uint32_t *a = (uint32_t *)(uintptr_t)phys;
+	fill(a, want / sizeof(uint32_t));
+	uint64_t expect[N_SIZES];
+	for (unsigned sz = 0; sz < N_SIZES; sz++)
+		expect[sz] = prefix_total(a, bytes[sz] / sizeof(uint32_t));
+
+	uint32_t counts[MAX_COUNTS];
+	uint32_t nc = place_thread_counts(tp->ncpu, counts, MAX_COUNTS);
+	uint32_t total = N_SIZES * nc * 2 * N_VARIANTS * N_ACCS, k = 0;
+	kprintf("locality: sizes %llu / %llu / %llu bytes, %u repetitions, flush=%s, array on node %d\n",
+		(unsigned long long)bytes[SMALL], (unsigned long long)bytes[LLC],
+		have_dram ? (unsigned long long)bytes[DRAM] : 0ull, ctx->reps, ctx->flush ? "wbinvd" : "none",
+		pmm_node_of(phys));
+	kprintf("  %-6s %10s %3s %-8s %-16s %-12s %14s %8s\n", "size", "bytes", "P", "placing", "variant",
+		"accumulator", "median ticks", "B/tick");
+	for (unsigned sz = 0; sz < N_SIZES; sz++) {
+		if (sz == DRAM && !have_dram) {
+			char why[96];
+			fmt_snprintf(why, sizeof(why), "not enough free memory for %llu MiB (4x the largest L3)",
+				     (unsigned long long)(dram_min >> 20));
+			skip_size(DRAM, why);
+			continue;
+		}
+		job.a = a;
+		job.n = bytes[sz] / sizeof(uint32_t);
+		job.slots = slot_line;
+		for (uint32_t c = 0; c < nc; c++) {
+			for (unsigned pl = 0; pl < 2; pl++) {
+				if (!place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &set))
+					continue;
+				for (unsigned v = 0; v < N_VARIANTS; v++) {
+					for (unsigned ac = 0; ac < N_ACCS; ac++) {
+						job.variant = (enum variant)v;
+						job.acc = (enum acc)ac;
+						const char *why = 0;
+						uint32_t got = 0;
+						bool ok = measure(ctx, MIN(ctx->reps, (uint32_t)MAX_REPS), expect[sz],
+								  &why, &got);
+						report(ctx, (enum size_class)sz, place_name((enum place_kind)pl), ok,
+						       why, got);
+						if (c == nc - 1 && pl == PLACE_COMPACT)
+							summary[sz][v][ac] = ok ? last_median : -1;
+						k++;
+					}
+				}
+			}
+			kprintf("  (configuration %u of %u)\n", k, total);
+		}
+	}
+	print_summary(tp->ncpu, bytes, have_dram);
+	pmm_free(phys, ALIGN_UP(want, PAGE) / PAGE, PMM_WORKLOAD);
+}

@@ -1,0 +1,59 @@
+/* locality_loops.c - summing loops of the locality workload; see locality_loops.h. */
+#include "locality_loops.h"
+
+void loc_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *start, uint64_t *end)
+{
+	/* n * t / p without overflowing n * t: whole multiples of p, then the remainder. */
+	*start = n / p * t + n % p * t / p;
+	*end = n / p * (t + 1) + n % p * (t + 1) / p;
+}
+
+uint64_t loc_interleaved_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
+{
+	uint64_t acc = 0;
+	for (uint64_t i = t; i < n; i += p)
+		acc += a[i];
+	return acc;
+}
+
+void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot)
+{
+	for (uint64_t i = t; i < n; i += p)
+		*slot += a[i];
+}
+
+uint64_t loc_blocked_strided_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
+{
+	uint64_t start, end, acc = 0;
+	loc_block(n, p, t, &start, &end);
+	for (uint32_t j = 0; j < p; j++)
+		for (uint64_t i = start + j; i < end; i += p)
+			acc += a[i];
+	return acc;
+}
+
+void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot)
+{
+	uint64_t start, end;
+	loc_block(n, p, t, &start, &end);
+	for (uint32_t j = 0; j < p; j++)
+		for (uint64_t i = start + j; i < end; i += p)
+			*slot += a[i];
+}
+
+uint64_t loc_blocked_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
+{
+	uint64_t start, end, acc = 0;
+	loc_block(n, p, t, &start, &end);
+	for (uint64_t i = start; i < end; i++)
+		acc += a[i];
+	return acc;
+}
+
+void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot)
+{
+	uint64_t start, end;
+	loc_block(n, p, t, &start, &end);
+	for (uint64_t i = start; i < end; i++)
+		*slot += a[i];
+}
