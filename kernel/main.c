@@ -4,6 +4,7 @@
 #include "boot_info.h"
 #include "console.h"
 #include "cpu.h"
+#include "demand.h"
 #include "fault.h"
 #include "finish.h"
 #include "gdt.h"
@@ -165,6 +166,8 @@ static void run_workloads(void)
 		.online = &online,
 		.topo = machine_topo(),
 		.cpu_of_topo = machine_cpu_of_topo(),
+		.bsp_cpuid = &percpu[0].snap,
+		.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1,
 	};
 	unsigned total = 0, k = 0;
 	for (unsigned i = 0; i < wl_count; i++)
@@ -215,6 +218,7 @@ void kernel_entry(struct boot_info *bi_in)
 	smp_init(&bi, &acpi, opts.cpus, opts.smp_timeout_ms); /* every enabled CPU, bounded */
 	smp_measure_tsc_offsets();                           /* each AP against the BSP */
 	machine_decode_topology(&acpi);                      /* packages, cores, threads, caches */
+	demand_hw_init();                                    /* page faults in demand-zero regions */
 	machine_report_boot(&bi, &acpi, bi.cmdline);
 	machine_report_memory(&bi, &acpi);
 	machine_report_cpus();

@@ -20,6 +20,8 @@
 #define PAGE 0x1000ull
 #define LARGE 0x200000ull
 #define BELOW_4G 0x100000000ull
+#define PML4_SHIFT 39
+#define PML4_KERNEL_SLOT 511     /* the image at 0xffffffff80000000 */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static uint64_t *pml4;
@@ -247,6 +249,20 @@ bool paging_is_mapped(uint64_t phys, uint64_t len)
 			return false;
 	}
 	return true;
+}
+
+bool paging_set_pml4(unsigned slot, uint64_t entry)
+{
+	unsigned identity_slots = (unsigned)((QB_MAX_PHYS - 1) >> PML4_SHIFT) + 1;
+	if (!pml4 || slot < identity_slots || slot >= PML4_KERNEL_SLOT || (entry && (pml4[slot] & PTE_P)))
+		return false;
+	pml4[slot] = entry;
+	return true;
+}
+
+uint64_t paging_nx_bit(void)
+{
+	return nx_bit;
 }
 
 uint64_t paging_cr3(void)

@@ -21,6 +21,13 @@ void *paging_map_mmio(uint64_t phys, uint64_t size);
 /* True if every page of [phys, phys+len) is identity-mapped. */
 bool paging_is_mapped(uint64_t phys, uint64_t len);
 
+/* Install (entry != 0) or clear a top-level entry for a kernel-managed
+ * region (kernel/demand.c). Refuses the identity map's and the kernel's slots. */
+bool paging_set_pml4(unsigned slot, uint64_t entry);
+
+/* The NX bit to put in data entries: 1 << 63, or 0 if the CPU lacks NX. */
+uint64_t paging_nx_bit(void);
+
 /* CR3 for the APs (below 4 GiB, as the trampoline loads it in real mode). */
 uint64_t paging_cr3(void);
 

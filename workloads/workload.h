@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "cpuid_snap.h"
 #include "run.h"
 #include "topo.h"
 
@@ -19,6 +20,8 @@ struct wl_ctx {
 	const struct cpuset *online;   /* the CPUs to use, BSP first (cpus= applied) */
 	const struct topo *topo;       /* topology, indexed by topo number */
 	const uint32_t *cpu_of_topo;   /* topo number -> dense CPU number */
+	const struct cpuid_snap *bsp_cpuid; /* the BSP's CPUID, for optional instructions */
+	uint32_t nodes;                /* NUMA nodes from the SRAT (1 without one) */
 };
 
 struct workload {

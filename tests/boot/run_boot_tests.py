@@ -204,6 +204,53 @@ def check_locality(recs, errors):
     check(all(r["params"]["ints"] == 65536 for r in small), "small is not the seed's 64 Ki ints", errors)
 
 
+def check_first_touch(nodes):
+    """The seed's three cases with exact fault counts, the per-page breakdown, and NUMA ok or skipped."""
+    def check_it(recs, errors):
+        res = {r["variant"]: r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "first-touch"}
+        copy = res.get("copy-none-warm", {})
+        pages = copy.get("params", {}).get("bytes", 0) // 4096
+        check(pages > 0, "copy-none-warm missing or without bytes", errors)
+        want = {"copy-none-warm": [2 * pages, 0, 0, 0, 0], "copy-src-warm": [pages, 0, 0, 0, 0],
+                "copy-both-warm": [0, 0, 0, 0, 0]}
+        for v, faults in want.items():
+            r = res.get(v)
+            check(r is not None and r["check"] == "ok", "%s: %s" % (v, r and (r["check"], r.get("reason"))), errors)
+            if r:
+                check(r.get("iteration_faults") == faults, "%s faults %s, expected %s" % (v, r.get("iteration_faults"), faults), errors)
+                check(len(r.get("iteration_ticks", [])) == 5, "%s: iteration_ticks" % v, errors)
+        for v in ("page-fault-entry", "demand-zero-4k", "demand-zero-2m", "zero-rep-stosb", "zero-nt",
+                  "tlb-miss", "tlb-miss-cached", "hot-access"):
+            r = res.get(v)
+            check(r is not None and r["check"] == "ok", "%s: %s" % (v, r and (r["check"], r.get("reason"))), errors)
+        for v in ("page-fault-entry", "demand-zero-4k", "demand-zero-2m"):
+            r = res.get(v)
+            if r:
+                check(r.get("faults") == r.get("n"), "%s: %s faults for %s pages" % (v, r.get("faults"), r.get("n")), errors)
+        clz = res.get("zero-clzero")
+        check(clz is not None and clz["check"] in ("ok", "skipped"), "zero-clzero: %s" % clz, errors)
+        numa = ("numa-one-cpu-warms", "numa-each-cpu-touches")
+        mats = {m["variant"]: m for m in qbrecords.of_kind(recs, "matrix") if m.get("workload") == "first-touch"}
+        if nodes < 2:
+            for v in numa + ("numa-latency", "numa-bandwidth"):
+                r = res.get(v)
+                check(r is not None and r["check"] == "skipped" and r.get("reason"), "%s should be skipped: %s" % (v, r), errors)
+            check(not mats, "NUMA matrices on one node", errors)
+        else:
+            for v in numa:
+                r = res.get(v)
+                check(r is not None and r["check"] == "ok" and r.get("misplaced_pages") == 0,
+                      "%s: %s" % (v, r and (r["check"], r.get("reason"), r.get("misplaced_pages"))), errors)
+            a, b = res.get(numa[0], {}), res.get(numa[1], {})
+            check(len([x for x in a.get("pages_by_node", []) if x]) == 1, "one CPU warming spread pages: %s" % a.get("pages_by_node"), errors)
+            check(len([x for x in b.get("pages_by_node", []) if x]) == nodes, "per-CPU touch used %s" % b.get("pages_by_node"), errors)
+            for v in ("numa-latency", "numa-bandwidth"):
+                m = mats.get(v)
+                check(m is not None and len(m.get("values", [])) == nodes and all(len(row) == nodes for row in m["values"])
+                      and all(x is not None and x > 0 for row in m["values"] for x in row), "%s matrix: %s" % (v, m), errors)
+    return check_it
+
+
 CASES = [
     Case("smp1", 1),
     Case("smp2", 2),
@@ -217,6 +264,8 @@ CASES = [
          extra_check=check_counter(["smt", "l3", "remote"], ["l2", "package"])),
     Case("locality-smp4", 4, args="workloads=locality", extra_check=check_locality),
     Case("locality-smp3", 3, args="workloads=locality", extra_check=check_locality),
+    Case("first-touch-smp4", 4, args="workloads=first-touch", extra_check=check_first_touch(1)),
+    Case("first-touch-numa2", 4, sockets=2, numa=2, args="workloads=first-touch", extra_check=check_first_touch(2)),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]

@@ -1,0 +1,348 @@
+/* demand.c - demand-zero regions: page-table bookkeeping and the fault path (Intel SDM vol. 3A §4.5, §4.7, §4.10.4); see demand.h. */
+#include "demand.h"
+#include "lib.h"
+#include "pmm.h"
+
+/* ---- Constants: entry bits, Intel SDM vol. 3A §4.5 Tables 4-15..4-20 ------ */
+#define PTE_P (1ull << 0)
+#define PTE_W (1ull << 1)
+#define PTE_PS (1ull << 7)
+#define PTE_ADDR 0x000ffffffffff000ull
+#define PF_ERR_PRESENT (1ull << 0)  /* #PF error code: 1 = protection violation, 0 = not present */
+#define PAGE 0x1000ull
+#define ENTRIES 512
+#define GIB_SHIFT 30
+#define MIB2_SHIFT 21
+#define PAGE_SHIFT 12
+#define FIRST_SLOT ((DEMAND_VA_BASE >> 39) & (ENTRIES - 1))
+#define LOCK_SPINS (1ull << 32)     /* a handler never holds the lock this long */
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct demand_region regions[DEMAND_MAX_REGIONS];
+static volatile uint32_t alloc_lock; /* the page allocator is not reentrant: one CPU in it at a time */
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void lock(struct demand_region *r)
+{
+	(void)r;
+	for (uint64_t i = 0; __atomic_exchange_n(&alloc_lock, 1, __ATOMIC_ACQUIRE); i++)
+		if (i > LOCK_SPINS)
+			break; /* a stopped holder: proceed rather than hang (the count check will show it) */
+}
+
+static void unlock(struct demand_region *r)
+{
+	(void)r;
+	__atomic_store_n(&alloc_lock, 0, __ATOMIC_RELEASE);
+}
+
+static uint64_t *table(uint64_t phys)
+{
+	return demand_hw_phys(phys & PTE_ADDR);
+}
+
+static uint64_t new_table(struct demand_region *r)
+{
+	uint64_t p = pmm_alloc(1, PMM_ANY_NODE, PAGE, 0, PMM_KERNEL);
+	if (p) {
+		memset(demand_hw_phys(p), 0, PAGE);
+		r->table_bytes += PAGE;
+	}
+	return p;
+}
+
+/* The leaf entry for byte offset off: a PTE (4 KiB pages) or a PDE (2 MiB). */
+static volatile uint64_t *leaf(const struct demand_region *r, uint64_t off)
+{
+	uint64_t *pd = table(r->pd[off >> GIB_SHIFT]);
+	uint64_t *pde = &pd[(off >> MIB2_SHIFT) & (ENTRIES - 1)];
+	if (r->page == DEMAND_PAGE_2M)
+		return pde;
+	return &table(*pde)[(off >> PAGE_SHIFT) & (ENTRIES - 1)];
+}
+
+static uint64_t page_frames(const struct demand_region *r)
+{
+	return r->page / PAGE;
+}
+
+/* A page for a fault: from the pool (prezeroed) or the allocator, on node if it can. */
+static uint64_t take_page(struct demand_region *r, int node, bool *off_node)
+{
+	uint64_t p = 0;
+	*off_node = false;
+	lock(r);
+	if (r->zeroing == DEMAND_PREZEROED) {
+		if (r->pool_len)
+			p = r->pool[--r->pool_len];
+	} else {
+		p = pmm_alloc(page_frames(r), node, r->page, 0, PMM_WORKLOAD);
+		if (!p) {
+			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
+			*off_node = p != 0;
+		}
+	}
+	unlock(r);
+	return p;
+}
+
+static void give_back(struct demand_region *r, uint64_t phys)
+{
+	lock(r);
+	if (r->zeroing == DEMAND_PREZEROED && r->pool_len < r->pool_pages) {
+		memset(demand_hw_phys(phys), 0, r->page);
+		r->pool[r->pool_len++] = phys;
+	} else {
+		pmm_free(phys, page_frames(r), PMM_WORKLOAD);
+	}
+	unlock(r);
+}
+
+static struct demand_region *region_of(uint64_t va)
+{
+	for (unsigned i = 0; i < DEMAND_MAX_REGIONS; i++) {
+		struct demand_region *r = &regions[i];
+		if (r->active && va >= r->base && va - r->base < r->size)
+			return r;
+	}
+	return 0;
+}
+
+static void free_tables(struct demand_region *r)
+{
+	for (uint64_t g = 0; g < DEMAND_PDS; g++) {
+		if (!r->pd[g])
+			continue;
+		uint64_t *pd = table(r->pd[g]);
+		if (r->page == DEMAND_PAGE_4K)
+			for (unsigned i = 0; i < ENTRIES; i++)
+				if (pd[i])
+					pmm_free(pd[i] & PTE_ADDR, 1, PMM_KERNEL);
+		pmm_free(r->pd[g], 1, PMM_KERNEL);
+		r->pd[g] = 0;
+	}
+	if (r->pdpt)
+		pmm_free(r->pdpt, 1, PMM_KERNEL);
+	r->pdpt = 0;
+	if (r->pool_phys)
+		pmm_free(r->pool_phys, r->pool_pages ? ALIGN_UP(r->pool_pages * 8, PAGE) / PAGE : 0, PMM_KERNEL);
+	r->pool_phys = 0;
+	r->table_bytes = 0;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, const char **why)
+{
+	struct demand_region *r = 0;
+	unsigned slot = 0;
+	for (unsigned i = 0; i < DEMAND_MAX_REGIONS; i++) {
+		if (!regions[i].active) {
+			r = &regions[i];
+			slot = i;
+			break;
+		}
+	}
+	if (!r) {
+		*why = "all demand-zero regions are in use";
+		return 0;
+	}
+	if ((page != DEMAND_PAGE_4K && page != DEMAND_PAGE_2M) || size == 0 || size > DEMAND_MAX_BYTES) {
+		*why = "bad region size or page size";
+		return 0;
+	}
+	memset(r, 0, sizeof(*r));
+	r->size = ALIGN_UP(size, page);
+	r->page = page;
+	r->policy = policy;
+	r->zeroing = zeroing;
+	r->node = node;
+	r->slot = (unsigned)FIRST_SLOT + slot;
+	r->base = DEMAND_VA_BASE + (uint64_t)slot * DEMAND_VA_STRIDE;
+
+	/* Tables now, so the handler never allocates one: PDPT, PDs, and PTs for 4 KiB pages. */
+	r->pdpt = new_table(r);
+	bool ok = r->pdpt != 0;
+	for (uint64_t off = 0; ok && off < r->size; off += 1ull << GIB_SHIFT) {
+		uint64_t g = off >> GIB_SHIFT;
+		r->pd[g] = new_table(r);
+		ok = r->pd[g] != 0;
+		if (ok)
+			table(r->pdpt)[g] = r->pd[g] | PTE_P | PTE_W;
+		for (uint64_t o = off; ok && page == DEMAND_PAGE_4K && o < r->size && o < off + (1ull << GIB_SHIFT);
+		     o += 1ull << MIB2_SHIFT) {
+			uint64_t pt = new_table(r);
+			ok = pt != 0;
+			table(r->pd[g])[(o >> MIB2_SHIFT) & (ENTRIES - 1)] = pt ? (pt | PTE_P | PTE_W) : 0;
+		}
+	}
+	if (ok && zeroing == DEMAND_PREZEROED) {
+		r->pool_pages = r->size / page;
+		uint64_t pool_bytes = ALIGN_UP(r->pool_pages * sizeof(uint64_t), PAGE);
+		r->pool_phys = pmm_alloc(pool_bytes / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_KERNEL);
+		ok = r->pool_phys != 0;
+		if (ok) {
+			r->pool = demand_hw_phys(r->pool_phys);
+			for (uint64_t i = 0; ok && i < r->pool_pages; i++) {
+				uint64_t p = pmm_alloc(page_frames(r), node, page, 0, PMM_WORKLOAD);
+				if (!p)
+					p = pmm_alloc(page_frames(r), PMM_ANY_NODE, page, 0, PMM_WORKLOAD);
+				ok = p != 0;
+				if (ok) {
+					memset(demand_hw_phys(p), 0, page);
+					r->pool[r->pool_len++] = p;
+				}
+			}
+		}
+	}
+	if (!ok || !demand_hw_set_pml4(r->slot, r->pdpt | PTE_P | PTE_W)) {
+		while (r->pool && r->pool_len)
+			pmm_free(r->pool[--r->pool_len], page_frames(r), PMM_WORKLOAD);
+		free_tables(r);
+		*why = ok ? "cannot install the region's page tables" : "out of memory for the region";
+		return 0;
+	}
+	r->active = true;
+	return r;
+}
+
+bool demand_fault(uint64_t va, uint64_t err)
+{
+	struct demand_region *r = region_of(va);
+	if (!r || (err & PF_ERR_PRESENT))
+		return false; /* not ours, or a protection fault: a real bug */
+	uint64_t t0 = demand_hw_ticks();
+	uint64_t off = ALIGN_DOWN(va - r->base, r->page);
+	volatile uint64_t *e = leaf(r, off);
+	struct demand_cpu_stats *st = &r->cpu[demand_hw_cpu() % QB_MAX_CPUS];
+	if (*e & PTE_P) {
+		/* Another CPU mapped it first; the access can simply be retried. */
+		demand_hw_invlpg(r->base + off);
+		return true;
+	}
+	int node = r->policy == DEMAND_FIRST_TOUCH ? demand_hw_node() : r->node;
+	bool off_node;
+	uint64_t phys = take_page(r, node, &off_node);
+	if (!phys)
+		return false; /* out of memory: reported as the fault it is */
+	uint64_t zero = 0;
+	if (r->zeroing == DEMAND_ZERO_STOSB) {
+		uint64_t z0 = demand_hw_ticks();
+		memset(demand_hw_phys(phys), 0, r->page);
+		zero = demand_hw_ticks() - z0;
+	}
+	uint64_t want = phys | PTE_P | PTE_W | demand_hw_nx_bit() | (r->page == DEMAND_PAGE_2M ? PTE_PS : 0);
+	uint64_t expected = 0;
+	if (!__atomic_compare_exchange_n(e, &expected, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		give_back(r, phys); /* lost a race with another CPU */
+		demand_hw_invlpg(r->base + off);
+		return true;
+	}
+	demand_hw_invlpg(r->base + off);
+	int pnode = pmm_node_of(phys);
+	if (pnode >= 0 && pnode < QB_MAX_NODES)
+		__atomic_add_fetch(&r->pages_by_node[pnode], 1, __ATOMIC_RELAXED);
+	st->faults++;
+	st->zero_ticks += zero;
+	st->off_node += off_node;
+	st->handler_ticks += demand_hw_ticks() - t0;
+	return true;
+}
+
+void demand_reset(struct demand_region *r)
+{
+	for (uint64_t off = 0; off < r->size; off += r->page) {
+		volatile uint64_t *e = leaf(r, off);
+		uint64_t v = *e;
+		if (!(v & PTE_P))
+			continue;
+		*e = 0;
+		give_back(r, v & PTE_ADDR & ~(r->page - 1));
+	}
+	demand_hw_flush_all_tlbs();
+	memset((void *)r->pages_by_node, 0, sizeof(r->pages_by_node));
+	memset(r->cpu, 0, sizeof(r->cpu));
+}
+
+bool demand_populate(struct demand_region *r, int node)
+{
+	for (uint64_t off = 0; off < r->size; off += r->page) {
+		volatile uint64_t *e = leaf(r, off);
+		if (*e & PTE_P)
+			continue;
+		uint64_t p = pmm_alloc(page_frames(r), node, r->page, 0, PMM_WORKLOAD);
+		if (!p)
+			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
+		if (!p)
+			return false;
+		memset(demand_hw_phys(p), 0, r->page);
+		*e = p | PTE_P | PTE_W | demand_hw_nx_bit() | (r->page == DEMAND_PAGE_2M ? PTE_PS : 0);
+	}
+	demand_hw_flush_all_tlbs();
+	return true;
+}
+
+void demand_destroy(struct demand_region *r)
+{
+	if (!r || !r->active)
+		return;
+	demand_reset(r);
+	demand_hw_set_pml4(r->slot, 0);
+	demand_hw_flush_all_tlbs();
+	while (r->pool && r->pool_len)
+		pmm_free(r->pool[--r->pool_len], page_frames(r), PMM_WORKLOAD);
+	free_tables(r);
+	r->active = false;
+}
+
+uint64_t demand_faults(const struct demand_region *r)
+{
+	uint64_t n = 0;
+	for (unsigned c = 0; c < QB_MAX_CPUS; c++)
+		n += r->cpu[c].faults;
+	return n;
+}
+
+uint64_t demand_handler_ticks(const struct demand_region *r)
+{
+	uint64_t n = 0;
+	for (unsigned c = 0; c < QB_MAX_CPUS; c++)
+		n += r->cpu[c].handler_ticks;
+	return n;
+}
+
+uint64_t demand_zero_ticks(const struct demand_region *r)
+{
+	uint64_t n = 0;
+	for (unsigned c = 0; c < QB_MAX_CPUS; c++)
+		n += r->cpu[c].zero_ticks;
+	return n;
+}
+
+uint64_t demand_present_pages(const struct demand_region *r)
+{
+	uint64_t n = 0;
+	for (uint64_t off = 0; off < r->size; off += r->page)
+		n += (*leaf(r, off) & PTE_P) != 0;
+	return n;
+}
+
+int demand_node_at(const struct demand_region *r, uint64_t off)
+{
+	if (off >= r->size)
+		return -1;
+	uint64_t v = *leaf(r, ALIGN_DOWN(off, r->page));
+	if (!(v & PTE_P))
+		return -1;
+	return pmm_node_of(v & PTE_ADDR);
+}
+
+uint64_t demand_phys_of(const struct demand_region *r, uint64_t off)
+{
+	if (off >= r->size)
+		return 0;
+	uint64_t v = *leaf(r, ALIGN_DOWN(off, r->page));
+	if (!(v & PTE_P))
+		return 0;
+	return (v & PTE_ADDR & ~(r->page - 1)) + (off & (r->page - 1));
+}

@@ -1,0 +1,117 @@
+/* demand.h - demand-zero memory: pages appear on first touch, zeroed by the page-fault handler, as an OS does (Intel SDM vol. 3A §4.7).
+ *
+ * A region is a range of kernel virtual addresses whose pages start
+ * not-present. The first access to a page faults; the handler takes a free
+ * page from the faulting CPU's NUMA node (or a fixed node), zeroes it, maps
+ * it, flushes that TLB entry on the faulting CPU and returns, counting the
+ * fault and its cost. The bookkeeping here is pure C: the hardware (CR2, the
+ * PML4, INVLPG, the TSC, the CPU's identity) comes through the demand_hw_*
+ * functions, which kernel/demand_hw.c provides and host tests stub. */
+#ifndef QB_KERNEL_DEMAND_H
+#define QB_KERNEL_DEMAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qb_limits.h"
+
+#define DEMAND_PAGE_4K 0x1000ull
+#define DEMAND_PAGE_2M 0x200000ull
+#define DEMAND_MAX_REGIONS 4
+#define DEMAND_MAX_BYTES (64ull << 30)   /* per region: 64 page directories */
+#define DEMAND_PDS (DEMAND_MAX_BYTES >> 30)
+#define DEMAND_VA_BASE 0x0000400000000000ull /* PML4 slot 128 onwards: far from the identity map */
+#define DEMAND_VA_STRIDE (1ull << 39)    /* one PML4 slot (512 GiB) per region */
+
+/* Where a faulting page's memory comes from. */
+enum demand_policy {
+	DEMAND_FIRST_TOUCH,   /* the faulting CPU's node, as Linux's and Windows' default policy */
+	DEMAND_FIXED_NODE,    /* always region->node */
+};
+
+/* What the handler does to the page before mapping it. */
+enum demand_zeroing {
+	DEMAND_ZERO_STOSB,    /* zero it with rep stosb, as an OS must */
+	DEMAND_PREZEROED,     /* take one zeroed in advance: the fault costs entry, bookkeeping and return only */
+};
+
+/* Per-CPU fault accounting, one line each (written by that CPU's handler only). */
+struct demand_cpu_stats {
+	uint64_t faults;
+	uint64_t handler_ticks;   /* TSC from handler entry to exit, summed */
+	uint64_t zero_ticks;      /* of which zeroing */
+	uint64_t off_node;        /* pages that had to come from another node */
+} __attribute__((aligned(64)));
+
+struct demand_region {
+	bool active;
+	uint64_t base;            /* virtual address */
+	uint64_t size;            /* bytes, a multiple of page */
+	uint64_t page;            /* DEMAND_PAGE_4K or DEMAND_PAGE_2M */
+	enum demand_policy policy;
+	enum demand_zeroing zeroing;
+	int node;                 /* DEMAND_FIXED_NODE */
+	unsigned slot;            /* PML4 slot */
+	uint64_t pdpt;            /* physical address of the region's PDPT */
+	uint64_t pd[DEMAND_PDS];  /* physical addresses of its page directories */
+	uint64_t *pool;           /* DEMAND_PREZEROED: stack of zeroed pages (virtual pointer) */
+	uint64_t pool_phys, pool_pages, pool_len; /* the stack's own memory, capacity and fill */
+	uint64_t table_bytes;     /* page-table memory the region holds */
+	volatile uint64_t pages_by_node[QB_MAX_NODES];
+	struct demand_cpu_stats cpu[QB_MAX_CPUS];
+};
+
+/* Create a region of `size` bytes (rounded up to whole pages) with the given
+ * page size, policy and zeroing. Page tables are built now, every entry
+ * not-present; with DEMAND_PREZEROED, size/page zeroed pages are reserved on
+ * `node` (or any node) now. Returns NULL with *why set on failure. */
+struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, const char **why);
+
+/* The region's first byte. */
+static inline void *demand_base(const struct demand_region *r)
+{
+	return (void *)(uintptr_t)r->base;
+}
+
+/* Unmap every page (returning it to the allocator, or re-zeroed to the pool),
+ * flush every CPU's TLB, and clear the counters: the region is fresh again. */
+void demand_reset(struct demand_region *r);
+
+/* Map every page now, zeroed, without faults (a "mapped but never touched"
+ * region for the TLB-miss measurement), on `node` or any. false if memory ran out. */
+bool demand_populate(struct demand_region *r, int node);
+
+/* demand_reset, then free the page tables and the slot. */
+void demand_destroy(struct demand_region *r);
+
+/* The page-fault handler's work: true if va lies in a region and the fault was
+ * a not-present access that has now been resolved. err is the #PF error code. */
+bool demand_fault(uint64_t va, uint64_t err);
+
+/* Totals over all CPUs. */
+uint64_t demand_faults(const struct demand_region *r);
+uint64_t demand_handler_ticks(const struct demand_region *r);
+uint64_t demand_zero_ticks(const struct demand_region *r);
+
+/* Pages mapped now, and the NUMA node of the page at byte offset off (read
+ * from the page tables and the allocator), -1 if it is not present. */
+uint64_t demand_present_pages(const struct demand_region *r);
+int demand_node_at(const struct demand_region *r, uint64_t off);
+
+/* Physical address of the byte at offset off, 0 if its page is not present. */
+uint64_t demand_phys_of(const struct demand_region *r, uint64_t off);
+
+/* Route page faults to demand_fault (kernel/demand_hw.c; once, at boot). */
+void demand_hw_init(void);
+
+/* ---- Hardware, provided by kernel/demand_hw.c (or the tests' stubs) ------- */
+uint32_t demand_hw_cpu(void);                    /* dense number of the calling CPU */
+int demand_hw_node(void);                        /* its NUMA node */
+uint64_t demand_hw_ticks(void);                  /* TSC */
+void demand_hw_invlpg(uint64_t va);              /* this CPU's TLB entry for va */
+void demand_hw_flush_all_tlbs(void);             /* every online CPU's TLB */
+bool demand_hw_set_pml4(unsigned slot, uint64_t entry); /* install (or with 0 clear) a PML4 entry */
+void *demand_hw_phys(uint64_t phys);             /* identity-mapped pointer to physical memory */
+uint64_t demand_hw_nx_bit(void);                 /* the PTE NX bit, or 0 without NX */
+
+#endif

@@ -1,0 +1,257 @@
+/* test_demand.c - host tests of demand-zero regions (kernel/demand.c): page-table updates, node choice, fault and page accounting.
+ *
+ * The real kernel/pmm.c hands out pages of a host arena split into two NUMA
+ * nodes, so "physical" addresses are host pointers; the demand_hw_* stubs
+ * below stand in for the CPU. */
+#include <stdlib.h>
+#include "check.h"
+#include "demand.h"
+#include "pmm.h"
+
+#define ARENA (48ull << 20)
+#define PTE_P 1ull
+#define PTE_PS (1ull << 7)
+
+static uint8_t *arena;
+static uint32_t cur_cpu;
+static int cur_node;
+static uint64_t ticks, flushes, invlpgs, last_invlpg;
+static uint64_t pml4[512];
+
+uint32_t demand_hw_cpu(void) { return cur_cpu; }
+int demand_hw_node(void) { return cur_node; }
+uint64_t demand_hw_ticks(void) { return ticks += 10; }
+void demand_hw_invlpg(uint64_t va) { invlpgs++; last_invlpg = va; }
+void demand_hw_flush_all_tlbs(void) { flushes++; }
+bool demand_hw_set_pml4(unsigned slot, uint64_t entry)
+{
+	if (slot >= 512 || (entry && pml4[slot]))
+		return false;
+	pml4[slot] = entry;
+	return true;
+}
+void *demand_hw_phys(uint64_t phys) { return (void *)(uintptr_t)phys; }
+uint64_t demand_hw_nx_bit(void) { return 1ull << 63; }
+
+static void setup(void)
+{
+	if (!arena)
+		arena = aligned_alloc(2 << 20, ARENA);
+	memset(arena, 0xaa, ARENA); /* garbage, so zeroing is visible */
+	memset(pml4, 0, sizeof(pml4));
+	uint64_t base = (uint64_t)(uintptr_t)arena;
+	struct pmm_node_range nodes[2] = { { base, base + ARENA / 2, 0 }, { base + ARENA / 2, base + ARENA, 1 } };
+	pmm_reset(nodes, 2);
+	pmm_add(base, ARENA);
+	cur_cpu = 0;
+	cur_node = 0;
+	flushes = invlpgs = 0;
+}
+
+/* The leaf entry for va, walked from the stub PML4 like the MMU would. */
+static uint64_t walk(uint64_t va, bool large)
+{
+	uint64_t e = pml4[(va >> 39) & 511];
+	if (!(e & PTE_P))
+		return 0;
+	e = ((uint64_t *)(uintptr_t)(e & 0x000ffffffffff000ull))[(va >> 30) & 511];
+	if (!(e & PTE_P))
+		return 0;
+	e = ((uint64_t *)(uintptr_t)(e & 0x000ffffffffff000ull))[(va >> 21) & 511];
+	if (large || !(e & PTE_P))
+		return e;
+	return ((uint64_t *)(uintptr_t)(e & 0x000ffffffffff000ull))[(va >> 12) & 511];
+}
+
+static bool all_zero(uint64_t phys, uint64_t len)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)phys;
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+TEST(first_touch_maps_a_zeroed_page_on_the_faulting_cpus_node)
+{
+	setup();
+	const char *why = 0;
+	uint64_t kernel0 = pmm_used_bytes(PMM_KERNEL);
+	struct demand_region *r = demand_create(64 * 4096 + 1, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK_EQ_U(r->size, 65 * 4096);
+	CHECK_EQ_U(pmm_used_bytes(PMM_KERNEL) - kernel0, 3 * 4096); /* PDPT, PD, one PT */
+	CHECK(pml4[(r->base >> 39) & 511] & PTE_P);
+	CHECK_EQ_U(demand_present_pages(r), 0);
+
+	uint64_t va = r->base + 5 * 4096 + 17;
+	cur_cpu = 3;
+	cur_node = 1;
+	CHECK(demand_fault(va, 0x2)); /* write, not present */
+	uint64_t pte = walk(va, false);
+	CHECK(pte & PTE_P);
+	CHECK(pte >> 63);                                  /* NX on data */
+	uint64_t phys = pte & 0x000ffffffffff000ull;
+	CHECK(phys >= (uint64_t)(uintptr_t)arena + ARENA / 2); /* node 1's half */
+	CHECK(all_zero(phys, 4096));
+	CHECK_EQ_U(demand_node_at(r, 5 * 4096), 1);
+	CHECK_EQ_U(demand_node_at(r, 6 * 4096), (uint64_t)-1);
+	CHECK_EQ_U(last_invlpg, r->base + 5 * 4096);
+	CHECK_EQ_U(r->cpu[3].faults, 1);
+	CHECK_EQ_U(demand_faults(r), 1);
+	CHECK(r->cpu[3].handler_ticks > r->cpu[3].zero_ticks && r->cpu[3].zero_ticks > 0);
+	CHECK_EQ_U(r->pages_by_node[1], 1);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 4096);
+
+	/* A second fault on a mapped page (another CPU won the race) changes nothing. */
+	CHECK(demand_fault(va + 8, 0));
+	CHECK_EQ_U(demand_faults(r), 1);
+	CHECK_EQ_U(walk(va, false), pte);
+	demand_destroy(r);
+	CHECK_EQ_U(pmm_used_bytes(PMM_KERNEL), kernel0);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 0);
+	CHECK_EQ_U(pml4[(r->base >> 39) & 511], 0);
+}
+
+TEST(faults_that_are_not_ours_are_refused)
+{
+	setup();
+	const char *why = 0;
+	struct demand_region *r = demand_create(1 << 20, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK(!demand_fault(r->base, 0x1));             /* protection fault */
+	CHECK(!demand_fault(r->base + r->size, 0));     /* just past the end */
+	CHECK(!demand_fault(0x1000, 0));                /* not a region */
+	CHECK_EQ_U(demand_faults(r), 0);
+	demand_destroy(r);
+}
+
+TEST(fixed_node_and_fallback_when_the_node_is_full)
+{
+	setup();
+	const char *why = 0;
+	struct demand_region *r = demand_create(1 << 20, DEMAND_PAGE_4K, DEMAND_FIXED_NODE, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	cur_node = 1;
+	CHECK(demand_fault(r->base, 0));
+	CHECK_EQ_U(demand_node_at(r, 0), 0); /* the region's node, not the CPU's */
+	/* Use up node 0, then fault again: the page comes from node 1 and is counted. */
+	while (pmm_alloc(1, 0, 4096, 0, PMM_WORKLOAD))
+		;
+	CHECK(demand_fault(r->base + 4096, 0));
+	CHECK_EQ_U(demand_node_at(r, 4096), 1);
+	CHECK_EQ_U(r->cpu[0].off_node, 1);
+	demand_destroy(r);
+}
+
+TEST(two_megabyte_pages)
+{
+	setup();
+	const char *why = 0;
+	struct demand_region *r = demand_create(8 << 20, DEMAND_PAGE_2M, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	cur_node = 1;
+	CHECK(demand_fault(r->base + (2 << 20) + 12345, 0));
+	uint64_t pde = walk(r->base + (2 << 20), true);
+	CHECK((pde & PTE_P) && (pde & PTE_PS));
+	uint64_t phys = pde & 0x000fffffffe00000ull;
+	CHECK_EQ_U(phys & ((2 << 20) - 1), 0);
+	CHECK(all_zero(phys, 2 << 20));
+	CHECK_EQ_U(demand_node_at(r, (2 << 20) + 5), 1);
+	CHECK_EQ_U(demand_present_pages(r), 1);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 2 << 20);
+	demand_reset(r);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 0);
+	CHECK_EQ_U(demand_present_pages(r), 0);
+	demand_destroy(r);
+}
+
+TEST(prezeroed_pool_costs_no_zeroing_and_refills_on_reset)
+{
+	setup();
+	const char *why = 0;
+	struct demand_region *r = demand_create(16 * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_PREZEROED, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK_EQ_U(r->pool_len, 16);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 16 * 4096);
+	for (int i = 0; i < 16; i++)
+		CHECK(demand_fault(r->base + (uint64_t)i * 4096, 0));
+	CHECK_EQ_U(r->pool_len, 0);
+	CHECK_EQ_U(demand_zero_ticks(r), 0);
+	CHECK_EQ_U(demand_faults(r), 16);
+	/* Dirty a page; reset must hand it back zeroed. */
+	uint64_t phys = walk(r->base, false) & 0x000ffffffffff000ull;
+	memset((void *)(uintptr_t)phys, 0x55, 4096);
+	uint64_t f0 = flushes;
+	demand_reset(r);
+	CHECK_EQ_U(flushes, f0 + 1);
+	CHECK_EQ_U(r->pool_len, 16);
+	CHECK_EQ_U(demand_faults(r), 0);
+	for (unsigned i = 0; i < r->pool_len; i++)
+		CHECK(all_zero(r->pool[i], 4096));
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 16 * 4096);
+	demand_destroy(r);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 0);
+}
+
+TEST(populate_maps_everything_without_faults)
+{
+	setup();
+	const char *why = 0;
+	struct demand_region *r = demand_create(32 * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK(demand_populate(r, 1));
+	CHECK_EQ_U(demand_present_pages(r), 32);
+	CHECK_EQ_U(demand_faults(r), 0);
+	for (int i = 0; i < 32; i++)
+		CHECK_EQ_U(demand_node_at(r, (uint64_t)i * 4096), 1);
+	demand_destroy(r);
+}
+
+TEST(limits_and_bad_arguments)
+{
+	setup();
+	const char *why = 0;
+	CHECK(demand_create(4096, 8192, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) == 0);
+	CHECK(why != 0);
+	CHECK(demand_create(0, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) == 0);
+	CHECK(demand_create(DEMAND_MAX_BYTES + 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) == 0);
+	struct demand_region *rs[DEMAND_MAX_REGIONS];
+	for (int i = 0; i < DEMAND_MAX_REGIONS; i++) {
+		rs[i] = demand_create(4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+		CHECK(rs[i] != 0);
+	}
+	CHECK(demand_create(4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) == 0);
+	for (int i = 0; i < DEMAND_MAX_REGIONS; i++)
+		demand_destroy(rs[i]);
+	/* Out of memory: the prezeroed pool cannot be filled, nothing leaks. */
+	uint64_t used = pmm_used_bytes(PMM_WORKLOAD);
+	CHECK(demand_create(ARENA, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_PREZEROED, 0, &why) == 0);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), used);
+	CHECK_EQ_U(pmm_used_bytes(PMM_KERNEL), 0);
+}
+
+int main(void)
+{
+	RUN(first_touch_maps_a_zeroed_page_on_the_faulting_cpus_node);
+	RUN(faults_that_are_not_ours_are_refused);
+	RUN(fixed_node_and_fallback_when_the_node_is_full);
+	RUN(two_megabyte_pages);
+	RUN(prezeroed_pool_costs_no_zeroing_and_refills_on_reset);
+	RUN(populate_maps_everything_without_faults);
+	RUN(limits_and_bad_arguments);
+	free(arena);
+	return check_summary("demand");
+}

@@ -1,0 +1,359 @@
+/* first_touch.c - demand-zero page faults made visible, after shared/seeds/003 ("Data warm up when measuring performance").
+ *
+ * On a real OS the first touch of fresh memory pays for the kernel zeroing
+ * the page, so an unwarmed first iteration looks slow. Here the kernel does
+ * the same in a controlled way (kernel/demand.c), and this workload shows:
+ *   1. the seed's experiment: copy N ints src -> dst five times in a row, with
+ *      nothing, src, or both warmed beforehand; every iteration timed, its
+ *      faults counted;
+ *   2. the cost of one first touch, split: fault entry and return, zeroing
+ *      (rep stosb, non-temporal stores, CLZERO), the whole demand-zero path,
+ *      and the first access to a mapped page (TLB miss) against a hot one;
+ *   3. 4 KiB against 2 MiB pages;
+ *   4. NUMA placement by first touch (first_touch_numa.c). */
+#include "first_touch.h"
+#include "console.h"
+#include "demand.h"
+#include "finish.h"
+#include "fmt.h"
+#include "lib.h"
+#include "pmm.h"
+#include "report.h"
+#include "stats.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define FULL_COPY_INTS (32ull << 20)     /* the seed's 32 Mi ints */
+#define QUICK_COPY_INTS (512ull << 10)
+#define ITERATIONS 5                     /* the seed's five runs in a row */
+#define FULL_PAGES 4096                  /* pages measured one by one */
+#define QUICK_PAGES 256
+#define FULL_LARGE_PAGES 64              /* 2 MiB pages */
+#define QUICK_LARGE_PAGES 4
+#define HOT_ACCESSES 256
+#define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
+#define SRC_PATTERN 0x9e3779b9u          /* anything non-zero and varying */
+
+enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
+static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
+
+/* ---- Private Variables ---------------------------------------------------- */
+static uint64_t samples[FULL_PAGES > HOT_ACCESSES ? FULL_PAGES : HOT_ACCESSES];
+static uint64_t scratch[FULL_PAGES > HOT_ACCESSES ? FULL_PAGES : HOT_ACCESSES];
+static struct cpuset bsp;
+
+/* ---- Public helpers (first_touch.h) -------------------------------------- */
+struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
+			   uint64_t bytes, const char *flush)
+{
+	(void)ctx;
+	struct rec *r = report_result_open("first-touch", variant, set);
+	rec_obj_begin(r, "params");
+	rec_u64(r, "bytes", bytes);
+	rec_str(r, "flush", flush);
+	rec_obj_end(r);
+	return r;
+}
+
+void ft_skip(const char *variant, const char *why)
+{
+	struct rec *r = report_result_open("first-touch", variant, 0);
+	report_result_close(r, "skipped", why);
+	kprintf("  %-22s skipped: %s\n", variant, why);
+}
+
+/* ---- Private Functions ---------------------------------------------------- */
+static uint64_t sum32(const volatile uint32_t *a, uint64_t n)
+{
+	uint64_t s = 0;
+	for (uint64_t i = 0; i < n; i++)
+		s += a[i];
+	return s;
+}
+
+static void flush_bsp(void)
+{
+	run_flush(&bsp);
+}
+
+/* One case of the seed's experiment; true if every check held. */
+static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
+{
+	const char *why = 0;
+	uint64_t bytes = ints * sizeof(uint32_t);
+	struct demand_region *src = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	struct demand_region *dst = src ? demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) : 0;
+	if (!src || !dst) {
+		demand_destroy(src);
+		ft_skip(case_names[c], why);
+		return false;
+	}
+	volatile uint32_t *s = demand_base(src);
+	uint32_t *d = demand_base(dst);
+	uint64_t pages = src->size / FT_PAGE;
+	bool ok = true;
+	const char *fail = 0;
+
+	/* "Warmed" is the seed's memset: every page written once before timing. */
+	if (c >= WARM_SRC)
+		for (uint64_t i = 0; i < ints; i++)
+			s[i] = (uint32_t)i * SRC_PATTERN;
+	if (c == WARM_BOTH)
+		memset(d, 0, bytes);
+	uint64_t expect = sum32(s, ints); /* for WARM_NONE this reads fresh pages: they must be zero */
+	if (c == WARM_NONE && expect != 0) {
+		ok = false;
+		fail = "a freshly faulted page did not read as zero";
+	}
+	if (c == WARM_NONE) {
+		/* The read above faulted src in; start the timed copy with src fresh again. */
+		demand_reset(src);
+	}
+	uint64_t want_faults[ITERATIONS] = { 0 };
+	want_faults[0] = (c == WARM_NONE ? pages : 0) + (c != WARM_BOTH ? pages : 0);
+
+	uint64_t ticks[ITERATIONS], faults[ITERATIONS];
+	for (int it = 0; it < ITERATIONS; it++) {
+		flush_bsp();
+		uint64_t f0 = demand_faults(src) + demand_faults(dst);
+		uint64_t t0 = tsc_start();
+		const uint32_t *sp = (const uint32_t *)(uintptr_t)s; /* a plain copy loop, as the seed's */
+		for (uint64_t i = 0; i < ints; i++)
+			d[i] = sp[i];
+		uint64_t t1 = tsc_end();
+		ticks[it] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		faults[it] = demand_faults(src) + demand_faults(dst) - f0;
+		if (sum32(d, ints) != expect) {
+			ok = false;
+			fail = "the copy's checksum differs from the source's";
+		}
+		if (faults[it] != want_faults[it]) {
+			ok = false;
+			fail = "the fault count is not the number of fresh pages touched";
+		}
+	}
+	struct stats st;
+	stats_compute(ticks, ITERATIONS, scratch, &st);
+	struct rec *r = ft_result_open(ctx, case_names[c], &bsp, bytes, "wbinvd-each-iteration");
+	report_stats(r, "ticks", &st);
+	rec_arr_begin(r, "iteration_ticks");
+	for (int it = 0; it < ITERATIONS; it++)
+		rec_u64(r, 0, ticks[it]);
+	rec_arr_end(r);
+	rec_arr_begin(r, "iteration_faults");
+	for (int it = 0; it < ITERATIONS; it++)
+		rec_u64(r, 0, faults[it]);
+	rec_arr_end(r);
+	rec_u64(r, "handler_ticks", demand_handler_ticks(src) + demand_handler_ticks(dst));
+	report_result_close(r, ok ? "ok" : "fail", fail);
+	kprintf("  %-16s", case_names[c]);
+	for (int it = 0; it < ITERATIONS; it++)
+		kprintf(" %12llu (%5llu f)", (unsigned long long)ticks[it], (unsigned long long)faults[it]);
+	kprintf("%s\n", ok ? "" : "  CHECK FAILED");
+	demand_destroy(dst);
+	demand_destroy(src);
+	return ok;
+}
+
+/* Touch one word of every page of a fresh region, each touch timed. Reads
+ * first (the value must be zero), then writes. Returns false on a bad check. */
+static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, const char **fail)
+{
+	volatile uint64_t *base = demand_base(r);
+	bool ok = true;
+	for (uint64_t i = 0; i < n; i++) {
+		volatile uint64_t *w = (volatile uint64_t *)((uintptr_t)base + i * stride);
+		uint64_t t0 = tsc_start();
+		uint64_t v = *w;
+		uint64_t t1 = tsc_end();
+		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		*w = i + 1;
+		if (v != 0) {
+			ok = false;
+			*fail = "a freshly faulted page did not read as zero";
+		}
+	}
+	/* The rest of each page must be zero too (checked untimed). */
+	for (uint64_t i = 0; i < n && ok; i++) {
+		const volatile uint64_t *p = (const volatile uint64_t *)((uintptr_t)base + i * stride);
+		for (uint64_t k = 1; k < stride / sizeof(uint64_t); k++)
+			if (p[k]) {
+				ok = false;
+				*fail = "a freshly faulted page did not read as zero";
+				break;
+			}
+	}
+	if (demand_faults(r) != n) {
+		ok = false;
+		*fail = "the fault count is not the number of pages touched";
+	}
+	return ok;
+}
+
+static void report_pages(const struct wl_ctx *ctx, const char *variant, uint64_t n, uint64_t page,
+			 const struct demand_region *r, bool ok, const char *fail)
+{
+	struct stats st;
+	stats_compute(samples, n, scratch, &st);
+	struct rec *rec = ft_result_open(ctx, variant, &bsp, n * page, "wbinvd");
+	rec_u64(rec, "page_bytes", page);
+	report_stats(rec, "ticks", &st);
+	rec_f64(rec, "ticks_per_fault", st.median, 1);
+	rec_f64(rec, "ticks_per_byte", st.median / (double)page, 4);
+	if (r) {
+		uint64_t f = demand_faults(r);
+		rec_u64(rec, "faults", f);
+		rec_f64(rec, "handler_ticks_per_fault", f ? (double)demand_handler_ticks(r) / (double)f : 0, 1);
+		rec_f64(rec, "zero_ticks_per_fault", f ? (double)demand_zero_ticks(r) / (double)f : 0, 1);
+	}
+	report_result_close(rec, ok ? "ok" : "fail", fail);
+	kprintf("  %-22s median %10.0f ticks per %s page, %8.4f ticks/byte%s\n", variant, st.median,
+		page == DEMAND_PAGE_2M ? "2 MiB" : "4 KiB", st.median / (double)page, ok ? "" : "  CHECK FAILED");
+}
+
+/* Demand-zero faults: with prezeroed pages (entry and return only), the whole path, and 2 MiB pages. */
+static void fault_costs(const struct wl_ctx *ctx, uint64_t n, uint64_t n_large)
+{
+	static const struct { const char *variant; uint64_t page; enum demand_zeroing z; } kinds[] = {
+		{ "page-fault-entry", DEMAND_PAGE_4K, DEMAND_PREZEROED },
+		{ "demand-zero-4k", DEMAND_PAGE_4K, DEMAND_ZERO_STOSB },
+		{ "demand-zero-2m", DEMAND_PAGE_2M, DEMAND_ZERO_STOSB },
+	};
+	for (unsigned k = 0; k < ARRAY_SIZE(kinds); k++) {
+		uint64_t pages = kinds[k].page == DEMAND_PAGE_2M ? n_large : n;
+		const char *why = 0, *fail = 0;
+		struct demand_region *r = demand_create(pages * kinds[k].page, kinds[k].page, DEMAND_FIRST_TOUCH,
+							kinds[k].z, 0, &why);
+		if (!r) {
+			ft_skip(kinds[k].variant, why);
+			continue;
+		}
+		flush_bsp();
+		bool ok = touch_pages(r, kinds[k].page, pages, &fail);
+		report_pages(ctx, kinds[k].variant, pages, kinds[k].page, r, ok, fail);
+		demand_destroy(r);
+	}
+}
+
+static void zero_rep_stosb(void *p, uint64_t n)
+{
+	__asm__ volatile("rep stosb" : "+D"(p), "+c"(n) : "a"(0) : "memory");
+}
+
+static void zero_nt(void *p, uint64_t n)
+{
+	uint64_t *q = p;
+	for (uint64_t i = 0; i < n / sizeof(uint64_t); i++)
+		__asm__ volatile("movnti %1, %0" : "=m"(q[i]) : "r"(0ull));
+	__asm__ volatile("sfence" ::: "memory");
+}
+
+static void zero_clzero(void *p, uint64_t n)
+{
+	for (uint64_t off = 0; off < n; off += FT_LINE)
+		__asm__ volatile(".byte 0x0f, 0x01, 0xfc" /* clzero [rax] */ : : "a"((uintptr_t)p + off) : "memory");
+	__asm__ volatile("sfence" ::: "memory");
+}
+
+/* Zeroing one 4 KiB page, each way, on pages just flushed from the caches. */
+static void zeroing_costs(const struct wl_ctx *ctx, uint64_t n)
+{
+	static const struct { const char *variant; void (*fn)(void *, uint64_t); } ways[] = {
+		{ "zero-rep-stosb", zero_rep_stosb },
+		{ "zero-nt", zero_nt },
+		{ "zero-clzero", zero_clzero },
+	};
+	const struct cpuid_snap *s = ctx->bsp_cpuid;
+	bool amd = cpu_vendor_is_amd(cpuid_snap_vendor(s));
+	bool clzero = amd && s->have_ext8 && (s->ext8.ebx & CPUID_E8_EBX_CLZERO);
+	uint64_t phys = pmm_alloc(n, (int)ctx->topo->cpu[0].node, FT_PAGE, 0, PMM_WORKLOAD);
+	if (!phys) {
+		for (unsigned w = 0; w < ARRAY_SIZE(ways); w++)
+			ft_skip(ways[w].variant, "no memory for the pages");
+		return;
+	}
+	uint8_t *pages = (uint8_t *)(uintptr_t)phys;
+	for (unsigned w = 0; w < ARRAY_SIZE(ways); w++) {
+		if (w == 2 && !clzero) {
+			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
+			continue;
+		}
+		memset(pages, 0xa5, n * FT_PAGE);
+		flush_bsp();
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t t0 = tsc_start();
+			ways[w].fn(pages + i * FT_PAGE, FT_PAGE);
+			uint64_t t1 = tsc_end();
+			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		}
+		bool ok = true;
+		for (uint64_t i = 0; i < n * FT_PAGE && ok; i++)
+			ok = pages[i] == 0;
+		report_pages(ctx, ways[w].variant, n, FT_PAGE, 0, ok, ok ? 0 : "a page was not zeroed");
+	}
+	pmm_free(phys, n, PMM_WORKLOAD);
+}
+
+/* First access to a mapped, never-touched page (TLB miss and page walk; data
+ * cold or already in cache) against an access to a hot page. */
+static void tlb_costs(const struct wl_ctx *ctx, uint64_t n)
+{
+	const char *why = 0;
+	struct demand_region *r = demand_create(n * FT_PAGE, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	if (!r || !demand_populate(r, (int)ctx->topo->cpu[0].node)) {
+		demand_destroy(r);
+		ft_skip("tlb-miss", why ? why : "out of memory");
+		ft_skip("tlb-miss-cached", why ? why : "out of memory");
+		ft_skip("hot-access", why ? why : "out of memory");
+		return;
+	}
+	volatile uint8_t *base = demand_base(r);
+	uint64_t sink = 0;
+	for (int cached = 0; cached < 2; cached++) {
+		demand_hw_flush_all_tlbs();
+		flush_bsp();
+		for (uint64_t i = 0; i < n; i++) {
+			volatile uint64_t *w = (volatile uint64_t *)(base + i * FT_PAGE);
+			if (cached) {
+				/* Bring the line in through another mapping, so only the walk misses. */
+				uint64_t off = i * FT_PAGE;
+				sink += *(volatile uint64_t *)(uintptr_t)demand_phys_of(r, off);
+			}
+			uint64_t t0 = tsc_start();
+			sink += *w;
+			uint64_t t1 = tsc_end();
+			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		}
+		report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", n, FT_PAGE, 0, demand_faults(r) == 0,
+			     "the populated region took page faults");
+	}
+	for (uint64_t i = 0; i < HOT_ACCESSES; i++) {
+		uint64_t t0 = tsc_start();
+		sink += *(volatile uint64_t *)base;
+		uint64_t t1 = tsc_end();
+		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+	}
+	report_pages(ctx, "hot-access", HOT_ACCESSES, FT_PAGE, 0, sink == 0, "mapped pages were not zero");
+	demand_destroy(r);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void first_touch_run(const struct wl_ctx *ctx)
+{
+	uint64_t ints = ctx->quick ? QUICK_COPY_INTS : FULL_COPY_INTS;
+	uint64_t pages = ctx->quick ? QUICK_PAGES : FULL_PAGES;
+	uint64_t large = ctx->quick ? QUICK_LARGE_PAGES : FULL_LARGE_PAGES;
+	bsp.n = 1;
+	bsp.cpu[0] = ctx->online->cpu[0];
+
+	kprintf("first-touch: copy %llu ints src -> dst, %d times in a row (ticks, faults):\n",
+		(unsigned long long)ints, ITERATIONS);
+	for (int c = 0; c < N_CASES; c++)
+		copy_case(ctx, (enum copy_case)c, ints);
+	kprintf("\n  one first touch, split (%llu pages of 4 KiB, %llu of 2 MiB):\n", (unsigned long long)pages,
+		(unsigned long long)large);
+	fault_costs(ctx, pages, large);
+	zeroing_costs(ctx, pages);
+	tlb_costs(ctx, pages);
+	first_touch_numa(ctx);
+}

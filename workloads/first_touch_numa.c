@@ -1,0 +1,271 @@
+/* first_touch_numa.c - where first touch puts pages on a NUMA machine, after the comment on shared/seeds/003.
+ *
+ * (a) one CPU warms the whole buffer, as the seed's code does, so every page
+ * lands on its node; (b) each CPU first-touches the part it will use, as the
+ * seed's commenter recommends. Then every CPU sums its part and the two are
+ * compared. A node x node matrix gives latency (a dependent pointer chase)
+ * and bandwidth (a sequential read) from a CPU on node i to memory on node j. */
+#include "first_touch.h"
+#include "console.h"
+#include "demand.h"
+#include "finish.h"
+#include "lib.h"
+#include "pmm.h"
+#include "report.h"
+#include "stats.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define FULL_NUMA_BYTES (1ull << 30)
+#define QUICK_NUMA_BYTES (16ull << 20)
+#define FULL_MATRIX_BYTES (256ull << 20)   /* well past any LLC */
+#define QUICK_MATRIX_BYTES (2ull << 20)
+#define CHASE_STEPS_QUICK 20000ull
+#define CHASE_STEPS_FULL 2000000ull
+#define MAX_NODES_SHOWN 64
+#define LCG_MUL 6364136223846793005ull     /* Knuth, MMIX: the chase's shuffle */
+#define LCG_ADD 1442695040888963407ull
+#define LCG_OUT_SHIFT 33
+
+/* ---- Types ---------------------------------------------------------------- */
+struct numa_job {
+	volatile uint64_t *buf;
+	uint64_t words;
+	bool write;                 /* first touch by writing (index + 1), else sum */
+	uint64_t sum[QB_MAX_CPUS][8];
+	uint64_t ticks[QB_MAX_CPUS];
+};
+
+struct chase_job {
+	uint64_t *buf;
+	uint64_t lines, steps;
+	uint64_t chase_ticks, read_ticks, sink;
+};
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct numa_job job;
+static struct chase_job chase;
+static struct cpuset one, all;
+static double lat[MAX_NODES_SHOWN][MAX_NODES_SHOWN], bw[MAX_NODES_SHOWN][MAX_NODES_SHOWN];
+static uint64_t scratch[QB_MAX_CPUS];
+
+/* ---- Private Functions ---------------------------------------------------- */
+static int node_of_cpu(const struct wl_ctx *ctx, uint32_t dense)
+{
+	for (uint32_t k = 0; k < ctx->topo->ncpu; k++)
+		if (ctx->cpu_of_topo[k] == dense)
+			return (int)ctx->topo->cpu[k].node;
+	return 0;
+}
+
+static void part(uint64_t words, uint32_t n, uint32_t t, uint64_t *start, uint64_t *end)
+{
+	/* Page-aligned parts, so that each page has exactly one owner. */
+	uint64_t per_page = FT_PAGE / sizeof(uint64_t), pages = words / per_page;
+	*start = (pages * t / n) * per_page;
+	*end = (pages * (t + 1) / n) * per_page;
+}
+
+static void numa_thread(const struct run_thread *t)
+{
+	struct numa_job *j = t->arg;
+	uint64_t s, e;
+	part(j->words, t->n, t->index, &s, &e);
+	uint64_t t0 = tsc_start(), acc = 0;
+	if (j->write)
+		for (uint64_t i = s; i < e; i++)
+			j->buf[i] = i + 1;
+	else
+		for (uint64_t i = s; i < e; i++)
+			acc += j->buf[i];
+	j->ticks[t->index] = tsc_end() - t0;
+	j->sum[t->index][0] = acc;
+}
+
+/* (a) or (b): warm, verify every page's node, then everyone sums its part. */
+static void placement_case(const struct wl_ctx *ctx, const char *variant, bool each_cpu, uint64_t bytes,
+			   double *slowest_out)
+{
+	const char *why = 0, *fail = 0;
+	struct demand_region *r = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	if (!r) {
+		ft_skip(variant, why);
+		return;
+	}
+	job.buf = demand_base(r);
+	job.words = r->size / sizeof(uint64_t);
+	job.write = true;
+	bool ok = run_on(each_cpu ? &all : &one, numa_thread, &job, 0, ctx->timeout_ms, 0) == RUN_OK;
+	if (!ok)
+		fail = "the warming run failed";
+	/* Every page where the policy says, from the page tables and the allocator. */
+	uint64_t misplaced = 0;
+	for (uint32_t t = 0; ok && t < all.n; t++) {
+		uint64_t s, e;
+		part(job.words, all.n, t, &s, &e);
+		int want = node_of_cpu(ctx, each_cpu ? all.cpu[t] : one.cpu[0]);
+		for (uint64_t off = s * sizeof(uint64_t); off < e * sizeof(uint64_t); off += FT_PAGE)
+			misplaced += demand_node_at(r, off) != want;
+	}
+	if (ok && misplaced) {
+		ok = false;
+		fail = "pages are not on the node the policy intended";
+	}
+	if (ok && demand_faults(r) != demand_present_pages(r)) {
+		ok = false;
+		fail = "the fault count is not the number of pages touched";
+	}
+	/* Everyone sums its own part, flushed first. */
+	job.write = false;
+	static uint64_t slowest[256];
+	uint32_t reps = MIN(ctx->reps, 256u), got = 0;
+	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
+		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, ctx->timeout_ms, 0) != RUN_OK) {
+			ok = false;
+			fail = "the summing run failed";
+			break;
+		}
+		uint64_t total = 0, worst = 0;
+		for (uint32_t t = 0; t < all.n; t++) {
+			total += job.sum[t][0];
+			worst = MAX(worst, job.ticks[t]);
+		}
+		uint64_t n = job.words / (FT_PAGE / sizeof(uint64_t)) * (FT_PAGE / sizeof(uint64_t));
+		if (total != n * (n + 1) / 2) {
+			ok = false;
+			fail = "the sums do not match what was written";
+		}
+		if (rep > 0)
+			slowest[got++] = worst > tsc_overhead() ? worst - tsc_overhead() : 0;
+	}
+	struct stats st;
+	stats_compute(slowest, got, scratch, &st);
+	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, ctx->flush ? "wbinvd" : "none");
+	report_stats(rec, "ticks", &st);
+	rec_f64(rec, "bytes_per_tick", st.median > 0 ? (double)r->size / st.median : 0, 4);
+	rec_arr_begin(rec, "pages_by_node");
+	for (uint32_t n = 0; n < ctx->nodes && n < QB_MAX_NODES; n++)
+		rec_u64(rec, 0, r->pages_by_node[n]);
+	rec_arr_end(rec);
+	rec_u64(rec, "misplaced_pages", misplaced);
+	report_result_close(rec, ok ? "ok" : "fail", fail);
+	kprintf("  %-22s median %12.0f ticks for all CPUs to sum %llu MiB%s\n", variant, st.median,
+		(unsigned long long)(r->size >> 20), ok ? "" : "  CHECK FAILED");
+	*slowest_out = st.median;
+	demand_destroy(r);
+}
+
+static void chase_thread(const struct run_thread *t)
+{
+	struct chase_job *c = t->arg;
+	uint64_t idx = 0, sum = 0;
+	uint64_t t0 = tsc_start();
+	for (uint64_t i = 0; i < c->steps; i++)
+		idx = c->buf[idx * (FT_LINE / sizeof(uint64_t))];
+	uint64_t t1 = tsc_end();
+	for (uint64_t i = 0; i < c->lines * (FT_LINE / sizeof(uint64_t)); i++)
+		sum += c->buf[i];
+	uint64_t t2 = tsc_end();
+	c->chase_ticks = t1 - t0;
+	c->read_ticks = t2 - t1;
+	c->sink = idx + sum;
+}
+
+/* A random cycle through every line of the buffer (Sattolo's shuffle). */
+static void build_chase(uint64_t *buf, uint64_t lines)
+{
+	uint64_t per = FT_LINE / sizeof(uint64_t), x = lines;
+	for (uint64_t i = 0; i < lines; i++)
+		buf[i * per] = i;
+	for (uint64_t i = lines - 1; i > 0; i--) {
+		x = x * LCG_MUL + LCG_ADD;
+		uint64_t j = (x >> LCG_OUT_SHIFT) % i;
+		uint64_t tmp = buf[i * per];
+		buf[i * per] = buf[j * per];
+		buf[j * per] = tmp;
+	}
+}
+
+static void emit_matrix(const char *variant, const char *unit, double m[][MAX_NODES_SHOWN], uint32_t n)
+{
+	struct rec *r = console_rec_open("matrix");
+	rec_str(r, "workload", "first-touch");
+	rec_str(r, "variant", variant);
+	rec_str(r, "unit", unit);
+	rec_arr_begin(r, "nodes");
+	for (uint32_t i = 0; i < n; i++)
+		rec_u64(r, 0, i);
+	rec_arr_end(r);
+	rec_arr_begin(r, "values");
+	for (uint32_t i = 0; i < n; i++) {
+		rec_arr_begin(r, 0);
+		for (uint32_t j = 0; j < n; j++) {
+			if (m[i][j] < 0)
+				rec_null(r, 0);
+			else
+				rec_f64(r, 0, m[i][j], 3);
+		}
+		rec_arr_end(r);
+	}
+	rec_arr_end(r);
+	rec_str(r, "check", "ok");
+	console_rec_emit(r);
+}
+
+static void node_matrix(const struct wl_ctx *ctx)
+{
+	uint32_t n = MIN(ctx->nodes, (uint32_t)MAX_NODES_SHOWN);
+	uint64_t bytes = ctx->quick ? QUICK_MATRIX_BYTES : FULL_MATRIX_BYTES;
+	kprintf("\n  node x node: latency (ticks per dependent load) and bandwidth (bytes per tick)\n");
+	for (uint32_t i = 0; i < n; i++) {
+		int cpu = -1;
+		for (uint32_t k = 0; k < ctx->topo->ncpu && cpu < 0; k++)
+			if (ctx->topo->cpu[k].node == i)
+				cpu = (int)ctx->cpu_of_topo[k];
+		for (uint32_t j = 0; j < n; j++) {
+			lat[i][j] = bw[i][j] = -1;
+			uint64_t phys = cpu >= 0 ? pmm_alloc(bytes / FT_PAGE, (int)j, FT_PAGE, 0, PMM_WORKLOAD) : 0;
+			if (!phys)
+				continue; /* a node without CPUs or without memory: null in the matrix */
+			chase.buf = (uint64_t *)(uintptr_t)phys;
+			chase.lines = bytes / FT_LINE;
+			chase.steps = ctx->quick ? CHASE_STEPS_QUICK : CHASE_STEPS_FULL;
+			build_chase(chase.buf, chase.lines);
+			one.n = 1;
+			one.cpu[0] = (uint32_t)cpu;
+			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, ctx->timeout_ms, 0) == RUN_OK) {
+				lat[i][j] = (double)chase.chase_ticks / (double)chase.steps;
+				bw[i][j] = chase.read_ticks ? (double)bytes / (double)chase.read_ticks : 0;
+			}
+			pmm_free(phys, bytes / FT_PAGE, PMM_WORKLOAD);
+			kprintf("  cpu %3d node %u -> memory node %u: %9.1f ticks/load %8.3f bytes/tick\n", cpu, i, j,
+				lat[i][j], bw[i][j]);
+		}
+	}
+	emit_matrix("numa-latency", "ticks_per_load", lat, n);
+	emit_matrix("numa-bandwidth", "bytes_per_tick", bw, n);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void first_touch_numa(const struct wl_ctx *ctx)
+{
+	static const char *const variants[] = { "numa-one-cpu-warms", "numa-each-cpu-touches",
+						"numa-latency", "numa-bandwidth" };
+	kprintf("\n  NUMA first-touch placement:\n");
+	if (ctx->nodes < 2) {
+		for (unsigned v = 0; v < ARRAY_SIZE(variants); v++)
+			ft_skip(variants[v], "one NUMA node: no SRAT, or one proximity domain");
+		return;
+	}
+	all = *ctx->online;
+	one.n = 1;
+	one.cpu[0] = ctx->online->cpu[0];
+	uint64_t bytes = ctx->quick ? QUICK_NUMA_BYTES : FULL_NUMA_BYTES;
+	bytes = MIN(bytes, ALIGN_DOWN(pmm_free_bytes(PMM_ANY_NODE) / 4, FT_PAGE));
+	double a = 0, b = 0;
+	placement_case(ctx, variants[0], false, bytes, &a);
+	placement_case(ctx, variants[1], true, bytes, &b);
+	if (a > 0 && b > 0)
+		kprintf("  one CPU warming costs the later parallel sum %.0f%% of per-CPU first touch\n", 100.0 * a / b);
+	node_matrix(ctx);
+}
