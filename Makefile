@@ -141,7 +141,7 @@ deps:
 	tools/deps
 
 # ---- running and testing --------------------------------------------------
-.PHONY: run test boottest asmtest
+.PHONY: run test boottest asmtest toolstest
 run: $(BUILD)/quietbench.efi
 	tools/qemu-run --efi $< --smp $(SMP) --mem $(MEM) --default-profile quick --log $(BUILD)/run.log -- $(ARGS)
 
@@ -152,4 +152,10 @@ boottest: $(BUILD)/quietbench.efi
 asmtest: $(BUILD)/workloads/counter_loops.o
 	python3 tests/asm/check_counter_loops.py $<
 
-test: unit asmtest boottest
+# tools/qb's tests need Debian's python3 (its matplotlib and pytest), which
+# may not be the first python3 on PATH.
+HOST_PYTHON ?= /usr/bin/python3
+toolstest: | $(BUILD)/.deps-ok
+	$(HOST_PYTHON) -m pytest -q tests/tools
+
+test: unit asmtest toolstest boottest

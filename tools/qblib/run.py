@@ -108,7 +108,9 @@ def printable(text, limit=120):
 
 
 def describe(p):
-    return "%s:%d: %s\n    %s" % (p["file"], p["line"], p["reason"], printable(p["text"]))
+    """file:line: reason, then the damaged text (if any) on an indented line."""
+    head = "%s:%d: %s" % (p["file"], p["line"], p["reason"])
+    return head + ("\n    " + printable(p["text"]) if p.get("text") else "")
 
 
 # ---- reading a log -----------------------------------------------------------

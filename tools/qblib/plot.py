@@ -1,0 +1,339 @@
+"""plot.py - PNG plots of a run with matplotlib's Agg backend (python3-matplotlib).
+
+One plotter per figure. Each finds its records by the field names of
+docs/records.md and the workload plans (counter today; locality and
+first-touch as they arrive) and raises Skip when its data is absent. Every
+figure has a title, axes with units, and the machine and date in a footer.
+"""
+import math
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullLocator  # noqa: E402
+
+from .table import PAIR_MEANING  # noqa: E402
+
+DPI = 100
+WIDE = (9.0, 5.5)    # inches: 900 x 550 pixels at DPI
+SQUARE = (8.0, 7.0)  # heat maps: 800 x 700 pixels
+STYLE = {"compact": ("-", "o"), "scatter": ("--", "s")}  # line style and marker per placement
+OTHER_STYLE = (":", "^")
+SIZE_ORDER = ["small", "llc", "dram"]
+LOCALITY_ORDER = ["interleaved", "blocked-strided", "blocked"]
+PAGE_VARIANTS = ["page-fault-entry", "zero-rep-stosb", "zero-nt", "zero-clzero", "demand-zero-4k", "demand-zero-2m",
+                 "tlb-miss", "tlb-miss-cached", "hot-access"]
+OWN_PLOTTERS = ("counter", "locality", "first-touch")  # workloads with their own figures
+ANNOTATE_MAX = 12  # heat maps up to this size get their values written in the cells
+
+
+class Skip(Exception):
+    """The plot's data is not in this run."""
+
+
+def placement(r):
+    return str((r.get("params") or {}).get("placement", "-"))
+
+
+def measured(rs):
+    return [r for r in rs if r.get("check") != "skipped" and r.get("median") is not None]
+
+
+def human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return ("%d %s" if float(n).is_integer() else "%.1f %s") % (n, unit)
+        n /= 1024.0
+    return str(n)
+
+
+def finish(fig, run, path):
+    """Footer (machine and date, build and log), layout, save, close."""
+    fig.text(0.01, 0.012, run.footer(), fontsize=8, color="0.35", ha="left", va="bottom")
+    fig.text(0.99, 0.012, "QuietBench %s, %s" % (run.boot.get("build", "?"), os.path.basename(run.source)),
+             fontsize=8, color="0.35", ha="right", va="bottom")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def spread_is_wide(values, factor=50.0):
+    v = [x for x in values if x and x > 0]
+    return bool(v) and max(v) / min(v) > factor
+
+
+# ---- counter ---------------------------------------------------------------------
+def counter_slowdown(run, outdir):
+    res = [r for r in measured(run.results("counter"))
+           if not placement(r).startswith("pair-") and r.get("slowdown_pct") is not None]
+    if not res:
+        raise Skip("no counter results")
+    fig, ax = plt.subplots(figsize=WIDE)
+    layouts = list(dict.fromkeys(r.get("variant") for r in res))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    threads = sorted({r["threads"] for r in res})
+    for i, lay in enumerate(layouts):
+        for pl in dict.fromkeys(placement(r) for r in res):
+            pts = sorted((r["threads"], r["slowdown_pct"]) for r in res
+                         if r.get("variant") == lay and placement(r) == pl)
+            if not pts:
+                continue
+            ls, mk = STYLE.get(pl, OTHER_STYLE)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle=ls, marker=mk,
+                    color=colors[i % len(colors)], label="%s, %s" % (lay, pl))
+    ax.axhline(100, color="0.6", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(threads)
+    ax.set_xticklabels([str(t) for t in threads])
+    ax.xaxis.set_minor_locator(NullLocator())
+    if spread_is_wide([r["slowdown_pct"] for r in res]):
+        ax.set_yscale("log")
+    ax.set_xlabel("threads")
+    ax.set_ylabel("slowdown (% of 1 thread, same layout)")
+    ax.set_title("counter: false sharing, slowdown against threads (solid compact, dashed scatter)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    return [finish(fig, run, os.path.join(outdir, "counter-slowdown.png"))]
+
+
+def counter_pairs(run, outdir):
+    pairs = [r for r in run.results("counter") if placement(r).startswith("pair-")]
+    if not pairs:
+        raise Skip("no counter pair results")
+    fig, ax = plt.subplots(figsize=WIDE)
+    xs = range(len(pairs))
+    top = max([r.get("ticks_per_increment") or 0 for r in pairs] + [1])
+    for x, r in zip(xs, pairs):
+        if r.get("check") == "skipped" or r.get("ticks_per_increment") is None:
+            ax.text(x, top * 0.02, "skipped", ha="center", va="bottom", rotation=90, fontsize=8, color="0.4")
+            continue
+        ax.bar(x, r["ticks_per_increment"], color="C3" if r.get("check") != "ok" else "C0", width=0.6)
+        if r.get("slowdown_pct") is not None:
+            ax.text(x, r["ticks_per_increment"], "%.0f%%" % r["slowdown_pct"], ha="center", va="bottom", fontsize=9)
+    one = [r for r in measured(run.results("counter"))
+           if r.get("variant") == "packed" and r.get("threads") == 1 and placement(r) == "compact"]
+    if one and one[0].get("ticks_per_increment") is not None:
+        ax.axhline(one[0]["ticks_per_increment"], color="0.5", linestyle="--", linewidth=0.8)
+        ax.text(-0.5, one[0]["ticks_per_increment"], " packed, 1 thread", va="bottom", ha="left",
+                fontsize=8, color="0.4")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(["%s\n%s\n%s" % (placement(r), PAIR_MEANING.get(placement(r), ""),
+                                        "CPUs " + ",".join(str(c) for c in r.get("cpus", [])) if r.get("cpus") else "")
+                        for r in pairs], fontsize=8)
+    ax.set_ylabel("ticks per increment (slowest thread)")
+    ax.set_xlabel("pair of CPUs, by distance in the cache hierarchy (labels: slowdown against 1 thread)")
+    ax.set_title("counter: one packed pair per topology relation")
+    ax.grid(True, axis="y", alpha=0.3)
+    return [finish(fig, run, os.path.join(outdir, "counter-pairs.png"))]
+
+
+# ---- matrices (counter core-to-core, first-touch NUMA) ----------------------------------
+MATRIX_TITLES = {
+    ("counter", "packed"): "counter: core-to-core cost of a packed pair",
+    ("first-touch", "numa-latency"): "first-touch: NUMA latency, node to node",
+    ("first-touch", "numa-bandwidth"): "first-touch: NUMA bandwidth, node to node",
+}
+
+
+def matrices(run, outdir):
+    ms = [m for m in run.of_kind("matrix") if m.get("values")]
+    if not ms:
+        raise Skip("no matrix records")
+    out = []
+    for m in ms:
+        labels = m.get("cpus") or m.get("nodes") or list(range(len(m["values"])))
+        what = "CPU" if m.get("cpus") else "node"
+        vals = [[float("nan") if v is None else v for v in row] for row in m["values"]]
+        fig, ax = plt.subplots(figsize=SQUARE)
+        cmap = plt.get_cmap("viridis").copy()
+        cmap.set_bad("0.85")
+        im = ax.imshow(vals, cmap=cmap, interpolation="nearest")
+        unit = str(m.get("unit", "value")).replace("_", " ")
+        fig.colorbar(im, ax=ax, label=unit)
+        n = len(labels)
+        step = max(1, math.ceil(n / 32))
+        ax.set_xticks(range(0, n, step))
+        ax.set_xticklabels([str(x) for x in labels[::step]], fontsize=8, rotation=90 if n > 16 else 0)
+        ax.set_yticks(range(0, n, step))
+        ax.set_yticklabels([str(x) for x in labels[::step]], fontsize=8)
+        if n <= ANNOTATE_MAX:
+            finite = [v for row in vals for v in row if v == v]
+            mid = (min(finite) + max(finite)) / 2 if finite else 0
+            for i, row in enumerate(vals):
+                for j, v in enumerate(row):
+                    if v == v:
+                        ax.text(j, i, "%.0f" % v if abs(v) >= 100 else "%.3g" % v, ha="center", va="center", fontsize=7,
+                                color="black" if v > mid else "white")
+        ax.set_xlabel(what + (" (second of the pair)" if what == "CPU" else ""))
+        ax.set_ylabel(what + (" (first of the pair)" if what == "CPU" else ""))
+        wl, var = m.get("workload", "?"), m.get("variant", "?")
+        ax.set_title(MATRIX_TITLES.get((wl, var), "%s: %s matrix" % (wl, var)))
+        out.append(finish(fig, run, os.path.join(outdir, "%s-matrix-%s.png" % (wl, var))))
+    return out
+
+
+# ---- locality ----------------------------------------------------------------------
+def locality(run, outdir):
+    res = measured(run.results("locality"))
+    if not res:
+        raise Skip("no locality results")
+    nmax = max(r.get("threads") or 0 for r in res)
+    res = [r for r in res if r.get("threads") == nmax]
+    places = list(dict.fromkeys(placement(r) for r in res))
+    pl = "compact" if "compact" in places else places[0]
+    res = [r for r in res if placement(r) == pl]
+    rate = all(r.get("bytes_per_tick") is not None for r in res)
+    accs = list(dict.fromkeys(str(r["params"].get("accumulator", "-")) for r in res))
+    sizes = sorted(dict.fromkeys(str(r["params"].get("size", "-")) for r in res),
+                   key=lambda s: (SIZE_ORDER.index(s) if s in SIZE_ORDER else len(SIZE_ORDER), s))
+    variants = sorted(dict.fromkeys(r.get("variant") for r in res),
+                      key=lambda v: (LOCALITY_ORDER.index(v) if v in LOCALITY_ORDER else 9, v))
+    fig, axes = plt.subplots(1, len(accs), figsize=WIDE, sharey=True, squeeze=False)
+    width = 0.8 / max(1, len(variants))
+    for ax, acc in zip(axes[0], accs):
+        for k, var in enumerate(variants):
+            xs, ys = [], []
+            for i, sz in enumerate(sizes):
+                hit = [r for r in res if r.get("variant") == var and str(r["params"].get("accumulator", "-")) == acc
+                       and str(r["params"].get("size", "-")) == sz]
+                if hit:
+                    xs.append(i + (k - (len(variants) - 1) / 2) * width)
+                    ys.append(hit[0]["bytes_per_tick"] if rate else hit[0]["median"])
+            ax.bar(xs, ys, width=width, label=var, color="C%d" % k)
+        labels = []
+        for sz in sizes:
+            b = next((r["params"].get("bytes") for r in res if str(r["params"].get("size")) == sz), None)
+            labels.append(sz + ("\n" + human_bytes(b) if b else ""))
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels(labels)
+        ax.set_xlabel("array size")
+        ax.set_title("accumulator: %s" % acc, fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        if not rate:
+            ax.set_yscale("log")
+    axes[0][0].set_ylabel("bytes per tick (higher is faster)" if rate else "median ticks")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle("locality: interleaved against blocked summing, %d threads, %s" % (nmax, pl))
+    return [finish(fig, run, os.path.join(outdir, "locality.png"))]
+
+
+# ---- first-touch -------------------------------------------------------------------
+def first_touch_iterations(run, outdir):
+    res = [r for r in run.results("first-touch") if isinstance(r.get("iteration_ticks"), list)]
+    if not res:
+        raise Skip("no first-touch results with iteration_ticks")
+    faults = any(isinstance(r.get("iteration_faults"), list) for r in res)
+    fig, axes = plt.subplots(2 if faults else 1, 1, figsize=WIDE, sharex=True, squeeze=False,
+                             gridspec_kw={"height_ratios": [3, 1]} if faults else None)
+    n = max(len(r["iteration_ticks"]) for r in res)
+    width = 0.8 / len(res)
+    for k, r in enumerate(res):
+        off = (k - (len(res) - 1) / 2) * width
+        ticks = r["iteration_ticks"]
+        axes[0][0].bar([i + 1 + off for i in range(len(ticks))], [t or 0 for t in ticks], width=width,
+                       label=r.get("variant"), color="C%d" % k)
+        if faults and isinstance(r.get("iteration_faults"), list):
+            fl = r["iteration_faults"]
+            axes[1][0].bar([i + 1 + off for i in range(len(fl))], [f or 0 for f in fl], width=width, color="C%d" % k)
+    top = axes[0][0]
+    if spread_is_wide([t for r in res for t in r["iteration_ticks"]], 100):
+        top.set_yscale("log")
+    top.set_ylabel("%s per iteration" % (res[0].get("unit") or "ticks"))
+    top.legend(fontsize=8)
+    top.grid(True, axis="y", alpha=0.3)
+    top.set_title("first-touch: each timed iteration (the first pays for the page faults)")
+    bottom = axes[-1][0]
+    if faults:
+        bottom.set_ylabel("page faults")
+        bottom.grid(True, axis="y", alpha=0.3)
+    bottom.set_xticks(range(1, n + 1))
+    bottom.set_xlabel("iteration")
+    return [finish(fig, run, os.path.join(outdir, "first-touch-iterations.png"))]
+
+
+def is_page_step(r):
+    return r.get("variant") in PAGE_VARIANTS or "page_bytes" in r
+
+
+def first_touch_pages(run, outdir):
+    res = [r for r in measured(run.results("first-touch")) if is_page_step(r)]
+    if not res:
+        raise Skip("no first-touch per-page results")
+    res.sort(key=lambda r: PAGE_VARIANTS.index(r["variant"]) if r.get("variant") in PAGE_VARIANTS else 99)
+    return [bars(run, res, os.path.join(outdir, "first-touch-pages.png"),
+                 "first-touch: cost of each step of a page's first touch (per page)")]
+
+
+def first_touch_other(run, outdir):
+    """The rest, e.g. the NUMA placement runs: whole-buffer times, on their own scale."""
+    res = [r for r in measured(run.results("first-touch"))
+           if not isinstance(r.get("iteration_ticks"), list) and not is_page_step(r)]
+    if not res:
+        raise Skip("no other first-touch results")
+    return [bars(run, res, os.path.join(outdir, "first-touch-other.png"),
+                 "first-touch: %s" % ", ".join(dict.fromkeys(r.get("variant") for r in res)))]
+
+
+# ---- everything else --------------------------------------------------------------------
+def bars(run, res, path, title):
+    """Horizontal bars: the median of each result, whiskers from min to max."""
+    fig, ax = plt.subplots(figsize=WIDE)
+    ys = list(range(len(res)))[::-1]
+    med = [r["median"] for r in res]
+    lo = [max(0, r["median"] - (r.get("min") if r.get("min") is not None else r["median"])) for r in res]
+    hi = [max(0, (r.get("max") if r.get("max") is not None else r["median"]) - r["median"]) for r in res]
+    ax.barh(ys, med, xerr=[lo, hi], color=["C0" if r.get("check") == "ok" else "C3" for r in res],
+            capsize=3, height=0.6)
+    ax.set_yticks(ys)
+    ax.set_yticklabels(["%s, %s thr" % (r.get("variant"), r.get("threads")) for r in res],
+                       fontsize=8 if len(res) < 30 else 6)
+    if spread_is_wide(med, 100):
+        ax.set_xscale("log")
+    ax.set_xlabel("median %s (whiskers: min to max)" % (res[0].get("unit") or "ticks"))
+    ax.set_title(title)
+    ax.grid(True, axis="x", alpha=0.3)
+    return finish(fig, run, path)
+
+
+def others(run, outdir):
+    out = []
+    for wl in run.workloads():
+        res = measured(run.results(wl))
+        if wl not in OWN_PLOTTERS and res:
+            out.append(bars(run, res, os.path.join(outdir, "%s.png" % wl), "%s: median of each result" % wl))
+    if not out:
+        raise Skip("no other workloads")
+    return out
+
+
+PLOTTERS = [
+    ("counter slowdown", counter_slowdown),
+    ("counter pairs", counter_pairs),
+    ("matrices", matrices),
+    ("locality", locality),
+    ("first-touch iterations", first_touch_iterations),
+    ("first-touch per-page", first_touch_pages),
+    ("first-touch other", first_touch_other),
+    ("other workloads", others),
+]
+
+
+def plot_all(run, outdir):
+    """Run every plotter; print what was written or skipped; return the paths."""
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for name, fn in PLOTTERS:
+        try:
+            paths = fn(run, outdir)
+        except Skip as e:
+            print("plot: skipped %s: %s" % (name, e))
+            continue
+        for p in paths:
+            print("plot: wrote %s" % p)
+        written += paths
+    if not written:
+        print("plot: nothing to plot in %s" % run.source)
+    return written
