@@ -168,6 +168,9 @@ static void run_workloads(void)
 		.cpu_of_topo = machine_cpu_of_topo(),
 		.bsp_cpuid = &percpu[0].snap,
 		.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1,
+		.platform = "bare-metal",
+		.has_wbinvd = true,
+		.has_fault_internals = true,
 	};
 	unsigned total = 0, k = 0;
 	for (unsigned i = 0; i < wl_count; i++)
