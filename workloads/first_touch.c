@@ -220,33 +220,15 @@ static void fault_costs(const struct wl_ctx *ctx, uint64_t n, uint64_t n_large)
 		{ "demand-zero-2m", DEMAND_PAGE_2M, DEMAND_ZERO_STOSB },
 	};
 	for (unsigned k = 0; k < ARRAY_SIZE(kinds); k++) {
+		if (kinds[k].z == DEMAND_PREZEROED && !ctx->has_fault_internals) {
+			/* User space sees only whole faults: no prezeroed pool, no handler clock. */
+			ft_skip(kinds[k].variant, "needs the kernel's fault handler (ring 0)");
+			continue;
+		}
 		uint64_t pages = kinds[k].page == DEMAND_PAGE_2M ? n_large : n;
 		const char *why = 0, *fail = 0;
 		struct demand_region *r = demand_create(pages * kinds[k].page, kinds[k].page, DEMAND_FIRST_TOUCH,
 							kinds[k].z, 0, &why);
-		if (!r) {
-			ft_skip(kinds[k].variant, why);
-			continue;
-		}
-		flush_bsp();
-		bool ok = touch_pages(r, kinds[k].page, pages, &fail);
-		report_pages(ctx, kinds[k].variant, pages, kinds[k].page, r, ok, fail);
-		demand_destroy(r);
-	}
-}
-
-/* The user-space view: the whole demand-zero path, 4 KiB and 2 MiB, as the OS provides it. */
-static void fault_costs_user(const struct wl_ctx *ctx, uint64_t n, uint64_t n_large)
-{
-	static const struct { const char *variant; uint64_t page; } kinds[] = {
-		{ "demand-zero-4k", DEMAND_PAGE_4K },
-		{ "demand-zero-2m", DEMAND_PAGE_2M },
-	};
-	for (unsigned k = 0; k < ARRAY_SIZE(kinds); k++) {
-		uint64_t pages = kinds[k].page == DEMAND_PAGE_2M ? n_large : n;
-		const char *why = 0, *fail = 0;
-		struct demand_region *r = demand_create(pages * kinds[k].page, kinds[k].page, DEMAND_FIRST_TOUCH,
-							DEMAND_ZERO_STOSB, 0, &why);
 		if (!r) {
 			ft_skip(kinds[k].variant, why);
 			continue;
@@ -375,13 +357,7 @@ void first_touch_run(const struct wl_ctx *ctx)
 		copy_case(ctx, (enum copy_case)c, ints);
 	kprintf("\n  one first touch, split (%llu pages of 4 KiB, %llu of 2 MiB):\n", (unsigned long long)pages,
 		(unsigned long long)large);
-	if (ctx->has_fault_internals) {
-		fault_costs(ctx, pages, large);
-	} else {
-		/* User space sees only whole faults: no prezeroed pool, no handler clock. */
-		ft_skip("page-fault-entry", "needs the kernel's fault handler (ring 0)");
-		fault_costs_user(ctx, pages, large);
-	}
+	fault_costs(ctx, pages, large);
 	zeroing_costs(ctx, pages);
 	if (ctx->has_fault_internals) {
 		tlb_costs(ctx, pages);
