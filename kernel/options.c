@@ -82,6 +82,17 @@ static const char *const opt_selftest_names[] = {
 	[OPT_SELFTEST_FAULT_AP] = "fault-ap",
 };
 
+static const char *const opt_onoff_names[] = {
+	[OPT_OFF] = "off",
+	[OPT_ON] = "on",
+};
+
+static const char *const opt_tristate_names[] = {
+	[OPT_KEEP] = "keep",
+	[OPT_SET_OFF] = "off",
+	[OPT_SET_ON] = "on",
+};
+
 /* Indexed by bit number of enum opt_dump. */
 static const char *const opt_dump_names[] = { "acpi" };
 
@@ -124,6 +135,15 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "iters", .type = OPT_T_UINT, .min = 1, .max = OPT_ITERS_MAX,
 	  .zero_means = "set by profile", .offset = OPT_FIELD(iters),
 	  .help = "counter: increments per thread (full profile: 2^31/4, as the seed)" },
+	{ .name = "turbo", .type = OPT_T_CHOICE, .def = OPT_KEEP,
+	  OPT_CHOICES(opt_tristate_names), .offset = OPT_FIELD(turbo),
+	  .help = "processor boost: off for a stable frequency, restored at the end" },
+	{ .name = "prefetch", .type = OPT_T_CHOICE, .def = OPT_KEEP,
+	  OPT_CHOICES(opt_tristate_names), .offset = OPT_FIELD(prefetch),
+	  .help = "hardware prefetchers where documented, restored at the end" },
+	{ .name = "safe", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(safe),
+	  .help = "no MSR writes at all (the word alone means on)" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };
@@ -338,13 +358,21 @@ static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 	const struct opt_row *row;
 	uint32_t bit;
 
-	if (!eq) {
-		opt_error(p, w, n, "", 0, "missing '='");
-		return;
+	if (eq) {
+		klen = (size_t)(eq - w);
+		v = eq + 1;
+		vlen = n - klen - 1;
+	} else {
+		/* A bare word is allowed for on/off keys only: "safe" means "safe=on". */
+		row = opt_lookup(w, n);
+		if (!row || row->choices != opt_onoff_names) {
+			opt_error(p, w, n, "", 0, "missing '='");
+			return;
+		}
+		klen = n;
+		v = opt_onoff_names[OPT_ON];
+		vlen = strlen(v);
 	}
-	klen = (size_t)(eq - w);
-	v = eq + 1;
-	vlen = n - klen - 1;
 	if (!klen) {
 		opt_error(p, w, 0, v, vlen, "empty key");
 		return;

@@ -38,6 +38,12 @@ enum opt_dump {
 	OPT_DUMP_ACPI = 1u << 0,  /* every ACPI table, as records */
 };
 
+/* on/off keys (safe); a bare key word means on. */
+enum opt_onoff { OPT_OFF, OPT_ON };
+
+/* turbo= and prefetch= : change the machine's state for the run, or keep it. */
+enum opt_tristate { OPT_KEEP, OPT_SET_OFF, OPT_SET_ON };
+
 /* selftest= : debug modes of the selftest workload that exercise failure paths. */
 enum opt_selftest {
 	OPT_SELFTEST_NORMAL,     /* just the measurement */
@@ -58,6 +64,9 @@ struct options {
 	uint32_t selftest_iters;     /* 1..OPT_SELFTEST_ITERS_MAX; 0 = profile's */
 	enum opt_selftest selftest;  /* default OPT_SELFTEST_NORMAL */
 	uint32_t iters;              /* counter increments per thread, 1..OPT_ITERS_MAX; 0 = profile's */
+	enum opt_tristate turbo;     /* default OPT_KEEP */
+	enum opt_tristate prefetch;  /* default OPT_KEEP */
+	enum opt_onoff safe;         /* OPT_ON: no MSR writes at all */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -251,6 +251,17 @@ def check_first_touch(nodes):
     return check_it
 
 
+def check_flush(recs, errors):
+    """Every flush method measured with check ok, and a coldness figure or the reason there is none."""
+    res = {r["variant"]: r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "flush"}
+    for m in ("wbinvd-all", "wbinvd-per-domain", "evict-64mib", "evict-llc", "clflush", "none"):
+        r = res.get(m)
+        check(r is not None and r["check"] == "ok", "flush %s: %s" % (m, r and (r["check"], r.get("reason"))), errors)
+        if r:
+            check("flush_ticks" in r and r.get("n", 0) > 0, "flush %s lacks its numbers" % m, errors)
+            check(r.get("cold_pct") is not None or r.get("cold_pct_note"), "flush %s: no coldness and no note" % m, errors)
+
+
 CASES = [
     Case("smp1", 1),
     Case("smp2", 2),
@@ -266,6 +277,7 @@ CASES = [
     Case("locality-smp3", 3, args="workloads=locality", extra_check=check_locality),
     Case("first-touch-smp4", 4, args="workloads=first-touch", extra_check=check_first_touch(1)),
     Case("first-touch-numa2", 4, sockets=2, numa=2, args="workloads=first-touch", extra_check=check_first_touch(2)),
+    Case("flush-smp4", 4, args="workloads=flush", extra_check=check_flush),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]

@@ -438,6 +438,23 @@ TEST(selftest_debug_modes)
 	check_error(0, "selftest", "fault", "expected one of normal|fault-bsp|fault-ap");
 }
 
+TEST(machine_state_keys)
+{
+	CHECK_EQ_U(parse("turbo=off prefetch=on"), 0);
+	CHECK_EQ_U(opts.turbo, OPT_SET_OFF);
+	CHECK_EQ_U(opts.prefetch, OPT_SET_ON);
+	CHECK_EQ_U(opts.safe, OPT_OFF);
+	CHECK_EQ_U(parse("safe"), 0);
+	CHECK_EQ_U(opts.safe, OPT_ON);
+	CHECK_EQ_U(opts.turbo, OPT_KEEP);
+	CHECK_EQ_U(parse("safe=off"), 0);
+	CHECK_EQ_U(opts.safe, OPT_OFF);
+	CHECK_EQ_U(parse("turbo"), 1); /* not an on/off key: a bare word is an error */
+	check_error(0, "turbo", "", "missing '='");
+	CHECK_EQ_U(parse("turbo=fast"), 1);
+	CHECK_EQ_U(opts.turbo, OPT_KEEP);
+}
+
 int main(void)
 {
 	RUN(defaults_and_empty_lines);
@@ -456,5 +473,6 @@ int main(void)
 	RUN(names_for_records);
 	RUN(help_text);
 	RUN(selftest_debug_modes);
+	RUN(machine_state_keys);
 	return check_summary("options");
 }

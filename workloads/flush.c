@@ -1,0 +1,248 @@
+/* flush.c - how cold is cold: ways to empty the caches before a timed pass, after shared/seeds/000 and 001.
+ *
+ * User code cannot run WBINVD, so the seeds evict by reading a 64 MiB buffer
+ * from every processor. Ring 0 can do better, and this workload shows by how
+ * much: before a timed pass over a working set, it flushes with
+ *   wbinvd-all         WBINVD on every CPU
+ *   wbinvd-per-domain  WBINVD on one CPU per last-level cache (CPUID leaf 4 sharing)
+ *   evict-64mib        the seeds' eviction read: 64 MiB from every CPU
+ *   evict-llc          an eviction read sized to the real last-level cache
+ *   clflush            CLFLUSHOPT (or CLFLUSH) over the working set
+ *   none               nothing: the warm reference
+ * and reports the flush's own cost and how cold the pass then was: 0% is as
+ * warm as a pass right after another, 100% as cold as a pass after WBINVD on
+ * every CPU. */
+#include "workload.h"
+#include "console.h"
+#include "finish.h"
+#include "lib.h"
+#include "pmm.h"
+#include "report.h"
+#include "stats.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define SEED_EVICT_BYTES (64ull << 20)    /* the seeds' s_garbageSize */
+#define QUICK_EVICT_BYTES (8ull << 20)
+#define QUICK_SET_MAX (512ull << 10)
+#define FALLBACK_LLC (8ull << 20)
+#define LINE 64ull
+#define PAGE 4096ull
+#define MAX_REPS 256
+#define COLD_GAP_MIN 1.05                 /* cold must be 5% slower than warm to scale against */
+#define CPUID_7_EBX_CLFLUSHOPT_BIT (1u << 23) /* Intel SDM vol. 2A, CPUID.(EAX=07H,ECX=0):EBX[23] */
+
+enum method { WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH, NONE, N_METHODS };
+static const char *const method_names[N_METHODS] = {
+	"wbinvd-all", "wbinvd-per-domain", "evict-64mib", "evict-llc", "clflush", "none",
+};
+
+/* ---- Types ---------------------------------------------------------------- */
+struct evict_job {
+	const volatile uint64_t *buf;
+	uint64_t bytes;
+	uint64_t sink[QB_MAX_CPUS][8];
+};
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct evict_job evict;
+static struct cpuset one, domains;
+static uint64_t pass_ticks[MAX_REPS], flush_ticks[MAX_REPS], scratch[MAX_REPS];
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void evict_thread(const struct run_thread *t)
+{
+	/* Read every line, as the seeds' loop reads every long. */
+	uint64_t s = 0;
+	for (uint64_t i = 0; i < evict.bytes / sizeof(uint64_t); i += LINE / sizeof(uint64_t))
+		s += evict.buf[i];
+	evict.sink[t->index][0] = s;
+}
+
+static void clflush_range(const volatile uint8_t *p, uint64_t bytes, bool opt)
+{
+	__asm__ volatile("mfence" ::: "memory");
+	for (uint64_t off = 0; off < bytes; off += LINE) {
+		if (opt)
+			__asm__ volatile("clflushopt %0" : "+m"(*(volatile uint8_t *)(p + off)));
+		else
+			__asm__ volatile("clflush %0" : "+m"(*(volatile uint8_t *)(p + off)));
+	}
+	__asm__ volatile("mfence" ::: "memory");
+}
+
+static uint64_t pass(const volatile uint64_t *set, uint64_t words, uint64_t *sum)
+{
+	uint64_t s = 0, t0 = tsc_start();
+	for (uint64_t i = 0; i < words; i++)
+		s += set[i];
+	uint64_t t1 = tsc_end();
+	*sum = s;
+	return t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+}
+
+/* One CPU per last-level cache instance: the lowest-numbered sharer. */
+static void pick_domains(const struct wl_ctx *ctx)
+{
+	const struct topo *t = ctx->topo;
+	uint8_t top = 0;
+	for (uint32_t i = 0; i < t->ncaches; i++)
+		top = MAX(top, t->cache[i].level);
+	domains.n = 0;
+	for (uint32_t i = 0; i < t->ncaches && domains.n < QB_MAX_CPUS; i++) {
+		const struct topo_cache *c = &t->cache[i];
+		if (c->level != top || c->type == TOPO_CACHE_INSTRUCTION)
+			continue;
+		for (uint32_t k = 0; k < t->ncpu; k++) {
+			if (topo_cpuset_has(&c->shared_by, k)) {
+				domains.cpu[domains.n++] = ctx->cpu_of_topo[k];
+				break;
+			}
+		}
+	}
+	if (!domains.n) {
+		domains.n = 1;
+		domains.cpu[0] = ctx->online->cpu[0];
+	}
+}
+
+/* Empty the caches one way; false if this platform cannot. */
+static bool do_flush(const struct wl_ctx *ctx, enum method m, const volatile uint8_t *set, uint64_t set_bytes,
+		     uint64_t llc, uint64_t seed_bytes, bool clflushopt)
+{
+	switch (m) {
+	case WBINVD_ALL:
+		return run_flush(ctx->online) == RUN_OK;
+	case WBINVD_DOMAIN:
+		return run_flush(&domains) == RUN_OK;
+	case EVICT_SEED:
+	case EVICT_LLC:
+		evict.bytes = m == EVICT_SEED ? seed_bytes : llc;
+		return run_on(ctx->online, evict_thread, &evict, 0, ctx->timeout_ms, 0) == RUN_OK;
+	case CLFLUSH:
+		clflush_range(set, set_bytes, clflushopt);
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void flush_run(const struct wl_ctx *ctx)
+{
+	const struct topo *t = ctx->topo;
+	uint64_t llc = 0;
+	uint8_t top = 0;
+	for (uint32_t i = 0; i < t->ncaches; i++) {
+		const struct topo_cache *c = &t->cache[i];
+		if (c->type == TOPO_CACHE_INSTRUCTION)
+			continue;
+		if (c->level > top || (c->level == top && c->size > llc)) {
+			top = c->level;
+			llc = c->size;
+		}
+	}
+	if (!llc)
+		llc = FALLBACK_LLC;
+	uint64_t seed_bytes = ctx->quick ? QUICK_EVICT_BYTES : SEED_EVICT_BYTES;
+	uint64_t evict_llc = ctx->quick ? MIN(llc, QUICK_EVICT_BYTES) : llc;
+	uint64_t set_bytes = ALIGN_DOWN(llc / 2, PAGE);
+	if (ctx->quick)
+		set_bytes = MIN(set_bytes, QUICK_SET_MAX);
+	uint64_t big = MAX(seed_bytes, evict_llc);
+	uint64_t set_phys = pmm_alloc(set_bytes / PAGE, (int)t->cpu[0].node, PAGE, 0, PMM_WORKLOAD);
+	uint64_t big_phys = pmm_alloc(ALIGN_UP(big, PAGE) / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_WORKLOAD);
+	if (!set_phys || !big_phys) {
+		console_error("flush", "no memory for the %llu-byte eviction buffer", (unsigned long long)big);
+		finish_mark_failed("flush: out of memory");
+		return;
+	}
+	volatile uint64_t *set = (volatile uint64_t *)(uintptr_t)set_phys;
+	uint64_t words = set_bytes / sizeof(uint64_t), want = 0;
+	for (uint64_t i = 0; i < words; i++) {
+		set[i] = i;
+		want += i;
+	}
+	evict.buf = (const volatile uint64_t *)(uintptr_t)big_phys;
+	for (uint64_t i = 0; i < big / sizeof(uint64_t); i++)
+		((volatile uint64_t *)(uintptr_t)big_phys)[i] = i;
+	one.n = 1;
+	one.cpu[0] = ctx->online->cpu[0];
+	pick_domains(ctx);
+	bool clflushopt = ctx->bsp_cpuid->have_leaf7 && (ctx->bsp_cpuid->leaf7.ebx & CPUID_7_EBX_CLFLUSHOPT_BIT);
+	uint32_t reps = MIN(ctx->reps, (uint32_t)MAX_REPS);
+
+	kprintf("flush: working set %llu bytes, last-level cache %llu bytes, %u LLC domain(s), %u repetitions\n",
+		(unsigned long long)set_bytes, (unsigned long long)llc, domains.n, reps);
+	struct stats ps[N_METHODS], fs[N_METHODS];
+	const char *fail[N_METHODS] = { 0 };
+	bool skipped[N_METHODS] = { false };
+	for (unsigned m = 0; m < N_METHODS; m++) {
+		skipped[m] = (m == WBINVD_ALL || m == WBINVD_DOMAIN) && !ctx->has_wbinvd;
+		uint32_t got = 0;
+		for (uint32_t rep = 0; !skipped[m] && rep <= reps; rep++) {
+			uint64_t sum;
+			pass(set, words, &sum); /* warm the set: every method starts from a warm cache */
+			uint64_t f0 = tsc_start();
+			bool done = do_flush(ctx, (enum method)m, (const volatile uint8_t *)set, set_bytes, evict_llc,
+					     seed_bytes, clflushopt);
+			uint64_t f1 = tsc_end();
+			uint64_t p = pass(set, words, &sum);
+			if (!done || sum != want) {
+				fail[m] = done ? "the pass read wrong data" : "the flush run failed";
+				break;
+			}
+			if (rep == 0)
+				continue; /* untimed warm-up */
+			flush_ticks[got] = f1 - f0;
+			pass_ticks[got++] = p;
+		}
+		stats_compute(pass_ticks, got, scratch, &ps[m]);
+		stats_compute(flush_ticks, got, scratch, &fs[m]);
+	}
+
+	/* Coldness between the references: warm = after no flush, cold = after
+	 * WBINVD everywhere (or, without WBINVD, the coldest eviction read). */
+	double warm = ps[NONE].median;
+	double cold = ctx->has_wbinvd ? ps[WBINVD_ALL].median : MAX(ps[EVICT_SEED].median, ps[EVICT_LLC].median);
+	/* An emulator without a cache model (QEMU TCG) shows no gap: then say so, not a number. */
+	bool scale = !fail[NONE] && cold > warm * COLD_GAP_MIN;
+	if (!scale)
+		kprintf("  the cold and warm references differ by less than 5%%: no coldness scale (no caches modelled?)\n");
+	kprintf("  %-18s %14s %14s %8s\n", "method", "flush ticks", "pass ticks", "cold %");
+	for (unsigned m = 0; m < N_METHODS; m++) {
+		if (skipped[m]) {
+			struct rec *r = report_result_open("flush", method_names[m], 0);
+			report_result_close(r, "skipped", "WBINVD is privileged: user code cannot run it");
+			kprintf("  %-18s skipped: WBINVD is privileged\n", method_names[m]);
+			continue;
+		}
+		struct rec *r = report_result_open("flush", method_names[m], m == CLFLUSH || m == NONE ? &one
+								: m == WBINVD_DOMAIN ? &domains : ctx->online);
+		rec_obj_begin(r, "params");
+		rec_u64(r, "set_bytes", set_bytes);
+		if (m == EVICT_SEED || m == EVICT_LLC)
+			rec_u64(r, "evict_bytes", m == EVICT_SEED ? seed_bytes : evict_llc);
+		if (m == CLFLUSH)
+			rec_str(r, "instruction", clflushopt ? "clflushopt" : "clflush");
+		rec_str(r, "cold_reference", ctx->has_wbinvd ? "wbinvd-all" : "coldest eviction read");
+		rec_obj_end(r);
+		report_stats(r, "ticks", &ps[m]);
+		rec_f64(r, "flush_ticks", fs[m].median, 1);
+		double pct = scale ? 100.0 * (ps[m].median - warm) / (cold - warm) : 0;
+		if (scale && !fail[m]) {
+			rec_f64(r, "cold_pct", pct, 1);
+		} else {
+			rec_null(r, "cold_pct");
+			rec_str(r, "cold_pct_note", fail[m] ? "the method failed"
+						   : "cold and warm references within 5%: no scale");
+		}
+		report_result_close(r, fail[m] ? "fail" : "ok", fail[m]);
+		if (scale)
+			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fs[m].median, ps[m].median, pct);
+		else
+			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fs[m].median, ps[m].median, "-");
+	}
+	pmm_free(big_phys, ALIGN_UP(big, PAGE) / PAGE, PMM_WORKLOAD);
+	pmm_free(set_phys, set_bytes / PAGE, PMM_WORKLOAD);
+}
