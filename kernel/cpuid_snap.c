@@ -140,6 +140,8 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
 					     s->leaf4, CPUID_SNAP_TRUNC_4);
 	s->have_leaf6 = cpuid_fill_one(q, ctx, CPUID_LEAF_POWER, mb, &s->leaf6);
 	s->have_leaf7 = cpuid_fill_one(q, ctx, CPUID_LEAF_STRUCT_EXT, mb, &s->leaf7);
+	/* issue 8: the PMU leaf */
+	s->have_leafa = cpuid_fill_one(q, ctx, CPUID_LEAF_PMU, mb, &s->leafa);
 	if (mb >= CPUID_LEAF_TOPO)
 		s->n_leafb = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_TOPO,
 					     s->leafb, CPUID_SNAP_TRUNC_B);
@@ -169,6 +171,8 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
 		s->n_ext1d = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_AMD_CACHE,
 					     s->ext1d, CPUID_SNAP_TRUNC_E1D);
 	s->have_ext1e = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_TOPO, me, &s->ext1e);
+	/* issue 8: AMD PerfMonV2 */
+	s->have_ext22 = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_PERFMON, me, &s->ext22);
 }
 
 #ifndef QB_HOST_TEST

@@ -13,6 +13,7 @@
 #define CPUID_LEAF_FEATURES	0x00000001u
 #define CPUID_LEAF_CACHE	0x00000004u /* Intel deterministic cache parameters */
 #define CPUID_LEAF_POWER	0x00000006u /* thermal and power management */
+#define CPUID_LEAF_PMU		0x0000000Au /* architectural performance monitoring (issue 8) */
 #define CPUID_LEAF_STRUCT_EXT	0x00000007u /* structured extended features, subleaf 0 */
 #define CPUID_LEAF_TOPO		0x0000000Bu /* extended topology enumeration */
 #define CPUID_LEAF_TSC_CLOCK	0x00000015u /* TSC / core crystal clock ratio */
@@ -28,6 +29,7 @@
 #define CPUID_LEAF_ADDR		0x80000008u /* address sizes, AMD core count */
 #define CPUID_LEAF_AMD_CACHE	0x8000001Du /* AMD cache topology (TOPOEXT) */
 #define CPUID_LEAF_AMD_TOPO	0x8000001Eu /* AMD extended APIC ID, core, node */
+#define CPUID_LEAF_AMD_PERFMON	0x80000022u /* AMD extended performance monitoring (issue 8) */
 
 #define CPUID_EXT_RANGE_MASK	0xFFFF0000u /* 0x80000000 EAX must stay in range */
 #define CPUID_BRAND_LEAVES	3
@@ -113,6 +115,33 @@
 /* 0x8000001E EBX */
 #define CPUID_E1E_EBX_THREADS	CPUID_MASK(15, 8)  /* threads per core (CU) minus 1 */
 
+/* ---- Issue 8: identification, power, performance monitoring -------------- */
+/* Leaf 1 EAX (SDM vol. 2A, figure "Version Information"). */
+#define CPUID_1_EAX_MODEL_ID	CPUID_MASK(7, 4)
+#define CPUID_1_EAX_FAMILY_ID	CPUID_MASK(11, 8)
+#define CPUID_1_EAX_EXT_MODEL_ID	CPUID_MASK(19, 16)
+#define CPUID_1_EAX_EXT_FAMILY_ID	CPUID_MASK(27, 20)
+/* Leaf 6 (Intel SDM; AMD defines EAX[2] ARAT and ECX[0] only). */
+#define CPUID_6_EAX_DTS		0  /* digital thermal sensor: IA32_THERM_STATUS */
+#define CPUID_6_EAX_TURBO	1  /* Turbo Boost available and not disabled by MISC_ENABLE[38] */
+#define CPUID_6_EAX_PLN		4  /* power limit notification: THERM_STATUS[11:10] */
+#define CPUID_6_EAX_PTM		6  /* package thermal management: IA32_PACKAGE_THERM_STATUS */
+#define CPUID_6_EAX_HWP		7  /* HWP: THERM_STATUS[15:12] */
+#define CPUID_6_ECX_APERFMPERF	0  /* IA32_MPERF / IA32_APERF (AMD: EffFreq) */
+/* Leaf 0xA. */
+#define CPUID_A_EAX_VERSION	CPUID_MASK(7, 0)
+#define CPUID_A_EAX_GP_COUNT	CPUID_MASK(15, 8)
+#define CPUID_A_EAX_GP_WIDTH	CPUID_MASK(23, 16)
+#define CPUID_A_EAX_EBX_LEN	CPUID_MASK(31, 24) /* valid bits of EBX */
+#define CPUID_A_EDX_FIXED_COUNT	CPUID_MASK(4, 0)   /* version > 1 */
+#define CPUID_A_EDX_FIXED_WIDTH	CPUID_MASK(12, 5)  /* version > 1 */
+/* 0x80000001 ECX (AMD), 0x80000007 EDX (AMD), 0x80000022 (AMD). */
+#define CPUID_E1_ECX_PERFCTR_CORE	23 /* 6 core counters at C001_0200 */
+#define CPUID_E1_ECX_PERFCTR_LLC	28 /* L3 counters at C001_0230 (family 16h: L2I) */
+#define CPUID_E7_EDX_CPB	9  /* core performance boost, HWCR[25] CpbDis */
+#define CPUID_E22_EAX_PERFMON_V2	0
+#define CPUID_E22_EBX_CORE_COUNT	CPUID_MASK(3, 0)
+
 /* ---- Snapshot -------------------------------------------------------------- */
 #define CPUID_SNAP_MAX_SUB	8 /* subleaves kept for leaves 4, 0xB, 0x1F, 0x8000001D */
 
@@ -140,6 +169,8 @@ struct cpuid_snap {
 	struct cpuid_regs leaf15;
 	struct cpuid_regs leaf16;
 	struct cpuid_regs leaf1a;
+	struct cpuid_regs leafa;	/* issue 8: PMU leaf, valid when have_leafa */
+	struct cpuid_regs ext22;	/* issue 8: AMD PerfMonV2, valid when have_ext22 */
 	struct cpuid_regs leaf4[CPUID_SNAP_MAX_SUB];	/* n_leaf4 caches */
 	struct cpuid_regs leafb[CPUID_SNAP_MAX_SUB];	/* n_leafb levels */
 	struct cpuid_regs leaf1f[CPUID_SNAP_MAX_SUB];	/* n_leaf1f levels */
@@ -156,6 +187,7 @@ struct cpuid_snap {
 	bool have_leaf1, have_leaf6, have_leaf7, have_leaf15, have_leaf16;
 	bool have_leaf1a, have_ext1, have_brand, have_ext5, have_ext6;
 	bool have_ext7, have_ext8, have_ext1e;
+	bool have_leafa, have_ext22;	/* issue 8 */
 };
 
 enum cpu_vendor {
@@ -243,5 +275,28 @@ const char *cpuid_feature_name(enum cpuid_feature f);
 
 /* Returns the brand string without leading blanks, "" when absent. */
 const char *cpuid_snap_brand(const struct cpuid_snap *s);
+
+/* Returns the DisplayFamily of leaf 1 EAX (base family, plus the extended
+ * family when the base is 0xF), 0 when leaf 1 is absent (SDM vol. 2A). */
+static inline uint32_t cpuid_snap_family(const struct cpuid_snap *s)
+{
+	uint32_t f = CPUID_FIELD(s->leaf1.eax, CPUID_1_EAX_FAMILY_ID);
+
+	if (f == 0xF)
+		f += CPUID_FIELD(s->leaf1.eax, CPUID_1_EAX_EXT_FAMILY_ID);
+	return s->have_leaf1 ? f : 0;
+}
+
+/* Returns the DisplayModel: the extended model is prepended for family 6
+ * and 0xF (Intel) and for base family 0xF (AMD). */
+static inline uint32_t cpuid_snap_model(const struct cpuid_snap *s)
+{
+	uint32_t f = CPUID_FIELD(s->leaf1.eax, CPUID_1_EAX_FAMILY_ID);
+	uint32_t m = CPUID_FIELD(s->leaf1.eax, CPUID_1_EAX_MODEL_ID);
+
+	if (f == 0x6 || f == 0xF)
+		m |= CPUID_FIELD(s->leaf1.eax, CPUID_1_EAX_EXT_MODEL_ID) << 4;
+	return s->have_leaf1 ? m : 0;
+}
 
 #endif
