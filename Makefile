@@ -159,3 +159,137 @@ toolstest: | $(BUILD)/.deps-ok
 	$(HOST_PYTHON) -m pytest -q tests/tools
 
 test: unit asmtest toolstest boottest
+
+# ---- fbcon (begin)
+# The screen console's font: tools/mkfont turns a PSF console font from
+# Debian's console-setup-linux (tools/deps installs it) into C at build time.
+# Override FBCON_FONT with any PSF1/PSF2 font up to 32x32, e.g.
+# /usr/share/consolefonts/Lat15-TerminusBold20x10.psf.gz (then make clean).
+FBCON_FONT ?= /usr/share/consolefonts/Lat15-TerminusBold16.psf.gz
+FBCON_FONT_C := $(BUILD)/gen/fbcon_font.c
+FBCON_FONT_O := $(BUILD)/gen/fbcon_font.o
+
+$(FBCON_FONT_C): tools/mkfont Makefile | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@echo "  MKFONT $(FBCON_FONT)"; python3 tools/mkfont --self-test && python3 tools/mkfont $(FBCON_FONT) $@
+$(FBCON_FONT_O): $(FBCON_FONT_C) Makefile
+	@echo "  CC $<"; $(CC) $(KCFLAGS) -c $< -o $@
+
+# kernel.elf's prerequisites were expanded above: name the font there too.
+KERNEL_OBJS += $(FBCON_FONT_O)
+$(BUILD)/kernel.elf: $(FBCON_FONT_O)
+
+# The screenshot test: boot, screendump the summary screen, read it back.
+.PHONY: screenshot
+screenshot: $(BUILD)/quietbench.efi $(FBCON_FONT_C)
+	python3 tests/boot/screenshot.py --efi $<
+test: screenshot
+# ---- fbcon (end)
+
+# ---- image (begin) ----------------------------------------------------------
+# The multiboot2 kernel (boot/mb2*: GRUB on legacy BIOS), the USB image and
+# the flasher.
+#
+#   make image           build/quietbench.img: raw disk for dd, boots on UEFI and BIOS
+#   make usb DEV=/dev/sdX   write it to a USB stick (tools/qb-flash; YES=1 skips the question)
+#   make imagetest       boot the image in QEMU under OVMF (USB stick) and SeaBIOS (disk)
+#   make flashtest       host tests of tools/qb-flash
+override MB2CFLAGS := -std=gnu11 -O2 -g -m64 -ffreestanding -fno-pic -fno-pie -mcmodel=small \
+	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+	-Wall -Wextra -Werror -Wshadow -Iboot -Ikernel -MMD -MP
+MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/lib.c
+MB2_OBJS := $(patsubst %.c,$(BUILD)/mb2/%.o,$(MB2_SRCS)) \
+	$(BUILD)/mb2/boot/mb2_header.o $(BUILD)/mb2/boot/mb2_entry.o $(BUILD)/mb2/boot/mb2_blob.o
+
+$(BUILD)/mb2/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC $< (mb2)"; 	$(CC) $(MB2CFLAGS) -c $< -o $@
+$(BUILD)/mb2/boot/mb2_header.o $(BUILD)/mb2/boot/mb2_entry.o: $(BUILD)/mb2/%.o: %.S Makefile
+	@mkdir -p $(@D)
+	@echo "  CC $< (mb2)"; 	$(CC) $(MB2CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+# The room behind the kernel is its header's mem_size minus the file's size.
+$(BUILD)/mb2/boot/mb2_blob.o: boot/mb2_blob.S $(BUILD)/kernel.bin Makefile
+	@mkdir -p $(@D)
+	@mem=$$(od -An -t u8 -j 32 -N 8 $(BUILD)/kernel.bin | tr -d ' '); \
+	file=$$(stat -c %s $(BUILD)/kernel.bin); \
+	echo "  CC $< (mb2, kernel $$file bytes + $$((mem - file)) bss)"; \
+	$(CC) $(MB2CFLAGS) -D__ASSEMBLY__ -DKERNEL_BIN='"$(BUILD)/kernel.bin"' \
+		-DKERNEL_BSS_BYTES=$$((mem - file)) -c $< -o $@
+$(MB2_OBJS): | $(BUILD)/.deps-ok
+
+# The first segment is RWX (header, code, data): GRUB loads it with paging off.
+$(BUILD)/quietbench-mb2.elf: $(MB2_OBJS) boot/mb2.ld
+	$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
+		-T boot/mb2.ld -o $@ $(MB2_OBJS)
+	@if command -v grub-file >/dev/null && ! grub-file --is-x86-multiboot2 $@; then \
+		echo "$@: GRUB does not see a multiboot2 header" >&2; rm -f $@; exit 1; fi
+all: $(BUILD)/quietbench-mb2.elf
+
+IMAGE_DEPS := $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mkimage \
+	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c
+$(BUILD)/quietbench.img: $(IMAGE_DEPS) | $(BUILD)/.deps-ok
+	tools/mkimage --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf -o $@
+
+.PHONY: image usb imagetest flashtest
+image: $(BUILD)/quietbench.img
+
+usb: $(BUILD)/quietbench.img
+	@if [ -z "$(DEV)" ]; then echo "usage: make usb DEV=/dev/sdX [YES=1]" >&2; exit 2; fi
+	tools/qb-flash $< $(DEV) $(if $(YES),--yes)
+
+imagetest: $(BUILD)/quietbench.img
+	python3 tests/boot/image_tests.py --image $<
+
+# The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
+flashtest:
+	python3 -m unittest tests/tools/test_flash.py
+# ---- image (end) ------------------------------------------------------------
+
+# ---- host twin (begin) ------------------------------------------------------
+# The Linux twin (issue 6): the same workloads/ sources built as a Linux
+# program over a platform layer in tools/twin/ (pinned pthreads, mmap, /sys),
+# printing the same records on stdout, so that `tools/qb compare` shows what
+# the OS adds. The kernel's pure units are compiled unchanged.
+#
+#   make host        build/quietbench-host
+#   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
+#                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
+TWIN_KERNEL_SRCS := kernel/record.c kernel/fmt.c kernel/crc32.c kernel/stats.c kernel/options.c \
+	kernel/report.c kernel/topo.c kernel/cpuid_snap.c kernel/tsc.c
+TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
+override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
+	-Ikernel -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
+override TWINASAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+# Workloads are built for speed, as in the kernel.
+twin_cflags = $(TWINCFLAGS) $(if $(filter workloads/%,$(1)),-O3)
+
+TWIN_OBJS := $(patsubst %.c,$(BUILD)/twin/%.o,$(TWIN_SRCS))
+TWIN_ASAN_OBJS := $(patsubst %.c,$(BUILD)/twin-asan/%.o,$(TWIN_SRCS))
+
+$(BUILD)/twin/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC $< (twin)"; $(HOSTCC) $(call twin_cflags,$<) -c $< -o $@
+$(BUILD)/twin-asan/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC $< (twin, asan)"; $(HOSTCC) $(call twin_cflags,$<) $(TWINASAN) -c $< -o $@
+
+$(BUILD)/quietbench-host: $(TWIN_OBJS)
+	$(HOSTCC) -pthread -o $@ $(TWIN_OBJS)
+$(BUILD)/quietbench-host-asan: $(TWIN_ASAN_OBJS)
+	$(HOSTCC) -pthread $(TWINASAN) -o $@ $(TWIN_ASAN_OBJS)
+
+# Two CPUs and the quick profile: well under two minutes with the sanitizers.
+TWIN_TEST_ARGS ?= profile=quick
+.PHONY: host hosttest
+host: $(BUILD)/quietbench-host
+hosttest: $(BUILD)/quietbench-host-asan
+	@mkdir -p $(BUILD)/twin
+	@echo "  RUN $< $(TWIN_TEST_ARGS)"
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$< $(TWIN_TEST_ARGS) > $(BUILD)/twin/hosttest.log; status=$$?; \
+		python3 tests/twin/check_twin.py --exit-status $$status $(BUILD)/twin/hosttest.log
+# ---- host twin (end) --------------------------------------------------------
+
+# Everything above that CI must run: the image boots, the flasher's refusals,
+# and the Linux twin under ASan and UBSan.
+test: imagetest flashtest hosttest

@@ -144,6 +144,111 @@ static void read_cmdline(EFI_HANDLE image, struct boot_info *bi)
 			   li->LoadOptionsSize / sizeof(CHAR16), &bi->cmdline_truncated);
 }
 
+/* ---- quietbench.cfg hook (issue 7) ----------------------------------------
+ * Without load options, take the options from \quietbench.cfg on the volume
+ * this application was loaded from (the USB image's FAT; boot/grub/quietbench.cfg
+ * is the template). The file is GRUB script: only `[set ]qb_options=VALUE`
+ * lines are read (VALUE quoted, or one word), the last one wins; lines
+ * starting with # are comments. Any failure leaves the command line empty. */
+
+#define QBCFG_PATH L"\\quietbench.cfg"
+#define QBCFG_MAX 4096                   /* bytes read; the rest of a longer file is ignored */
+#define QBCFG_KEY "qb_options="
+#define QBCFG_SET "set"
+#define QBCFG_PROGRAM_SUFFIX ".efi"      /* as kernel/options.c: a first word naming the program */
+
+static int qbcfg_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Load options count as given when they are text with a word besides the
+ * program's own path. Firmware boot entries may pass binary data: not given. */
+static int qbcfg_options_given(EFI_LOADED_IMAGE *li)
+{
+	if (!li->LoadOptions || li->LoadOptionsSize < sizeof(CHAR16))
+		return 0;
+	const CHAR16 *s = li->LoadOptions;
+	UINTN n = li->LoadOptionsSize / sizeof(CHAR16), words = 0, i = 0, first = 1;
+	while (i < n && s[i]) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		UINTN w = i, eq = 0;
+		for (; i < n && s[i] && s[i] != ' ' && s[i] != '\t'; i++) {
+			if (s[i] < 0x20 || s[i] > 0x7e)
+				return 0;
+			eq |= s[i] == '=';
+		}
+		UINTN len = i - w, sl = sizeof(QBCFG_PROGRAM_SUFFIX) - 1, prog = first && !eq && len >= sl;
+		for (UINTN k = 0; prog && k < sl; k++)
+			prog = (s[w + len - sl + k] | 0x20) == QBCFG_PROGRAM_SUFFIX[k];
+		if (len && !prog)
+			words++;
+		if (len)
+			first = 0;
+	}
+	return words > 0;
+}
+
+/* Parse text[0, n) for the last qb_options line into bi->cmdline. */
+static void qbcfg_parse(const char *text, UINTN n, struct boot_info *bi)
+{
+	UINTN i = 0, kl = sizeof(QBCFG_KEY) - 1, sl = sizeof(QBCFG_SET) - 1;
+	while (i < n) {
+		UINTN eol = i;
+		while (eol < n && text[eol] != '\n')
+			eol++;
+		UINTN p = i;
+		while (p < eol && qbcfg_space(text[p]))
+			p++;
+		if (eol - p > sl && !CompareMem(text + p, QBCFG_SET, sl) && qbcfg_space(text[p + sl]))
+			for (p += sl; p < eol && qbcfg_space(text[p]); p++)
+				;
+		if (eol - p >= kl && !CompareMem(text + p, QBCFG_KEY, kl)) {
+			/* As GRUB reads it: a quoted value runs to its closing quote,
+			 * an unquoted one to the first blank. */
+			UINTN v = p + kl, e = v;
+			if (v < eol && (text[v] == '"' || text[v] == '\'')) {
+				for (e = ++v; e < eol && text[e] != text[v - 1]; e++)
+					;
+			} else {
+				while (e < eol && !qbcfg_space(text[e]) && text[e] != '\r')
+					e++;
+			}
+			UINTN len = 0;
+			for (; v < e && len + 1 < sizeof(bi->cmdline); v++)
+				bi->cmdline[len++] = text[v] >= 0x20 && text[v] < 0x7f ? text[v] : '?';
+			bi->cmdline[len] = 0;
+			bi->cmdline_truncated = v < e;
+		}
+		i = eol + 1;
+	}
+}
+
+static void qbcfg_read(EFI_HANDLE image, struct boot_info *bi)
+{
+	static char buf[QBCFG_MAX];
+	EFI_LOADED_IMAGE *li = NULL;
+	if (EFI_ERROR(st->BootServices->HandleProtocol(image, &loaded_image_guid, (void **)&li)) || !li ||
+	    qbcfg_options_given(li))
+		return;
+	bi->cmdline[0] = 0;
+	bi->cmdline_truncated = 0;
+	EFI_FILE_HANDLE root = LibOpenRoot(li->DeviceHandle), f = NULL;
+	if (!root)
+		return;
+	UINTN size = sizeof(buf);
+	if (!EFI_ERROR(root->Open(root, &f, QBCFG_PATH, EFI_FILE_MODE_READ, 0)) && f) {
+		if (EFI_ERROR(f->Read(f, &size, buf)))
+			size = 0;
+		f->Close(f);
+		qbcfg_parse(buf, size, bi);
+		say(L"quietbench: options from \\quietbench.cfg\r\n");
+	}
+	root->Close(root);
+}
+/* ---- end of quietbench.cfg hook ------------------------------------------- */
+
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
@@ -197,6 +302,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	bi->efi_runtime_services = (uint64_t)(uintptr_t)st->RuntimeServices;
 	bi->efi_reset_system = (uint64_t)(uintptr_t)st->RuntimeServices->ResetSystem;
 	read_cmdline(image, bi);
+	qbcfg_read(image, bi); /* quietbench.cfg hook (issue 7): options when none were given */
 	find_rsdp(bi);
 	find_framebuffer(bi);
 	/* The AP trampoline page; without it the kernel runs on the BSP alone. */

@@ -1,5 +1,6 @@
 /* console.c - serialised output of text and records; see console.h. */
 #include "console.h"
+#include "fbcon.h" /* fbcon hook */
 #include "fmt.h"
 #include "lib.h"
 #include "percpu.h"
@@ -49,6 +50,7 @@ void console_write(const char *s, size_t n)
 {
 	lock(&out_lock);
 	serial_write(s, n);
+	fbcon_write(s, n); /* fbcon hook: people's text on the screen too */
 	spin_unlock(&out_lock);
 }
 
@@ -73,6 +75,7 @@ void kprintf(const char *fmt, ...)
 		}
 	}
 	serial_write(buf + start, len - start);
+	fbcon_write(buf, len); /* fbcon hook: people's text on the screen too */
 	spin_unlock(&out_lock);
 }
 
@@ -97,8 +100,7 @@ void console_rec_emit(struct rec *r)
 		rec_str(r, "what", "record too long or malformed");
 		rec_str(r, "record_kind", rec_kind);
 		rec_u64(r, "cpu", (uint64_t)cpu_index());
-		line = rec_finish(r, &len);
-		n_errors++;
+		line = rec_finish(r, &len); /* counted as an error below, like any error record */
 	}
 	if (line) {
 		lock(&out_lock);

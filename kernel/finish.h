@@ -14,6 +14,11 @@ enum finish_mode { FINISH_HALT = 0, FINISH_REBOOT, FINISH_POWEROFF, FINISH_QEMU 
 /* How the run ends, and the firmware's ResetSystem (MS ABI) if there is one. */
 void finish_setup(enum finish_mode mode, uint64_t efi_reset_system, uint64_t boot_tsc);
 
+/* BIOS reset hook (issue 7): the FADT's reset register, for finish=reboot
+ * when there is no UEFI ResetSystem. Copied; NULL is ignored. */
+struct acpi_fadt_info;
+void finish_set_fadt(const struct acpi_fadt_info *fadt);
+
 /* Mark the run failed (a check or a workload failed); the done record says "fail". */
 void finish_mark_failed(const char *why);
 

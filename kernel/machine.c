@@ -2,6 +2,7 @@
 #include "machine.h"
 #include "apic.h"
 #include "console.h"
+#include "fbcon.h" /* fbcon hook */
 #include "lib.h"
 #include "fmt.h"
 #include "paging.h"
@@ -129,6 +130,14 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, empty interval %llu ticks\n",
 		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(),
 		timer_name(), tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
+
+	char h1[FBCON_LINE_LEN], h2[FBCON_LINE_LEN]; /* fbcon hook: the machine in the screen's header */
+	fmt_snprintf(h1, sizeof(h1), "QuietBench %s  |  %s", QB_BUILD_ID,
+		     cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : vendor);
+	fmt_snprintf(h2, sizeof(h2), "%u of %u CPUs online  |  %llu MiB RAM  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
+		     smp_cpus_online(), smp_cpus_found(), (unsigned long long)(ram >> 20),
+		     ai->srat.present ? ai->srat.n_nodes : 1, bi->fw_vendor, bi->fw_revision, uefi_rev);
+	fbcon_set_header(h1, h2);
 }
 
 static const char *state_name(uint32_t st)

@@ -6,7 +6,9 @@
 #include "cpu.h"
 #include "demand.h"
 #include "fault.h"
+#include "fbcon.h" /* fbcon hook */
 #include "finish.h"
+#include "fmt.h" /* fbcon hook */
 #include "gdt.h"
 #include "idt.h"
 #include "lib.h"
@@ -179,6 +181,10 @@ static void run_workloads(void)
 		if (!((opts.workloads >> i) & 1))
 			continue;
 		kprintf("\n== workload %u of %u: %s - %s\n", ++k, total, wl_all[i].name, wl_all[i].summary);
+		char line[FBCON_LINE_LEN]; /* fbcon hook: progress on the status line */
+		fmt_snprintf(line, sizeof(line), "workload %u of %u: %s", k, total, wl_all[i].name);
+		fbcon_set_status(line);
+		unsigned long fails0 = fbcon_failures(), errors0 = console_errors(); /* fbcon hook */
 		uint64_t t0 = tsc_read();
 		wl_all[i].run(&ctx);
 		uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
@@ -187,6 +193,10 @@ static void run_workloads(void)
 		rec_str(r, "name", wl_all[i].name);
 		rec_u64(r, "elapsed_ms", ms);
 		console_rec_emit(r);
+		unsigned long errors = console_errors() - errors0; /* fbcon hook: one summary line per workload */
+		fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s)", wl_all[i].name,
+			     (unsigned long long)ms, fbcon_failures() == fails0 ? "ok" : "FAIL", errors);
+		fbcon_summary_add(line);
 	}
 }
 
@@ -208,7 +218,9 @@ void kernel_entry(struct boot_info *bi_in)
 	parse_options();                                     /* errors reported, defaults kept */
 	finish_setup((enum finish_mode)opts.finish, bi.efi_reset_system, bi.entry_tsc);
 	init_memory();                                       /* allocator and our own page tables */
+	fbcon_init(&bi.fb);                                  /* fbcon hook: the screen as a console */
 	init_acpi();                                         /* SPCR console, MADT, SRAT, FADT, HPET */
+	finish_set_fadt(&acpi.fadt);                         /* BIOS reset hook (issue 7): reboot without UEFI */
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
 	tsc_init(&acpi, &percpu[0].snap);                    /* frequency, invariance, overhead */
 	if (tsc_have_rdtscp)

@@ -185,7 +185,7 @@ static void report(const struct wl_ctx *ctx, enum layout l, const struct cpuset 
 	rec_obj_begin(r, "params");
 	rec_u64(r, "iters", iters);
 	rec_str(r, "placement", placement);
-	rec_str(r, "flush", ctx->flush ? "wbinvd" : "none");
+	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
 	report_stats(r, "ticks", &out.slowest);
 	rec_f64(r, "ticks_per_increment", out.tpi, 3);
@@ -325,7 +325,7 @@ void counter_run(const struct wl_ctx *ctx)
 {
 	uint64_t iters = ctx->iters ? ctx->iters : ctx->quick ? QUICK_ITERS : FULL_ITERS;
 	kprintf("counter: %llu increments per thread, %u repetitions, flush=%s\n", (unsigned long long)iters,
-		ctx->reps, ctx->flush ? "wbinvd" : "none");
+		ctx->reps, wl_flush_name(ctx));
 	sweep(ctx, iters);
 	/* The pairs compare against one packed thread, as the seed's table does. */
 	set.n = 1;

@@ -140,7 +140,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	}
 	struct stats st;
 	stats_compute(slowest, got, scratch, &st);
-	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, ctx->flush ? "wbinvd" : "none");
+	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, wl_flush_name(ctx));
 	report_stats(rec, "ticks", &st);
 	rec_f64(rec, "bytes_per_tick", st.median > 0 ? (double)r->size / st.median : 0, 4);
 	rec_arr_begin(rec, "pages_by_node");
@@ -254,7 +254,8 @@ void first_touch_numa(const struct wl_ctx *ctx)
 	kprintf("\n  NUMA first-touch placement:\n");
 	if (ctx->nodes < 2) {
 		for (unsigned v = 0; v < ARRAY_SIZE(variants); v++)
-			ft_skip(variants[v], "one NUMA node: no SRAT, or one proximity domain");
+			ft_skip(variants[v], strcmp(ctx->platform, "linux") ? "one NUMA node: no SRAT, or one proximity domain"
+								     : "one NUMA node: the OS reports one");
 		return;
 	}
 	all = *ctx->online;

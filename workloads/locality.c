@@ -177,7 +177,7 @@ static void report(const struct wl_ctx *ctx, enum size_class sz, const char *pla
 	rec_u64(r, "ints", job.n);
 	rec_u64(r, "bytes", job.n * sizeof(uint32_t));
 	rec_str(r, "placement", placement);
-	rec_str(r, "flush", ctx->flush ? "wbinvd" : "none");
+	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
 	report_stats(r, "ticks", &st);
 	rec_f64(r, "bytes_per_tick", st.median > 0 ? (double)(job.n * sizeof(uint32_t)) / st.median : 0, 4);
@@ -296,7 +296,7 @@ void locality_run(const struct wl_ctx *ctx)
 	uint32_t total = N_SIZES * nc * 2 * N_VARIANTS * N_ACCS, k = 0;
 	kprintf("locality: sizes %llu / %llu / %llu bytes, %u repetitions, flush=%s, array on node %d\n",
 		(unsigned long long)bytes[SMALL], (unsigned long long)bytes[LLC],
-		have_dram ? (unsigned long long)bytes[DRAM] : 0ull, ctx->reps, ctx->flush ? "wbinvd" : "none",
+		have_dram ? (unsigned long long)bytes[DRAM] : 0ull, ctx->reps, wl_flush_name(ctx),
 		pmm_node_of(phys));
 	kprintf("  %-6s %10s %3s %-8s %-16s %-12s %14s %8s\n", "size", "bytes", "P", "placing", "variant",
 		"accumulator", "median ticks", "B/tick");

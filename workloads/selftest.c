@@ -112,7 +112,7 @@ void selftest_run(const struct wl_ctx *ctx)
 	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
 	rec_obj_begin(rec, "params");
 	rec_u64(rec, "iters", a.iters);
-	rec_str(rec, "flush", ctx->flush ? "wbinvd" : "none");
+	rec_str(rec, "flush", wl_flush_name(ctx));
 	rec_obj_end(rec);
 	report_stats(rec, "ticks", &st);
 	rec_f64(rec, "ticks_per_increment", a.iters ? st.median / (double)a.iters : 0, 3);

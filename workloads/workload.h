@@ -35,6 +35,18 @@ struct workload {
 	void (*run)(const struct wl_ctx *ctx);
 };
 
+/* How this platform empties caches before a repetition, for the records. */
+static inline const char *wl_flush_method(const struct wl_ctx *ctx)
+{
+	return ctx->has_wbinvd ? "wbinvd" : "eviction-read";
+}
+
+/* The flush= setting as applied: the method, or "none". */
+static inline const char *wl_flush_name(const struct wl_ctx *ctx)
+{
+	return ctx->flush ? wl_flush_method(ctx) : "none";
+}
+
 /* Every workload, in the default order. */
 extern const struct workload wl_all[];
 extern const unsigned wl_count;

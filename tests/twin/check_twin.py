@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""check_twin - check a log of the Linux twin (build/quietbench-host): the records a run must hold.
+
+Checks, each counted as passed or failed:
+- every record passes its CRC and nothing looks like a damaged record;
+- one boot record, from the Linux platform, with the eviction flush named;
+- a cpu record per CPU found, and cache records covering every online CPU;
+- every result's check is "ok", or "skipped" with a reason;
+- every workload asked for (--workloads, default the hosttest's) produced
+  results and a workload record;
+- no error records (their `what` can be allowed with --allow-error);
+- done last, status ok, its record count matching the log, and the exit
+  status (--exit-status) 0 exactly when done says ok.
+A failing run prints its log. The last line is "twin: N passed, N failed".
+"""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import qbrecords  # noqa: E402
+
+DEFAULT_WORKLOADS = "selftest,counter,locality,first-touch"
+
+
+class Tally:
+    def __init__(self):
+        self.passed, self.failed = 0, []
+
+    def check(self, cond, msg):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed.append(msg)
+        return cond
+
+
+def check_run(recs, problems, args, t):
+    for no, why, raw in problems:
+        t.check(False, "line %d: %s: %s" % (no, why, raw[:120]))
+    t.check(not problems, "damaged records")
+
+    boots = qbrecords.of_kind(recs, "boot")
+    if t.check(len(boots) == 1, "expected one boot record, got %d" % len(boots)):
+        b = boots[0]
+        t.check(b.get("platform") == "linux" and b.get("loader") == "linux", "boot: not the Linux platform: %s" % b)
+        t.check(b.get("wbinvd") is False and b.get("flush_method") == "eviction-read" and (b.get("flush_bytes") or 0) > 0,
+                "boot: the eviction flush is not described")
+        t.check((b.get("tsc_hz") or 0) > 0, "boot: TSC frequency unknown")
+        cpus = qbrecords.of_kind(recs, "cpu")
+        t.check(len(cpus) == b.get("cpus_found"), "%d cpu records for %s CPUs found" % (len(cpus), b.get("cpus_found")))
+        online = sorted(c["index"] for c in cpus if c.get("online"))
+        t.check(len(online) == b.get("cpus_online"), "%d online cpu records, boot says %s" % (len(online), b.get("cpus_online")))
+        for level in (1, 2):
+            covered = sorted(i for k in qbrecords.of_kind(recs, "cache")
+                             if k.get("level") == level and k.get("type") != "instruction" for i in k["shared_by"])
+            t.check(covered == online, "L%d caches cover CPUs %s, expected %s" % (level, covered, online))
+
+    results = qbrecords.of_kind(recs, "result")
+    for r in results:
+        name = "%s/%s (%s threads, %s)" % (r.get("workload"), r.get("variant"), r.get("threads"), r.get("params"))
+        if r.get("check") == "skipped":
+            t.check(bool(r.get("reason")), "%s: skipped without a reason" % name)
+        else:
+            t.check(r.get("check") == "ok", "%s: check %s: %s" % (name, r.get("check"), r.get("reason")))
+    for m in qbrecords.of_kind(recs, "matrix"):
+        t.check(m.get("check") == "ok", "matrix %s/%s: check %s" % (m.get("workload"), m.get("variant"), m.get("check")))
+
+    ran = {w.get("name") for w in qbrecords.of_kind(recs, "workload")}
+    with_results = {r.get("workload") for r in results}
+    for w in args.workloads.split(","):
+        t.check(w in ran, "no workload record for %s" % w)
+        t.check(w in with_results, "no results from %s" % w)
+
+    for e in qbrecords.of_kind(recs, "error"):
+        t.check(e.get("what") in args.allow_error, "error record: %s" % {k: v for k, v in e.items() if k != "v"})
+
+    d = qbrecords.done(recs)
+    if t.check(d is not None, "no done record: the run is incomplete"):
+        t.check(recs[-1] is d, "done is not the last record")
+        t.check(d.get("status") == "ok", "done: status %s (%s)" % (d.get("status"), d.get("reason")))
+        t.check(d.get("records") == len(recs), "done counts %s records, the log holds %d" % (d.get("records"), len(recs)))
+        t.check(d.get("errors") == len(qbrecords.of_kind(recs, "error")), "done counts %s errors" % d.get("errors"))
+        if args.exit_status is not None:
+            t.check((args.exit_status == 0) == (d.get("status") == "ok"),
+                    "exit status %d with done %s" % (args.exit_status, d.get("status")))
+    elif args.exit_status is not None:
+        t.check(args.exit_status != 0, "exit status 0 without a done record")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("log")
+    ap.add_argument("--exit-status", type=int, help="the twin's exit status")
+    ap.add_argument("--workloads", default=DEFAULT_WORKLOADS, help="comma list that must have run")
+    ap.add_argument("--allow-error", action="append", default=[], metavar="WHAT",
+                    help="an error record's `what` that does not fail the check (repeatable)")
+    args = ap.parse_args()
+    recs, problems = qbrecords.parse_file(args.log)
+    t = Tally()
+    check_run(recs, problems, args, t)
+    if t.failed:
+        with open(args.log, encoding="latin-1") as f:
+            sys.stdout.write("---- %s\n%s---- end of %s\n" % (args.log, f.read(), args.log))
+        for msg in t.failed:
+            print("FAIL: " + msg)
+    print("twin: %d passed, %d failed" % (t.passed, len(t.failed)))
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

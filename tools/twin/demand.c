@@ -1,0 +1,296 @@
+/* demand.c - demand.h on Linux: the OS's own demand-zero path (mmap(2), madvise(2) MADV_DONTNEED, mincore(2), move_pages(2)) behind the kernel's region API.
+ *
+ * A region is an anonymous private mapping. Its pages appear on first touch
+ * through Linux's page-fault handler, placed by Linux's first-touch policy
+ * (MPOL_LOCAL) or bound to a node (MPOL_BIND). MADV_DONTNEED makes them fresh
+ * again. What only a ring-0 handler can see (its own timings, a prezeroed
+ * pool, TLB flushes on demand) is not available: wl_ctx.has_fault_internals
+ * is false and the workload skips what needs it.
+ *
+ * Linux maps its shared zero page (or, with THP, the huge zero page) on the
+ * first *read* of a never-written page; it allocates and zeroes on the first
+ * write. Both count as the page becoming present, as below. */
+#define _GNU_SOURCE
+#include "demand.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "console.h"
+#include "hostnuma.h"
+#include "lib.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define BASE_PAGE 4096ull
+#define MAP_HUGE_SHIFT_ 26                     /* <linux/mman.h> MAP_HUGE_SHIFT */
+#define MAP_HUGE_2MB_ (21 << MAP_HUGE_SHIFT_)  /* log2(2 MiB) */
+#define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
+#define LINE_LEN 256
+#define KIB 1024ull
+
+enum source { SRC_4K, SRC_HUGETLB, SRC_THP };
+static const char *const source_names[] = {
+	[SRC_4K] = "4 KiB pages (MADV_NOHUGEPAGE)",
+	[SRC_HUGETLB] = "hugetlbfs (MAP_HUGETLB)",
+	[SRC_THP] = "transparent huge pages (MADV_HUGEPAGE)",
+};
+
+/* ---- Types ---------------------------------------------------------------- */
+/* What the twin keeps next to each kernel-shaped region. */
+struct twin_region {
+	enum source src;
+	uint64_t baseline;       /* pages present after demand_populate: mapped without a first touch */
+};
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct demand_region regions[DEMAND_MAX_REGIONS];
+static struct twin_region twin[DEMAND_MAX_REGIONS];
+
+/* ---- Private Functions ---------------------------------------------------- */
+static bool thp_available(void)
+{
+	char line[LINE_LEN] = "";
+	FILE *f = fopen(THP_ENABLED, "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return strstr(line, "[always]") || strstr(line, "[madvise]");
+}
+
+/* Map r's range (at r->base when fixed) from its source; false on failure. */
+static bool map_region(struct demand_region *r, enum source src, bool fixed)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (fixed ? MAP_FIXED : 0);
+	uint64_t extra = src == SRC_THP && !fixed ? DEMAND_PAGE_2M : 0;
+	/* hugetlbfs reserves its pages now (so a touch cannot fail later); others reserve nothing. */
+	flags |= src == SRC_HUGETLB ? MAP_HUGETLB | MAP_HUGE_2MB_ : MAP_NORESERVE;
+	uint8_t *p = mmap(fixed ? (void *)(uintptr_t)r->base : 0, r->size + extra, PROT_READ | PROT_WRITE, flags,
+			  -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	uint8_t *a = extra ? (uint8_t *)ALIGN_UP((uintptr_t)p, DEMAND_PAGE_2M) : p;
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (extra && a + r->size < p + r->size + extra)
+		munmap(a + r->size, (size_t)(p + r->size + extra - (a + r->size)));
+	r->base = (uint64_t)(uintptr_t)a;
+	if (src != SRC_HUGETLB)
+		madvise(a, r->size, src == SRC_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	if (r->policy == DEMAND_FIXED_NODE ? !hostnuma_bind(a, r->size, r->node) : !hostnuma_local(a, r->size)) {
+		munmap(a, r->size);
+		return false;
+	}
+	return true;
+}
+
+/* Which 4 KiB pieces are present (mincore); a malloc'd vector the caller frees. */
+static unsigned char *present_map(const struct demand_region *r)
+{
+	unsigned char *v = malloc(r->size / BASE_PAGE);
+	if (v && mincore((void *)(uintptr_t)r->base, r->size, v) != 0) {
+		free(v);
+		v = 0;
+	}
+	if (!v)
+		console_error("first-touch", "cannot tell which pages are present (mincore)");
+	return v;
+}
+
+/* Pages (of r->page) present now, and with NUMA the node of each, into
+ * pages_by_node (the kernel counts them in its fault handler). A 2 MiB page
+ * counts once any part of it is present: a first touch maps all of it. */
+static uint64_t count_present(struct demand_region *r)
+{
+	unsigned char *v = present_map(r);
+	uint64_t per = r->page / BASE_PAGE, n = 0;
+	void **pages = v ? malloc(r->size / r->page * sizeof(void *)) : 0;
+	int *node = pages ? malloc(r->size / r->page * sizeof(int)) : 0;
+	memset((void *)r->pages_by_node, 0, sizeof(r->pages_by_node));
+	for (uint64_t pg = 0; node && pg < r->size / r->page; pg++) {
+		for (uint64_t k = 0; k < per; k++) {
+			if (v[pg * per + k] & 1) {
+				pages[n++] = (void *)(uintptr_t)(r->base + pg * r->page + k * BASE_PAGE);
+				break;
+			}
+		}
+	}
+	if (node)
+		hostnuma_nodes_of(pages, n, node); /* one move_pages call for all of them */
+	for (uint64_t i = 0; node && i < n; i++)
+		if (node[i] >= 0 && node[i] < QB_MAX_NODES)
+			r->pages_by_node[node[i]]++;
+	free(node);
+	free(pages);
+	free(v);
+	return n;
+}
+
+/* AnonHugePages of the mapping holding addr (/proc/self/smaps), in bytes. */
+static uint64_t anon_huge_bytes(uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[LINE_LEN];
+	bool in = false;
+	uint64_t v = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3) {
+			in = a <= addr && addr < b;
+			continue;
+		}
+		if (in && !strncmp(line, "AnonHugePages:", 14))
+			v = strtoull(line + 14, 0, 10) * KIB;
+	}
+	fclose(f);
+	return v;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, const char **why)
+{
+	unsigned slot = DEMAND_MAX_REGIONS;
+	for (unsigned i = 0; i < DEMAND_MAX_REGIONS && slot == DEMAND_MAX_REGIONS; i++)
+		if (!regions[i].active)
+			slot = i;
+	if (slot == DEMAND_MAX_REGIONS) {
+		*why = "all demand-zero regions are in use";
+		return 0;
+	}
+	if ((page != DEMAND_PAGE_4K && page != DEMAND_PAGE_2M) || size == 0 || size > DEMAND_MAX_BYTES) {
+		*why = "bad region size or page size";
+		return 0;
+	}
+	if (zeroing == DEMAND_PREZEROED) {
+		*why = "a prezeroed pool needs the kernel's fault handler (ring 0)";
+		return 0;
+	}
+	struct demand_region *r = &regions[slot];
+	memset(r, 0, sizeof(*r));
+	r->size = ALIGN_UP(size, page);
+	r->page = page;
+	r->policy = policy;
+	r->zeroing = zeroing;
+	r->node = node;
+	r->slot = slot;
+	enum source src = SRC_4K;
+	if (page == DEMAND_PAGE_2M) {
+		bool hugetlb = hostmem_meminfo("Hugepagesize") == DEMAND_PAGE_2M &&
+			       hostmem_meminfo("HugePages_Free") >= r->size / DEMAND_PAGE_2M;
+		if (!hugetlb && !thp_available()) {
+			*why = "no 2 MiB pages: no free hugetlbfs pages and transparent huge pages are off";
+			return 0;
+		}
+		src = hugetlb ? SRC_HUGETLB : SRC_THP;
+	}
+	bool mapped = map_region(r, src, false);
+	if (!mapped && src == SRC_HUGETLB && thp_available())
+		mapped = map_region(r, src = SRC_THP, false); /* the free pages went to someone else */
+	if (!mapped) {
+		*why = policy == DEMAND_FIXED_NODE ? "cannot map the region on its node" : "cannot map the region";
+		return 0;
+	}
+	if (page == DEMAND_PAGE_2M)
+		kprintf("  (linux: 2 MiB pages from %s)\n", source_names[src]);
+	twin[slot] = (struct twin_region){ src, 0 };
+	r->active = true;
+	return r;
+}
+
+void demand_reset(struct demand_region *r)
+{
+	/* Fresh pages again. hugetlbfs refused MADV_DONTNEED before Linux 5.18: map it anew in place. */
+	if (madvise((void *)(uintptr_t)r->base, r->size, MADV_DONTNEED) != 0 && !map_region(r, twin[r->slot].src, true))
+		console_error("first-touch", "cannot make a demand-zero region fresh again");
+	twin[r->slot].baseline = 0;
+	memset((void *)r->pages_by_node, 0, sizeof(r->pages_by_node));
+	memset(r->cpu, 0, sizeof(r->cpu));
+}
+
+bool demand_populate(struct demand_region *r, int node)
+{
+	if (node >= 0 && !hostnuma_bind((void *)(uintptr_t)r->base, r->size, node))
+		return false;
+	for (uint64_t off = 0; off < r->size; off += BASE_PAGE)
+		((volatile uint8_t *)(uintptr_t)r->base)[off] = 0; /* a write: a real zeroed page, not the zero page */
+	twin[r->slot].baseline = count_present(r);
+	return true;
+}
+
+void demand_destroy(struct demand_region *r)
+{
+	if (!r || !r->active)
+		return;
+	if (twin[r->slot].src == SRC_THP) {
+		/* Say when Linux did not give the 2 MiB pages the result is named after. */
+		uint64_t want = count_present(r) * DEMAND_PAGE_2M, got = anon_huge_bytes(r->base);
+		if (got < want)
+			console_error("first-touch", "linux backed only %llu of %llu touched 2 MiB pages with huge pages",
+				      (unsigned long long)(got / DEMAND_PAGE_2M), (unsigned long long)(want / DEMAND_PAGE_2M));
+	}
+	munmap((void *)(uintptr_t)r->base, r->size);
+	r->active = false;
+}
+
+/* The kernel counts one fault per page its handler maps, and nothing else
+ * maps pages into a region, so its count is the number of pages present
+ * since create or reset (after MADV_DONTNEED nothing is). Linux's count of
+ * exceptions differs (a read maps the zero page, the first write then takes
+ * a second, copy-on-write fault; with THP one fault maps 512 pieces), so the
+ * twin counts what the kernel's count equals: pages present now (mincore),
+ * less those demand_populate mapped without a touch. MADV_NOHUGEPAGE keeps a
+ * 4 KiB region at one page per first touch. */
+uint64_t demand_faults(const struct demand_region *r)
+{
+	uint64_t n = count_present((struct demand_region *)r); /* r was created non-const: refresh pages_by_node */
+	return n - MIN(n, twin[r->slot].baseline);
+}
+
+/* Linux's fault handler cannot be timed from user space. 0 here is "not
+ * measured", not a time: a workload must not print it unless
+ * has_fault_internals is true. */
+uint64_t demand_handler_ticks(const struct demand_region *r)
+{
+	(void)r;
+	return 0;
+}
+
+uint64_t demand_zero_ticks(const struct demand_region *r)
+{
+	(void)r;
+	return 0;
+}
+
+uint64_t demand_present_pages(const struct demand_region *r)
+{
+	return count_present((struct demand_region *)r);
+}
+
+int demand_node_at(const struct demand_region *r, uint64_t off)
+{
+	if (off >= r->size)
+		return -1;
+	unsigned char v = 0;
+	void *pg = (void *)(uintptr_t)(r->base + ALIGN_DOWN(off, BASE_PAGE));
+	if (mincore(pg, BASE_PAGE, &v) != 0 || !(v & 1))
+		return -1;
+	int node = hostnuma_node_of_addr(pg);
+	return hostnuma_nodes() > 1 ? node : 0;
+}
+
+uint64_t demand_phys_of(const struct demand_region *r, uint64_t off)
+{
+	/* No physical addresses in user space: the virtual one, if present. */
+	return demand_node_at(r, off) >= 0 ? r->base + off : 0;
+}
+
+/* TLB flushes on demand need ring 0; the workload only calls this with
+ * has_fault_internals (tlb_costs), which the twin never sets. */
+void demand_hw_flush_all_tlbs(void)
+{
+}

@@ -1,0 +1,57 @@
+/* finish.c - finish.h on Linux: the same `done` record as kernel/finish.c, then exit(3) with status 0 exactly when it says ok. */
+#include "finish.h"
+#include <stdlib.h>
+#include <unistd.h>
+#include "console.h"
+#include "hostcpu.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define EXIT_FAILED 1
+
+/* ---- Private Variables ---------------------------------------------------- */
+static uint64_t start_tsc;
+static volatile int failed, finishing;
+static const char *first_failure;
+
+/* ---- Public Functions ----------------------------------------------------- */
+void finish_setup(enum finish_mode m, uint64_t efi_reset_system, uint64_t boot_tsc)
+{
+	(void)m;                /* finish= has no meaning for a process (reported by main.c) */
+	(void)efi_reset_system;
+	start_tsc = boot_tsc;
+}
+
+void finish_mark_failed(const char *why)
+{
+	if (!failed)
+		first_failure = why;
+	failed = 1;
+}
+
+void finish_now(bool ok)
+{
+	if (__atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause(); /* someone is already finishing: the process ends with them */
+	ok = ok && !failed;
+	uint64_t elapsed = tsc_to_us(tsc_read() - start_tsc) / 1000;
+
+	struct rec *r = console_rec_open("done");
+	rec_str(r, "status", ok ? "ok" : "fail");
+	if (!ok && first_failure)
+		rec_str(r, "reason", first_failure);
+	rec_u64(r, "cpus_found", hostcpu_found());
+	rec_u64(r, "cpus_online", hostcpu_online());
+	if (tsc_hz())
+		rec_u64(r, "elapsed_ms", elapsed);
+	else
+		rec_null(r, "elapsed_ms");
+	rec_u64(r, "records", console_records() + 1);
+	rec_u64(r, "errors", console_errors());
+	console_rec_emit(r);
+	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL", hostcpu_online(),
+		hostcpu_found());
+	/* The worker threads (lost ones included) end with the process. */
+	exit(ok ? 0 : EXIT_FAILED);
+}

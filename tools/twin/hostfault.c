@@ -1,0 +1,56 @@
+/* hostfault.c - fatal signals as `error` records (signal(7), sigaction(2)); see hostfault.h. */
+#define _GNU_SOURCE
+#include "hostfault.h"
+#include <signal.h>
+#include <stdint.h>
+#include <ucontext.h>
+#include "console.h"
+#include "finish.h"
+#include "hostcpu.h"
+
+/* ---- Private Functions ---------------------------------------------------- */
+#if !defined(__SANITIZE_ADDRESS__)
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	}
+	return "signal";
+}
+
+/* Not async-signal-safe in general; in panic mode the console's locks are
+ * bounded, as the kernel's are after an exception. */
+static void on_fault(int sig, siginfo_t *si, void *uc_void)
+{
+	const ucontext_t *uc = uc_void;
+	console_panic_mode();
+	struct rec *r = console_rec_open("error");
+	rec_str(r, "what", "exception");
+	rec_str(r, "name", signal_name(sig));
+	rec_u64(r, "signal", (uint64_t)sig);
+	rec_u64(r, "code", (uint64_t)si->si_code);
+	rec_hex(r, "rip", (uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+	rec_hex(r, "addr", (uint64_t)(uintptr_t)si->si_addr);
+	rec_u64(r, "cpu", hostcpu_self());
+	console_rec_emit(r);
+	finish_mark_failed("a workload crashed (fatal signal)");
+	finish_now(false);
+}
+#endif
+
+/* ---- Public Functions ----------------------------------------------------- */
+void hostfault_init(void)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	struct sigaction sa = { 0 };
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND; /* a fault inside the handler ends the process */
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, 0);
+#endif
+}

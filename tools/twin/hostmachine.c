@@ -1,0 +1,240 @@
+/* hostmachine.c - topology and the boot, memory, cpu and cache records on Linux, field for field as kernel/machine.c (schema: docs/records.md); see hostmachine.h.
+ *
+ * What a process cannot know (ACPI tables, the APIC mode, the firmware's
+ * revisions, the kernel's own memory) is null, never zero. The twin adds
+ * platform, os_release, wbinvd, flush_method and flush_bytes to `boot`, and
+ * os_cpu (Linux's CPU number) to `cpu`. */
+#define _GNU_SOURCE
+#include "hostmachine.h"
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "console.h"
+#include "evict.h"
+#include "hostcpu.h"
+#include "hostnuma.h"
+#include "lib.h"
+#include "pmm.h"
+#include "timer.h"
+#include "tsc.h"
+
+#ifndef QB_BUILD_ID
+#define QB_BUILD_ID "unknown"
+#endif
+
+/* ---- Constants ------------------------------------------------------------ */
+#define DMI_DIR "/sys/class/dmi/id/"
+#define TEXT_LEN 128
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct topo topo;
+static uint32_t cpu_of_topo[QB_MAX_CPUS];
+static int32_t topo_of_cpu[QB_MAX_CPUS];
+static struct cpuid_snap snaps[QB_MAX_CPUS];
+static int32_t nodes[QB_MAX_CPUS];
+
+/* ---- Private Functions ---------------------------------------------------- */
+/* The first line of a small sysfs file, or null in the record if there is none. */
+static void rec_file(struct rec *r, const char *key, const char *path)
+{
+	char buf[TEXT_LEN];
+	FILE *f = fopen(path, "r");
+	bool ok = f && fgets(buf, sizeof(buf), f);
+	if (f)
+		fclose(f);
+	if (!ok) {
+		rec_null(r, key);
+		return;
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	rec_str(r, key, buf);
+}
+
+static void rec_nulls(struct rec *r, const char *const *keys, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rec_null(r, keys[i]);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void hostmachine_decode_topology(void)
+{
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < hostcpu_slots(); c++) {
+		topo_of_cpu[c] = -1;
+		if (hostcpu[c].state != HOSTCPU_ONLINE)
+			continue;
+		snaps[n] = hostcpu[c].snap;
+		nodes[n] = hostcpu[c].node;
+		cpu_of_topo[n] = c;
+		topo_of_cpu[c] = (int32_t)n;
+		n++;
+	}
+	int msgs = topo_decode(snaps, nodes, n, &topo);
+	if (msgs < 0) {
+		console_error("topology", "nothing could be decoded from %u CPUs", n);
+		return;
+	}
+	for (uint32_t i = 0; i < topo.nmsgs && i < TOPO_MAX_MSGS; i++)
+		console_error("topology", "%s", topo.msg[i]);
+}
+
+const struct topo *hostmachine_topo(void) { return &topo; }
+const uint32_t *hostmachine_cpu_of_topo(void) { return cpu_of_topo; }
+
+void hostmachine_report_boot(const char *cmdline)
+{
+	static const char *const firmware[] = { "firmware_revision", "uefi_revision" };
+	static const char *const kernel_only[] = { "kernel_bytes", "stack_bytes" };
+	static const char *const acpi[] = { "apic_mode" };
+	static const char *const tables[] = { "acpi_revision", "acpi_oem", "acpi_root" };
+	static const char *const console[] = { "serial", "serial_base", "exit_boot_services_tries" };
+	const struct cpuid_snap *s = &hostcpu[0].snap;
+	char vendor[CPUID_VENDOR_LEN + 1];
+	struct utsname u;
+	cpuid_snap_vendor_string(s, vendor);
+	uint64_t ram = hostmem_meminfo("MemTotal");
+	bool have_uname = uname(&u) == 0;
+
+	struct rec *r = console_rec_open("boot");
+	rec_str(r, "build", QB_BUILD_ID);
+	rec_str(r, "platform", "linux");
+	rec_str(r, "loader", "linux");
+	rec_str(r, "os_release", have_uname ? u.release : 0);
+	rec_file(r, "firmware_vendor", DMI_DIR "bios_vendor");
+	rec_file(r, "bios_version", DMI_DIR "bios_version");
+	rec_nulls(r, firmware, ARRAY_SIZE(firmware));
+	rec_str(r, "cmdline", cmdline);
+	rec_str(r, "cpu_vendor", vendor);
+	rec_str(r, "cpu_model", cpuid_snap_brand(s));
+	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
+	rec_u64(r, "tsc_hz", tsc_hz());
+	rec_str(r, "tsc_source", tsc_source());
+	rec_u64(r, "tsc_measured_hz", tsc_measured_hz());
+	rec_str(r, "reference_timer", timer_name());
+	rec_bool(r, "tsc_invariant", tsc_invariant());
+	rec_bool(r, "rdtscp", tsc_have_rdtscp);
+	rec_u64(r, "timer_overhead_ticks", tsc_overhead());
+	rec_u64(r, "timer_overhead_median_ticks", tsc_overhead_median());
+	rec_u64(r, "memory_bytes", ram);
+	rec_nulls(r, kernel_only, ARRAY_SIZE(kernel_only));
+	rec_u64(r, "ap_startup_us", hostcpu_startup_us());
+	rec_u64(r, "cpus_found", hostcpu_found());
+	rec_u64(r, "cpus_online", hostcpu_online());
+	rec_nulls(r, acpi, ARRAY_SIZE(acpi));
+	rec_str(r, "topology_source", topo.source ? topo.source : "none");
+	rec_nulls(r, tables, ARRAY_SIZE(tables));
+	rec_u64(r, "numa_nodes", hostnuma_nodes());
+	rec_nulls(r, console, ARRAY_SIZE(console));
+	rec_obj_begin(r, "framebuffer");
+	rec_obj_end(r);
+	rec_bool(r, "wbinvd", false);
+	rec_str(r, "flush_method", "eviction-read");
+	rec_u64(r, "flush_bytes", evict_bytes());
+	rec_u64(r, "cpus_system_online", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
+	console_rec_emit(r);
+
+	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
+		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor, hostcpu_online(),
+		hostcpu_found(), (unsigned long long)hostcpu_startup_us(), (unsigned long long)(ram >> 20),
+		hostnuma_nodes());
+	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, empty interval %llu ticks\n",
+		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(), timer_name(),
+		tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
+	kprintf("linux: WBINVD is privileged; a flush is an eviction read of %llu MiB from every participating CPU\n",
+		(unsigned long long)(evict_bytes() >> 20));
+	kprintf("linux: a first read of fresh anonymous memory maps the shared zero page (with THP the huge one); "
+		"pages are allocated and zeroed on the first write (hugetlbfs: on the first touch)\n");
+}
+
+void hostmachine_report_cpus(void)
+{
+	for (uint32_t c = 0; c < hostcpu_slots(); c++) {
+		const struct hostcpu *h = &hostcpu[c];
+		int32_t t = topo_of_cpu[c];
+		struct rec *r = console_rec_open("cpu");
+		rec_u64(r, "index", c);
+		if (h->have_snap)
+			rec_u64(r, "apic_id", cpuid_snap_apic_id(&h->snap));
+		else
+			rec_null(r, "apic_id");
+		rec_null(r, "acpi_uid");
+		rec_u64(r, "os_cpu", h->os_cpu);
+		if (t >= 0) {
+			const struct topo_cpu *tc = &topo.cpu[t];
+			rec_u64(r, "package", tc->package);
+			rec_u64(r, "die", tc->die);
+			rec_u64(r, "core", tc->core);
+			rec_u64(r, "thread", tc->thread);
+			if (tc->core_type)
+				rec_str(r, "core_type", tc->core_type == CPUID_CORE_TYPE_ATOM ? "atom" : "core");
+		} else {
+			rec_null(r, "package");
+			rec_null(r, "die");
+			rec_null(r, "core");
+			rec_null(r, "thread");
+		}
+		rec_u64(r, "node", (uint64_t)h->node);
+		rec_bool(r, "online", h->state == HOSTCPU_ONLINE);
+		rec_str(r, "state", hostcpu_state_name(h->state));
+		if (h->state == HOSTCPU_ONLINE) {
+			rec_i64(r, "tsc_offset", h->tsc_offset);
+			rec_u64(r, "tsc_offset_err", h->tsc_offset_err);
+		}
+		console_rec_emit(r);
+	}
+}
+
+void hostmachine_report_caches(void)
+{
+	for (uint32_t i = 0; i < topo.ncaches; i++) {
+		const struct topo_cache *k = &topo.cache[i];
+		struct rec *r = console_rec_open("cache");
+		rec_u64(r, "level", k->level);
+		rec_str(r, "type", topo_cache_type_name(k->type));
+		rec_u64(r, "size", k->size);
+		rec_u64(r, "line", k->line_size);
+		rec_u64(r, "ways", k->ways);
+		rec_u64(r, "sets", k->sets);
+		rec_bool(r, "fully_associative", k->fully_associative);
+		rec_bool(r, "inclusive", k->inclusive);
+		rec_bool(r, "wbinvd_lower_all_sharers", k->wbinvd_lower_all_sharers);
+		rec_str(r, "source", k->source);
+		rec_bool(r, "sharing_assumed", k->sharing_assumed);
+		rec_arr_begin(r, "shared_by");
+		for (uint32_t t = 0; t < topo.ncpu; t++)
+			if (topo_cpuset_has(&k->shared_by, t))
+				rec_u64(r, 0, cpu_of_topo[t]);
+		rec_arr_end(r);
+		console_rec_emit(r);
+	}
+	for (uint32_t lvl = 1; lvl <= 3; lvl++) {
+		const struct topo_cache *k = topo.ncpu ? topo_cpu_cache(&topo, 0, (uint8_t)lvl) : 0;
+		if (k)
+			kprintf("cache: L%u %s %llu KiB, %u-way, %u-byte lines, shared by %u CPU(s)\n", lvl,
+				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
+				k->line_size, k->nshared);
+	}
+}
+
+void hostmachine_report_memory(void)
+{
+	static const char *const map_only[] = { "map_entries", "map_fixups", "map_dropped", "page_table_bytes",
+						"unmapped_ram_bytes" };
+	struct rec *r = console_rec_open("memory");
+	rec_u64(r, "usable", hostmem_meminfo("MemTotal"));
+	rec_nulls(r, map_only, ARRAY_SIZE(map_only));
+	rec_u64(r, "free_bytes", pmm_free_bytes(PMM_ANY_NODE));
+	rec_str(r, "source", "/proc/meminfo");
+	rec_arr_begin(r, "nodes");
+	for (uint32_t n = 0; n < hostnuma_nodes(); n++) {
+		rec_obj_begin(r, 0);
+		rec_u64(r, "node", n);
+		rec_null(r, "domain");
+		rec_u64(r, "free_bytes", pmm_free_bytes((int)n));
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	console_rec_emit(r);
+}

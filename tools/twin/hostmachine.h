@@ -1,0 +1,21 @@
+/* hostmachine.h - the Linux twin's machine: topology decoded by kernel/topo.c from each CPU's CPUID, and the boot, memory, cpu and cache records with kernel/machine.c's field names (docs/records.md). */
+#ifndef QB_TWIN_HOSTMACHINE_H
+#define QB_TWIN_HOSTMACHINE_H
+
+#include <stdint.h>
+#include "topo.h"
+
+/* Decode the online CPUs' snapshots (and sysfs NUMA nodes) with topo_decode. */
+void hostmachine_decode_topology(void);
+
+/* The decoded topology and the map from topo numbers to dense CPU numbers. */
+const struct topo *hostmachine_topo(void);
+const uint32_t *hostmachine_cpu_of_topo(void);
+
+/* The records describing the machine and the run's start. */
+void hostmachine_report_boot(const char *cmdline);
+void hostmachine_report_memory(void);
+void hostmachine_report_cpus(void);
+void hostmachine_report_caches(void);
+
+#endif

@@ -1,0 +1,41 @@
+/* hostnuma.h - the Linux twin's view of memory and NUMA nodes: /proc/meminfo, /sys/devices/system/node, and the mbind(2) and move_pages(2) system calls. */
+#ifndef QB_TWIN_HOSTNUMA_H
+#define QB_TWIN_HOSTNUMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read the node directories: how many nodes, and each OS CPU's node. Without
+ * /sys/devices/system/node (or without NUMA system calls) everything is node 0. */
+void hostnuma_init(void);
+
+/* Nodes as the workloads count them: the highest node number + 1 (1 without NUMA). */
+uint32_t hostnuma_nodes(void);
+
+/* The node of OS CPU os_cpu (0 when unknown). */
+int32_t hostnuma_node_of_cpu(uint32_t os_cpu);
+
+/* Place future pages of [addr, addr+len) on node (MPOL_BIND), or by first
+ * touch on the touching CPU's node (MPOL_LOCAL). True when done, or when
+ * there is nothing to do (one node). */
+bool hostnuma_bind(void *addr, size_t len, int node);
+bool hostnuma_local(void *addr, size_t len);
+
+/* The node of the page holding addr: its node, -1 if the page is not present
+ * (or is the shared zero page), 0 without NUMA. */
+int hostnuma_node_of_addr(const void *addr);
+
+/* The same for n pages at once (move_pages with no target): status[i] gets
+ * the node or -1. False if the system call failed (everything then -1). */
+bool hostnuma_nodes_of(void **pages, size_t n, int *status);
+
+/* /proc/meminfo: a field (key e.g. "MemTotal"), in bytes for kB fields and
+ * as a plain count otherwise (HugePages_Free); 0 if absent. */
+uint64_t hostmem_meminfo(const char *key);
+
+/* Free bytes on a node: MemFree from /sys/devices/system/node/nodeN/meminfo
+ * (the node files have no MemAvailable); with one node, MemAvailable. */
+uint64_t hostmem_node_free(int node);
+
+#endif

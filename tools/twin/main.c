@@ -1,0 +1,189 @@
+/* main.c - the Linux twin's start-up, one step per line, then the same workloads as kernel/main.c, built from the same sources. */
+#include <stdio.h>
+#include <string.h>
+#include "console.h"
+#include "evict.h"
+#include "finish.h"
+#include "hostcpu.h"
+#include "hostfault.h"
+#include "hostmachine.h"
+#include "hostnuma.h"
+#include "lib.h"
+#include "options.h"
+#include "run.h"
+#include "tsc.h"
+#include "workload.h"
+
+#ifndef QB_BUILD_ID
+#define QB_BUILD_ID "unknown"
+#endif
+
+/* ---- Constants ------------------------------------------------------------ */
+#define MAX_OPT_ERRORS 16
+#define QUICK_REPS 3                 /* as kernel/main.c */
+#define FULL_REPS 10
+#define START_TIMEOUT_MS OPT_SMP_TIMEOUT_MS_DEFAULT /* threads check in within this */
+#define HELP_LEN 4096
+
+/* ---- Private Variables ---------------------------------------------------- */
+static char cmdline[QB_MAX_CMDLINE];
+static bool cmdline_truncated;
+static struct options opts;
+static struct cpuset online;
+static struct acpi_info no_acpi;     /* tsc_init's argument: there are no tables in user space */
+static const char *wl_names[OPT_MAX_WORKLOADS];
+
+/* Options that only mean something to the bare-metal kernel. */
+static const struct { const char *key; const char *why; } kernel_only[] = {
+	{ "finish", "a process just exits (status 0 exactly when done says ok)" },
+	{ "dump", "ACPI tables are not readable from user space" },
+	{ "smp_timeout_ms", "threads, not APs, are started (bound 1000 ms)" },
+	{ "turbo", "MSRs are not writable from user space" },
+	{ "prefetch", "MSRs are not writable from user space" },
+};
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void join_args(int argc, char **argv)
+{
+	size_t len = 0;
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (len + n + (i > 1) >= sizeof(cmdline)) {
+			cmdline_truncated = true;
+			break;
+		}
+		if (i > 1)
+			cmdline[len++] = ' ';
+		memcpy(cmdline + len, argv[i], n);
+		len += n;
+	}
+	cmdline[len] = 0;
+}
+
+static void ignored_option(const char *key, const char *value, const char *why)
+{
+	kprintf("error: option %s=%s: ignored on Linux: %s\n", key, value, why);
+	struct rec *r = console_rec_open("error");
+	rec_str(r, "what", "option ignored on linux");
+	rec_str(r, "key", key);
+	rec_str(r, "value", value);
+	rec_str(r, "detail", why);
+	console_rec_emit(r);
+}
+
+/* The kernel's parser, unchanged; then the options a process cannot honour. */
+static void parse_options(int argc, char **argv)
+{
+	struct opt_error errs[MAX_OPT_ERRORS];
+	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
+	for (unsigned i = 0; i < n; i++)
+		wl_names[i] = wl_all[i].name;
+	int e = options_parse(cmdline, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
+	for (int i = 0; i < e && i < MAX_OPT_ERRORS; i++) {
+		kprintf("error: option %s=%s: %s (default kept)\n", errs[i].key, errs[i].value, errs[i].why);
+		struct rec *r = console_rec_open("error");
+		rec_str(r, "what", "bad option");
+		rec_str(r, "key", errs[i].key);
+		rec_str(r, "value", errs[i].value);
+		rec_str(r, "detail", errs[i].why);
+		console_rec_emit(r);
+	}
+	if (e > MAX_OPT_ERRORS)
+		console_error("options", "%d more bad options not listed", e - MAX_OPT_ERRORS);
+	if (cmdline_truncated)
+		console_error("options", "command line longer than %u bytes, truncated", QB_MAX_CMDLINE - 1);
+	for (int a = 1; a < argc; a++) {
+		const char *eq = strchr(argv[a], '=');
+		size_t klen = eq ? (size_t)(eq - argv[a]) : strlen(argv[a]);
+		for (unsigned k = 0; k < ARRAY_SIZE(kernel_only); k++)
+			if (strlen(kernel_only[k].key) == klen && !strncmp(argv[a], kernel_only[k].key, klen))
+				ignored_option(kernel_only[k].key, eq ? eq + 1 : "", kernel_only[k].why);
+	}
+	if (opts.selftest != OPT_SELFTEST_NORMAL)
+		ignored_option("selftest", opts.selftest == OPT_SELFTEST_FAULT_BSP ? "fault-bsp" : "fault-ap",
+			       "the fault path under test is the kernel's exception handler");
+	opts.selftest = OPT_SELFTEST_NORMAL;
+	opts.dump = 0;
+}
+
+static bool want_help(int argc, char **argv)
+{
+	static char help[HELP_LEN];
+	if (argc < 2 || (strcmp(argv[1], "-h") && strcmp(argv[1], "--help") && strcmp(argv[1], "help")))
+		return false;
+	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
+	for (unsigned i = 0; i < n; i++)
+		wl_names[i] = wl_all[i].name;
+	options_help(help, sizeof(help), wl_names, n);
+	printf("usage: %s [key=value ...]  (the bare-metal kernel's command line)\n%s", argv[0], help);
+	return true;
+}
+
+/* As kernel/main.c's run_workloads, on the platform's own terms. */
+static void run_workloads(void)
+{
+	struct wl_ctx ctx = {
+		.quick = opts.profile == OPT_PROFILE_QUICK,
+		.reps = opts.reps ? opts.reps : opts.profile == OPT_PROFILE_QUICK ? QUICK_REPS : FULL_REPS,
+		.flush = opts.flush == OPT_FLUSH_WBINVD,
+		.selftest_iters = opts.selftest_iters,
+		.iters = opts.iters,
+		.selftest_fault = 0,
+		.timeout_ms = run_default_timeout_ms,
+		.online = &online,
+		.topo = hostmachine_topo(),
+		.cpu_of_topo = hostmachine_cpu_of_topo(),
+		.bsp_cpuid = &hostcpu[0].snap,
+		.nodes = hostnuma_nodes(),
+		.platform = "linux",
+		.has_wbinvd = false,
+		.has_fault_internals = false,
+	};
+	unsigned total = 0, k = 0;
+	for (unsigned i = 0; i < wl_count; i++)
+		total += (opts.workloads >> i) & 1;
+	for (unsigned i = 0; i < wl_count; i++) {
+		if (!((opts.workloads >> i) & 1))
+			continue;
+		kprintf("\n== workload %u of %u: %s - %s\n", ++k, total, wl_all[i].name, wl_all[i].summary);
+		uint64_t t0 = tsc_read();
+		wl_all[i].run(&ctx);
+		uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
+		kprintf("== %s finished in %llu ms\n", wl_all[i].name, (unsigned long long)ms);
+		struct rec *r = console_rec_open("workload");
+		rec_str(r, "name", wl_all[i].name);
+		rec_u64(r, "elapsed_ms", ms);
+		console_rec_emit(r);
+	}
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+int main(int argc, char **argv)
+{
+	uint64_t boot_tsc = tsc_read();
+	if (want_help(argc, argv))
+		return 0;
+	hostfault_init();                                    /* crashes become error records */
+	join_args(argc, argv);                               /* argv as the kernel's command line */
+	kprintf("\nQuietBench %s (Linux twin): noise-free cache and memory measurements\n", QB_BUILD_ID);
+	parse_options(argc, argv);                           /* errors reported, defaults kept */
+	finish_setup(FINISH_HALT, 0, boot_tsc);              /* elapsed_ms from process start */
+	hostnuma_init();                                     /* nodes, and each CPU's node */
+	if (!hostcpu_discover(opts.cpus) || !hostcpu_init_bsp())
+		finish_now(false);                               /* no CPU to run on */
+	tsc_init(&no_acpi, &hostcpu[0].snap);                /* kernel/tsc.c over CLOCK_MONOTONIC_RAW */
+	hostcpu_start(START_TIMEOUT_MS);                     /* a pinned thread per other CPU, bounded */
+	hostcpu_measure_tsc_offsets();                       /* each thread's CPU against CPU 0 */
+	hostmachine_decode_topology();                       /* packages, cores, threads, caches */
+	if (!evict_setup(hostmachine_topo())) {              /* RUN_FLUSH's eviction buffer */
+		console_error("flush", "no memory for the eviction buffer: flushes would do nothing");
+		finish_mark_failed("no memory for the eviction buffer");
+	}
+	hostmachine_report_boot(cmdline);
+	hostmachine_report_memory();
+	hostmachine_report_cpus();
+	hostmachine_report_caches();
+	run_online_set(&online, opts.cpus);
+	run_workloads();
+	finish_now(true);
+}
