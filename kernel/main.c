@@ -10,6 +10,7 @@
 #include "finish.h"
 #include "fmt.h" /* fbcon hook */
 #include "gdt.h"
+#include "instr.h"
 #include "idt.h"
 #include "lib.h"
 #include "machine.h"
@@ -70,10 +71,11 @@ static void init_memory(void)
 	pmm_reset(0, 0);
 	for (uint32_t i = 0; i < bi.mmap_count; i++) {
 		const struct boot_mem_range *m = &bi.mmap[i];
-		if (m->type != BOOT_MEM_USABLE || m->base + m->length <= LOW_MEMORY_END)
+		if (m->type != BOOT_MEM_USABLE || m->base + m->length <= LOW_MEMORY_END || m->base >= QB_MAX_PHYS)
 			continue;
+		/* RAM above the identity map is never handed out (paging_init reports it). */
 		uint64_t base = MAX(m->base, LOW_MEMORY_END);
-		if (!pmm_add(base, m->base + m->length - base))
+		if (!pmm_add(base, MIN(m->base + m->length, QB_MAX_PHYS) - base))
 			console_error("pmm", "range table full; 0x%llx+0x%llx not used",
 				      (unsigned long long)base, (unsigned long long)m->length);
 	}
@@ -185,6 +187,7 @@ static void run_workloads(void)
 		fmt_snprintf(line, sizeof(line), "workload %u of %u: %s", k, total, wl_all[i].name);
 		fbcon_set_status(line);
 		unsigned long fails0 = fbcon_failures(), errors0 = console_errors(); /* fbcon hook */
+		instr_goal(wl_all[i].counters);
 		uint64_t t0 = tsc_read();
 		wl_all[i].run(&ctx);
 		uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
@@ -240,7 +243,11 @@ void kernel_entry(struct boot_info *bi_in)
 	machine_report_caches();
 	if (opts.dump & OPT_DUMP_ACPI)
 		machine_dump_acpi(&acpi);
+	instr_init((enum instr_setting)opts.turbo, (enum instr_setting)opts.prefetch, /* noise sources, counters */
+		   opts.safe == OPT_ON);
+	instr_state_apply();                                 /* turbo and prefetchers as asked; state records */
 	run_online_set(&online, opts.cpus);
 	run_workloads();
+	instr_state_restore();                               /* exactly what was changed, put back */
 	finish_now(true);
 }

@@ -98,4 +98,8 @@
 #define   AMD_PF_L2_STREAM_DIS (1ull << 3)
 #define   AMD_PF_UP_DOWN_DIS (1ull << 5)        /* L2 up/down (next/previous line) */
 
+/* Microcode revision: Intel IA32_BIOS_SIGN_ID (write 0, CPUID(1), read [63:32],
+ * SDM vol. 3A §10.11.7.1); AMD MSR0000_008B PatchLevel [31:0]. */
+#define MSR_IA32_BIOS_SIGN_ID 0x0000008bu
+
 #endif

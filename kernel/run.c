@@ -54,9 +54,12 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 	}
 	struct run_thread th = { t, cpu, j->n, j->arg };
 	int64_t off = percpu[cpu].tsc_offset;
+	struct instr_mark mark;
+	instr_begin(&mark);
 	uint64_t s = tsc_start();
 	j->fn(&th);
 	uint64_t e = tsc_end();
+	instr_end(&mark, &j->res->instr[t]);
 	j->res->start[t] = s - (uint64_t)off;
 	j->res->end[t] = e - (uint64_t)off;
 	j->done[t] = 1;

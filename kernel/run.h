@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "instr.h"
 #include "qb_limits.h"
 
 /* An ordered list of dense CPU numbers; thread t runs on cpu[t]. */
@@ -41,6 +42,7 @@ struct run_result {
 	uint64_t start_skew;             /* latest minus earliest thread start, ticks */
 	uint64_t start[QB_MAX_CPUS];     /* per thread: first TSC after the barrier */
 	uint64_t end[QB_MAX_CPUS];       /* per thread: TSC after fn returned */
+	struct instr_thread instr[QB_MAX_CPUS]; /* per thread: noise and counters during fn */
 	uint32_t n_failed;               /* CPUs that did not arrive or finish */
 	uint32_t failed[QB_MAX_CPUS];    /* their dense numbers */
 };

@@ -16,6 +16,7 @@
 #include "lib.h"
 #include "placement.h"
 #include "report.h"
+#include "reps.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -23,7 +24,6 @@
 #define FULL_ITERS ((1ull << 31) / 4) /* the seed's int.MaxValue / 4 */
 #define QUICK_ITERS 20000ull
 #define BLOCK_WORDS 16                /* 128 bytes: one padded block */
-#define MAX_REPS 256
 #define MATRIX_MAX_CPUS 64            /* above this the matrix samples CPUs evenly */
 #define QUICK_MATRIX_REPS 2
 #define MAX_COUNTS 16                 /* thread counts in a sweep (2^15 > QB_MAX_CPUS) */
@@ -54,7 +54,7 @@ struct counter_outcome {
 	bool ok;
 	const char *why;
 	uint32_t n;
-	struct stats slowest;                    /* over repetitions: the slowest thread's ticks */
+	struct reps *reps;                       /* the repetitions: slowest thread, noise, counters */
 	double tpi;                              /* median slowest ticks per increment */
 	double thread_tpi[QB_MAX_CPUS];          /* median per thread, per increment */
 };
@@ -64,7 +64,7 @@ struct counter_outcome {
 static uint64_t cbuf[(QB_MAX_CPUS + 2) * BLOCK_WORDS] __attribute__((aligned(4096)));
 static struct counter_job job;
 static struct counter_outcome out;
-static uint64_t rep_slowest[MAX_REPS], rep_thread[QB_MAX_CPUS][MAX_REPS], scratch[MAX_REPS];
+static struct run_result res;
 static double matrix[MATRIX_MAX_CPUS][MATRIX_MAX_CPUS];
 static struct cpuset set;
 
@@ -142,12 +142,12 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 	out.why = 0;
 	out.n = n;
 	job.iters = iters;
-	reps = MIN(reps, (uint32_t)MAX_REPS);
-	uint32_t got = 0;
+	out.reps = reps_begin(n);
+	reps = MIN(reps, (uint32_t)REPS_MAX);
 	for (uint32_t r = 0; r <= reps; r++) {
 		lay_out(l, n);
 		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0,
-					    ctx->timeout_ms, 0);
+					    ctx->timeout_ms, &res);
 		if (st != RUN_OK) {
 			out.ok = false;
 			out.why = run_status_name(st);
@@ -158,23 +158,12 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 			out.why = "a counter does not equal iters";
 			break;
 		}
-		if (r == 0)
-			continue; /* untimed warm-up */
-		uint64_t worst = 0;
-		for (uint32_t t = 0; t < n; t++) {
-			uint64_t ticks = job.ticks[t] > tsc_overhead() ? job.ticks[t] - tsc_overhead() : 0;
-			rep_thread[t][got] = ticks;
-			worst = MAX(worst, ticks);
-		}
-		rep_slowest[got++] = worst;
+		if (r > 0) /* the first is an untimed warm-up */
+			reps_add(out.reps, job.ticks, res.instr);
 	}
-	stats_compute(rep_slowest, got, scratch, &out.slowest);
-	out.tpi = iters ? out.slowest.median / (double)iters : 0;
-	for (uint32_t t = 0; t < n; t++) {
-		struct stats st;
-		stats_compute(rep_thread[t], got, scratch, &st);
-		out.thread_tpi[t] = iters ? st.median / (double)iters : 0;
-	}
+	out.tpi = iters ? reps_stats(out.reps)->median / (double)iters : 0;
+	for (uint32_t t = 0; t < n; t++)
+		out.thread_tpi[t] = iters ? reps_thread_median(out.reps, t) / (double)iters : 0;
 }
 
 /* The result record: statistics of the slowest thread, each thread, spread and slowdown. */
@@ -187,7 +176,7 @@ static void report(const struct wl_ctx *ctx, enum layout l, const struct cpuset 
 	rec_str(r, "placement", placement);
 	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
-	report_stats(r, "ticks", &out.slowest);
+	reps_report(r, out.reps);
 	rec_f64(r, "ticks_per_increment", out.tpi, 3);
 	rec_arr_begin(r, "thread_ticks_per_increment");
 	double lo = 0, hi = 0;

@@ -19,6 +19,7 @@
 #include "lib.h"
 #include "pmm.h"
 #include "report.h"
+#include "reps.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -113,15 +114,22 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 	want_faults[0] = (c == WARM_NONE ? pages : 0) + (c != WARM_BOTH ? pages : 0);
 
 	uint64_t ticks[ITERATIONS], faults[ITERATIONS];
+	struct reps *log = reps_begin(1);
 	for (int it = 0; it < ITERATIONS; it++) {
 		flush_bsp();
 		uint64_t f0 = demand_faults(src) + demand_faults(dst);
+		struct instr_mark mark;
+		struct instr_thread seen;
+		instr_begin(&mark);
 		uint64_t t0 = tsc_start();
 		const uint32_t *sp = (const uint32_t *)(uintptr_t)s; /* a plain copy loop, as the seed's */
 		for (uint64_t i = 0; i < ints; i++)
 			d[i] = sp[i];
 		uint64_t t1 = tsc_end();
-		ticks[it] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		instr_end(&mark, &seen);
+		uint64_t raw = t1 - t0;
+		reps_add(log, &raw, &seen);
+		ticks[it] = log->slowest[it];
 		faults[it] = demand_faults(src) + demand_faults(dst) - f0;
 		if (sum32(d, ints) != expect) {
 			ok = false;
@@ -132,11 +140,9 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 			fail = "the fault count is not the number of fresh pages touched";
 		}
 	}
-	struct stats st;
-	stats_compute(ticks, ITERATIONS, scratch, &st);
 	struct rec *r = ft_result_open(ctx, case_names[c], &bsp, bytes,
 				       ctx->has_wbinvd ? "wbinvd-each-iteration" : "eviction-read-each-iteration");
-	report_stats(r, "ticks", &st);
+	reps_report(r, log);
 	rec_arr_begin(r, "iteration_ticks");
 	for (int it = 0; it < ITERATIONS; it++)
 		rec_u64(r, 0, ticks[it]);
@@ -195,13 +201,14 @@ static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, co
 }
 
 static void report_pages(const struct wl_ctx *ctx, const char *variant, uint64_t n, uint64_t page,
-			 const struct demand_region *r, bool ok, const char *fail)
+			 const struct demand_region *r, bool ok, const char *fail, const struct instr_thread *span)
 {
 	struct stats st;
 	stats_compute(samples, n, scratch, &st);
 	struct rec *rec = ft_result_open(ctx, variant, &bsp, n * page, wl_flush_method(ctx));
 	rec_u64(rec, "page_bytes", page);
 	report_stats(rec, "ticks", &st);
+	reps_report_span(rec, span);
 	rec_f64(rec, "ticks_per_fault", st.median, 1);
 	rec_f64(rec, "ticks_per_byte", st.median / (double)page, 4);
 	if (r) {
@@ -243,8 +250,12 @@ static void fault_costs(const struct wl_ctx *ctx, uint64_t n, uint64_t n_large)
 			continue;
 		}
 		flush_bsp();
+		struct instr_mark mark;
+		struct instr_thread span;
+		instr_begin(&mark);
 		bool ok = touch_pages(r, kinds[k].page, pages, &fail);
-		report_pages(ctx, kinds[k].variant, pages, kinds[k].page, r, ok, fail);
+		instr_end(&mark, &span);
+		report_pages(ctx, kinds[k].variant, pages, kinds[k].page, r, ok, fail, &span);
 		demand_destroy(r);
 	}
 }
@@ -294,16 +305,20 @@ static void zeroing_costs(const struct wl_ctx *ctx, uint64_t n)
 		}
 		memset(pages, 0xa5, n * FT_PAGE);
 		flush_bsp();
+		struct instr_mark mark;
+		struct instr_thread span;
+		instr_begin(&mark);
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t t0 = tsc_start();
 			ways[w].fn(pages + i * FT_PAGE, FT_PAGE);
 			uint64_t t1 = tsc_end();
 			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
 		}
+		instr_end(&mark, &span);
 		bool ok = true;
 		for (uint64_t i = 0; i < n * FT_PAGE && ok; i++)
 			ok = pages[i] == 0;
-		report_pages(ctx, ways[w].variant, n, FT_PAGE, 0, ok, ok ? 0 : "a page was not zeroed");
+		report_pages(ctx, ways[w].variant, n, FT_PAGE, 0, ok, ok ? 0 : "a page was not zeroed", &span);
 	}
 	pmm_free(phys, n, PMM_WORKLOAD);
 }
@@ -323,9 +338,12 @@ static void tlb_costs(const struct wl_ctx *ctx, uint64_t n)
 	}
 	volatile uint8_t *base = demand_base(r);
 	uint64_t sink = 0;
+	struct instr_mark mark;
+	struct instr_thread span;
 	for (int cached = 0; cached < 2; cached++) {
 		demand_hw_flush_all_tlbs();
 		flush_bsp();
+		instr_begin(&mark);
 		for (uint64_t i = 0; i < n; i++) {
 			volatile uint64_t *w = (volatile uint64_t *)(base + i * FT_PAGE);
 			if (cached) {
@@ -338,16 +356,19 @@ static void tlb_costs(const struct wl_ctx *ctx, uint64_t n)
 			uint64_t t1 = tsc_end();
 			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
 		}
+		instr_end(&mark, &span);
 		report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", n, FT_PAGE, 0, demand_faults(r) == 0,
-			     "the populated region took page faults");
+			     "the populated region took page faults", &span);
 	}
+	instr_begin(&mark);
 	for (uint64_t i = 0; i < HOT_ACCESSES; i++) {
 		uint64_t t0 = tsc_start();
 		sink += *(volatile uint64_t *)base;
 		uint64_t t1 = tsc_end();
 		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
 	}
-	report_pages(ctx, "hot-access", HOT_ACCESSES, FT_PAGE, 0, sink == 0, "mapped pages were not zero");
+	instr_end(&mark, &span);
+	report_pages(ctx, "hot-access", HOT_ACCESSES, FT_PAGE, 0, sink == 0, "mapped pages were not zero", &span);
 	demand_destroy(r);
 }
 

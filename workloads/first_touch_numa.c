@@ -12,6 +12,7 @@
 #include "lib.h"
 #include "pmm.h"
 #include "report.h"
+#include "reps.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -47,7 +48,7 @@ static struct numa_job job;
 static struct chase_job chase;
 static struct cpuset one, all;
 static double lat[MAX_NODES_SHOWN][MAX_NODES_SHOWN], bw[MAX_NODES_SHOWN][MAX_NODES_SHOWN];
-static uint64_t scratch[QB_MAX_CPUS];
+static struct run_result res;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static int node_of_cpu(const struct wl_ctx *ctx, uint32_t dense)
@@ -117,31 +118,28 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	}
 	/* Everyone sums its own part, flushed first. */
 	job.write = false;
-	static uint64_t slowest[256];
-	uint32_t reps = MIN(ctx->reps, 256u), got = 0;
+	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+	struct reps *log = reps_begin(all.n);
 	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
-		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, ctx->timeout_ms, 0) != RUN_OK) {
+		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, ctx->timeout_ms, &res) != RUN_OK) {
 			ok = false;
 			fail = "the summing run failed";
 			break;
 		}
-		uint64_t total = 0, worst = 0;
-		for (uint32_t t = 0; t < all.n; t++) {
+		uint64_t total = 0;
+		for (uint32_t t = 0; t < all.n; t++)
 			total += job.sum[t][0];
-			worst = MAX(worst, job.ticks[t]);
-		}
 		uint64_t n = job.words / (FT_PAGE / sizeof(uint64_t)) * (FT_PAGE / sizeof(uint64_t));
 		if (total != n * (n + 1) / 2) {
 			ok = false;
 			fail = "the sums do not match what was written";
 		}
-		if (rep > 0)
-			slowest[got++] = worst > tsc_overhead() ? worst - tsc_overhead() : 0;
+		if (rep > 0) /* the first is an untimed warm-up */
+			reps_add(log, job.ticks, res.instr);
 	}
-	struct stats st;
-	stats_compute(slowest, got, scratch, &st);
+	struct stats st = *reps_stats(log);
 	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, wl_flush_name(ctx));
-	report_stats(rec, "ticks", &st);
+	reps_report(rec, log);
 	rec_f64(rec, "bytes_per_tick", st.median > 0 ? (double)r->size / st.median : 0, 4);
 	rec_arr_begin(rec, "pages_by_node");
 	for (uint32_t n = 0; n < ctx->nodes && n < QB_MAX_NODES; n++)

@@ -18,6 +18,7 @@
 #include "lib.h"
 #include "pmm.h"
 #include "report.h"
+#include "reps.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -28,7 +29,6 @@
 #define FALLBACK_LLC (8ull << 20)
 #define LINE 64ull
 #define PAGE 4096ull
-#define MAX_REPS 256
 #define COLD_GAP_MIN 1.05                 /* cold must be 5% slower than warm to scale against */
 #define CPUID_7_EBX_CLFLUSHOPT_BIT (1u << 23) /* Intel SDM vol. 2A, CPUID.(EAX=07H,ECX=0):EBX[23] */
 
@@ -47,7 +47,7 @@ struct evict_job {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct evict_job evict;
 static struct cpuset one, domains;
-static uint64_t pass_ticks[MAX_REPS], flush_ticks[MAX_REPS], scratch[MAX_REPS];
+static uint64_t flush_ticks[REPS_MAX], scratch[REPS_MAX];
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void evict_thread(const struct run_thread *t)
@@ -71,6 +71,7 @@ static void clflush_range(const volatile uint8_t *p, uint64_t bytes, bool opt)
 	__asm__ volatile("mfence" ::: "memory");
 }
 
+/* One timed pass over the set; raw ticks (the repetition log removes the timer's overhead). */
 static uint64_t pass(const volatile uint64_t *set, uint64_t words, uint64_t *sum)
 {
 	uint64_t s = 0, t0 = tsc_start();
@@ -78,7 +79,7 @@ static uint64_t pass(const volatile uint64_t *set, uint64_t words, uint64_t *sum
 		s += set[i];
 	uint64_t t1 = tsc_end();
 	*sum = s;
-	return t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+	return t1 - t0;
 }
 
 /* One CPU per last-level cache instance: the lowest-numbered sharer. */
@@ -170,53 +171,57 @@ void flush_run(const struct wl_ctx *ctx)
 	one.cpu[0] = ctx->online->cpu[0];
 	pick_domains(ctx);
 	bool clflushopt = ctx->bsp_cpuid->have_leaf7 && (ctx->bsp_cpuid->leaf7.ebx & CPUID_7_EBX_CLFLUSHOPT_BIT);
-	uint32_t reps = MIN(ctx->reps, (uint32_t)MAX_REPS);
+	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 
 	kprintf("flush: working set %llu bytes, last-level cache %llu bytes, %u LLC domain(s), %u repetitions\n",
 		(unsigned long long)set_bytes, (unsigned long long)llc, domains.n, reps);
-	struct stats ps[N_METHODS], fs[N_METHODS];
-	const char *fail[N_METHODS] = { 0 };
-	bool skipped[N_METHODS] = { false };
-	for (unsigned m = 0; m < N_METHODS; m++) {
-		skipped[m] = (m == WBINVD_ALL || m == WBINVD_DOMAIN) && !ctx->has_wbinvd;
-		uint32_t got = 0;
-		for (uint32_t rep = 0; !skipped[m] && rep <= reps; rep++) {
-			uint64_t sum;
-			pass(set, words, &sum); /* warm the set: every method starts from a warm cache */
-			uint64_t f0 = tsc_start();
-			bool done = do_flush(ctx, (enum method)m, (const volatile uint8_t *)set, set_bytes, evict_llc,
-					     seed_bytes, clflushopt);
-			uint64_t f1 = tsc_end();
-			uint64_t p = pass(set, words, &sum);
-			if (!done || sum != want) {
-				fail[m] = done ? "the pass read wrong data" : "the flush run failed";
-				break;
-			}
-			if (rep == 0)
-				continue; /* untimed warm-up */
-			flush_ticks[got] = f1 - f0;
-			pass_ticks[got++] = p;
-		}
-		stats_compute(pass_ticks, got, scratch, &ps[m]);
-		stats_compute(flush_ticks, got, scratch, &fs[m]);
-	}
-
-	/* Coldness between the references: warm = after no flush, cold = after
-	 * WBINVD everywhere (or, without WBINVD, the coldest eviction read). */
-	double warm = ps[NONE].median;
-	double cold = ctx->has_wbinvd ? ps[WBINVD_ALL].median : MAX(ps[EVICT_SEED].median, ps[EVICT_LLC].median);
-	/* An emulator without a cache model (QEMU TCG) shows no gap: then say so, not a number. */
-	bool scale = !fail[NONE] && cold > warm * COLD_GAP_MIN;
-	if (!scale)
-		kprintf("  the cold and warm references differ by less than 5%%: no coldness scale (no caches modelled?)\n");
+	/* The references first: warm (no flush) and cold (WBINVD everywhere, or
+	 * without WBINVD the coldest eviction read, measured last). */
+	static const enum method order[N_METHODS] = { NONE, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH };
+	double warm = 0, cold = 0;
 	kprintf("  %-18s %14s %14s %8s\n", "method", "flush ticks", "pass ticks", "cold %");
-	for (unsigned m = 0; m < N_METHODS; m++) {
-		if (skipped[m]) {
+	for (unsigned i = 0; i < N_METHODS; i++) {
+		enum method m = order[i];
+		if ((m == WBINVD_ALL || m == WBINVD_DOMAIN) && !ctx->has_wbinvd) {
 			struct rec *r = report_result_open("flush", method_names[m], 0);
 			report_result_close(r, "skipped", "WBINVD is privileged: user code cannot run it");
 			kprintf("  %-18s skipped: WBINVD is privileged\n", method_names[m]);
 			continue;
 		}
+		const char *fail = 0;
+		struct reps *log = reps_begin(1);
+		uint32_t got = 0;
+		for (uint32_t rep = 0; rep <= reps; rep++) {
+			uint64_t sum;
+			pass(set, words, &sum); /* warm the set: every method starts from a warm cache */
+			uint64_t f0 = tsc_start();
+			bool done = do_flush(ctx, m, (const volatile uint8_t *)set, set_bytes, evict_llc, seed_bytes,
+					     clflushopt);
+			uint64_t f1 = tsc_end();
+			struct instr_mark mark;
+			struct instr_thread seen;
+			instr_begin(&mark);
+			uint64_t p = pass(set, words, &sum);
+			instr_end(&mark, &seen);
+			if (!done || sum != want) {
+				fail = done ? "the pass read wrong data" : "the flush run failed";
+				break;
+			}
+			if (rep == 0)
+				continue; /* untimed warm-up */
+			flush_ticks[got++] = f1 - f0;
+			reps_add(log, &p, &seen);
+		}
+		struct stats fs, ps = *reps_stats(log);
+		stats_compute(flush_ticks, got, scratch, &fs);
+		if (m == NONE)
+			warm = ps.median;
+		if (m == WBINVD_ALL || (!ctx->has_wbinvd && (m == EVICT_SEED || m == EVICT_LLC)))
+			cold = MAX(cold, ps.median);
+		/* Without WBINVD the cold reference is only known at the end: no scale until then. */
+		bool scale = ctx->has_wbinvd && !fail && cold > warm * COLD_GAP_MIN;
+		double pct = scale ? 100.0 * (ps.median - warm) / (cold - warm) : 0;
+
 		struct rec *r = report_result_open("flush", method_names[m], m == CLFLUSH || m == NONE ? &one
 								: m == WBINVD_DOMAIN ? &domains : ctx->online);
 		rec_obj_begin(r, "params");
@@ -225,23 +230,23 @@ void flush_run(const struct wl_ctx *ctx)
 			rec_u64(r, "evict_bytes", m == EVICT_SEED ? seed_bytes : evict_llc);
 		if (m == CLFLUSH)
 			rec_str(r, "instruction", clflushopt ? "clflushopt" : "clflush");
-		rec_str(r, "cold_reference", ctx->has_wbinvd ? "wbinvd-all" : "coldest eviction read");
+		rec_str(r, "cold_reference", ctx->has_wbinvd ? "wbinvd-all" : "none: no WBINVD");
 		rec_obj_end(r);
-		report_stats(r, "ticks", &ps[m]);
-		rec_f64(r, "flush_ticks", fs[m].median, 1);
-		double pct = scale ? 100.0 * (ps[m].median - warm) / (cold - warm) : 0;
-		if (scale && !fail[m]) {
+		reps_report(r, log);
+		rec_f64(r, "flush_ticks", fs.median, 1);
+		if (scale) {
 			rec_f64(r, "cold_pct", pct, 1);
 		} else {
 			rec_null(r, "cold_pct");
-			rec_str(r, "cold_pct_note", fail[m] ? "the method failed"
-						   : "cold and warm references within 5%: no scale");
+			rec_str(r, "cold_pct_note", fail ? "the method failed"
+					 : !ctx->has_wbinvd ? "no WBINVD: no truly cold reference"
+					 : "cold and warm references within 5%: no scale (no caches modelled?)");
 		}
-		report_result_close(r, fail[m] ? "fail" : "ok", fail[m]);
+		report_result_close(r, fail ? "fail" : "ok", fail);
 		if (scale)
-			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fs[m].median, ps[m].median, pct);
+			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fs.median, ps.median, pct);
 		else
-			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fs[m].median, ps[m].median, "-");
+			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fs.median, ps.median, "-");
 	}
 	pmm_free(big_phys, ALIGN_UP(big, PAGE) / PAGE, PMM_WORKLOAD);
 	pmm_free(set_phys, set_bytes / PAGE, PMM_WORKLOAD);

@@ -19,6 +19,7 @@
 #include "placement.h"
 #include "pmm.h"
 #include "report.h"
+#include "reps.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -35,7 +36,6 @@
 #define LCG_ADD 1442695040888963407ull
 #define LCG_OUT_SHIFT 33                      /* the high bits are the good ones */
 #define VALUE_RANGE 100                       /* rand() % 100 */
-#define MAX_REPS 256
 #define MAX_COUNTS 16
 #define PAGE 4096ull
 #define LARGE_ALIGN (2ull << 20)
@@ -62,7 +62,7 @@ struct loc_job {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct loc_job job;
 static uint64_t slot_line[QB_MAX_CPUS] __attribute__((aligned(64)));
-static uint64_t rep_slowest[MAX_REPS], rep_thread[QB_MAX_CPUS][MAX_REPS], scratch[MAX_REPS];
+static struct run_result res;
 static struct cpuset set;
 static double summary[N_SIZES][N_VARIANTS][N_ACCS];   /* median ticks at all CPUs, compact */
 static double last_median;                              /* of the last configuration reported */
@@ -132,13 +132,15 @@ static uint64_t cache_bytes(const struct topo *t, uint8_t level, bool smallest)
 
 /* Warm-up, then reps timed repetitions; false with a reason on any failure. */
 static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, const char **why,
-		    uint32_t *got_reps)
+		    struct reps **out)
 {
-	uint32_t n = set.n, got = 0;
+	uint32_t n = set.n;
+	struct reps *log = reps_begin(n);
+	*out = log;
 	for (uint32_t r = 0; r <= reps; r++) {
 		memset(slot_line, 0, sizeof(slot_line));
 		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0,
-					    ctx->timeout_ms, 0);
+					    ctx->timeout_ms, &res);
 		if (st != RUN_OK) {
 			*why = run_status_name(st);
 			return false;
@@ -150,25 +152,16 @@ static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, co
 			*why = "the thread totals do not add up to the array's total";
 			return false;
 		}
-		if (r == 0)
-			continue; /* untimed warm-up */
-		uint64_t worst = 0;
-		for (uint32_t t = 0; t < n; t++) {
-			uint64_t ticks = job.ticks[t] > tsc_overhead() ? job.ticks[t] - tsc_overhead() : 0;
-			rep_thread[t][got] = ticks;
-			worst = MAX(worst, ticks);
-		}
-		rep_slowest[got++] = worst;
+		if (r > 0) /* the first is an untimed warm-up */
+			reps_add(log, job.ticks, res.instr);
 	}
-	*got_reps = got;
 	return true;
 }
 
 static void report(const struct wl_ctx *ctx, enum size_class sz, const char *placement, bool ok,
-		   const char *why, uint32_t got)
+		   const char *why, struct reps *log)
 {
-	struct stats st;
-	stats_compute(rep_slowest, got, scratch, &st);
+	struct stats st = *reps_stats(log);
 	last_median = st.median;
 	struct rec *r = report_result_open("locality", variant_names[job.variant], &set);
 	rec_obj_begin(r, "params");
@@ -179,17 +172,16 @@ static void report(const struct wl_ctx *ctx, enum size_class sz, const char *pla
 	rec_str(r, "placement", placement);
 	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
-	report_stats(r, "ticks", &st);
+	reps_report(r, log);
 	rec_f64(r, "bytes_per_tick", st.median > 0 ? (double)(job.n * sizeof(uint32_t)) / st.median : 0, 4);
 	rec_arr_begin(r, "thread_ticks");
 	double slowest = 0;
 	uint32_t slowest_t = 0;
 	for (uint32_t t = 0; t < set.n; t++) {
-		struct stats ts;
-		stats_compute(rep_thread[t], got, scratch, &ts);
-		rec_f64(r, 0, ts.median, 1);
-		if (ts.median > slowest) {
-			slowest = ts.median;
+		double med = reps_thread_median(log, t);
+		rec_f64(r, 0, med, 1);
+		if (med > slowest) {
+			slowest = med;
 			slowest_t = t;
 		}
 	}
@@ -320,11 +312,11 @@ void locality_run(const struct wl_ctx *ctx)
 						job.variant = (enum variant)v;
 						job.acc = (enum acc)ac;
 						const char *why = 0;
-						uint32_t got = 0;
-						bool ok = measure(ctx, MIN(ctx->reps, (uint32_t)MAX_REPS), expect[sz],
-								  &why, &got);
+						struct reps *log = 0;
+						bool ok = measure(ctx, MIN(ctx->reps, (uint32_t)REPS_MAX), expect[sz],
+								  &why, &log);
 						report(ctx, (enum size_class)sz, place_name((enum place_kind)pl), ok,
-						       why, got);
+						       why, log);
 						if (c == nc - 1 && pl == PLACE_COMPACT)
 							summary[sz][v][ac] = ok ? last_median : -1;
 						k++;

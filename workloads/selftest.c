@@ -7,13 +7,13 @@
 #include "console.h"
 #include "lib.h"
 #include "report.h"
+#include "reps.h"
 #include "stats.h"
 #include "tsc.h"
 
 #define SLOT_BYTES 128            /* two lines: clear of the adjacent-line prefetcher */
 #define QUICK_ITERS 1000000ull
 #define FULL_ITERS 100000000ull
-#define MAX_REPS 1000
 /* A lower-half address the kernel never maps (PML4 slot 254): reading it page-faults. */
 #define UNMAPPED_ADDRESS 0x00007f0000000000ull
 
@@ -29,7 +29,7 @@ struct selftest_arg {
 
 static struct slot slots[QB_MAX_CPUS];
 static struct run_result res;
-static uint64_t slowest[MAX_REPS], skew[MAX_REPS], scratch[MAX_REPS];
+static uint64_t ticks[QB_MAX_CPUS], skew[REPS_MAX], scratch[REPS_MAX];
 
 static void increment(const struct run_thread *t)
 {
@@ -40,7 +40,7 @@ static void increment(const struct run_thread *t)
 }
 
 /* One repetition; false if the run or the counts were wrong. */
-static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t *slow, uint64_t *sk,
+static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, struct reps *log, uint64_t *sk,
 		    const char **why)
 {
 	for (uint32_t t = 0; t < ctx->online->n; t++)
@@ -51,16 +51,17 @@ static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t *
 		*why = run_status_name(s);
 		return false;
 	}
-	uint64_t worst = 0;
-	for (uint32_t t = 0; t < res.n; t++)
-		worst = MAX(worst, res.end[t] - res.start[t]);
-	*slow = worst > tsc_overhead() ? worst - tsc_overhead() : 0;
-	*sk = res.start_skew;
 	for (uint32_t t = 0; t < ctx->online->n; t++) {
 		if (slots[t].count != a->iters) {
 			*why = "a slot's count is not iters";
 			return false;
 		}
+	}
+	if (log) {
+		for (uint32_t t = 0; t < res.n; t++)
+			ticks[t] = res.end[t] - res.start[t];
+		reps_add(log, ticks, res.instr);
+		*sk = res.start_skew;
 	}
 	return true;
 }
@@ -91,30 +92,26 @@ void selftest_run(const struct wl_ctx *ctx)
 {
 	struct selftest_arg a = { ctx->selftest_iters ? ctx->selftest_iters
 				  : ctx->quick ? QUICK_ITERS : FULL_ITERS, slots };
-	uint32_t reps = MIN(ctx->reps, (uint32_t)MAX_REPS);
+	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 	const char *why = 0;
 	bool ok = true;
 
 	kprintf("selftest: %u CPUs x %llu increments, %u repetitions\n", ctx->online->n,
 		(unsigned long long)a.iters, reps);
-	uint64_t dummy_slow, dummy_skew;
-	ok = one_rep(ctx, &a, &dummy_slow, &dummy_skew, &why); /* untimed warm-up */
-	uint32_t n = 0;
+	ok = one_rep(ctx, &a, 0, 0, &why); /* untimed warm-up */
+	struct reps *log = reps_begin(ctx->online->n);
 	for (uint32_t r = 0; ok && r < reps; r++) {
 		kprintf("  repetition %u of %u\n", r + 1, reps);
-		ok = one_rep(ctx, &a, &slowest[n], &skew[n], &why);
-		if (ok)
-			n++;
+		ok = one_rep(ctx, &a, log, &skew[r], &why);
 	}
-
-	struct stats st;
-	stats_compute(slowest, n, scratch, &st);
+	uint32_t n = log->n;
+	struct stats st = *reps_stats(log);
 	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
 	rec_obj_begin(rec, "params");
 	rec_u64(rec, "iters", a.iters);
 	rec_str(rec, "flush", wl_flush_name(ctx));
 	rec_obj_end(rec);
-	report_stats(rec, "ticks", &st);
+	reps_report(rec, log);
 	rec_f64(rec, "ticks_per_increment", a.iters ? st.median / (double)a.iters : 0, 3);
 	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
 	double slow_median = st.median;
@@ -123,6 +120,7 @@ void selftest_run(const struct wl_ctx *ctx)
 	stats_compute(skew, n, scratch, &st);
 	rec = report_result_open("selftest", "start-skew", ctx->online);
 	report_stats(rec, "ticks", &st);
+	reps_report_noise(rec, log);
 	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
 	kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
 		ok ? "ok" : "FAIL", slow_median, st.median);

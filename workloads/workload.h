@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cpuid_snap.h"
+#include "pmu.h"
 #include "run.h"
 #include "topo.h"
 
@@ -33,6 +34,7 @@ struct workload {
 	const char *name;              /* as in workloads= */
 	const char *summary;           /* one line for the console */
 	void (*run)(const struct wl_ctx *ctx);
+	enum pmu_goal counters;        /* what the performance counters measure during its runs */
 };
 
 /* How this platform empties caches before a repetition, for the records. */

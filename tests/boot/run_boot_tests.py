@@ -22,7 +22,8 @@ import qbrecords  # noqa: E402
 
 class Case:
     def __init__(self, name, smp, sockets=1, cores=None, threads=1, numa=1, args="", mem=1024,
-                 extra_check=None, expect_done="ok"):
+                 extra_check=None, expect_done="ok", cpu="max"):
+        self.cpu = cpu
         self.name, self.smp, self.numa, self.args, self.mem = name, smp, numa, args, mem
         self.sockets, self.threads = sockets, threads
         self.cores = cores if cores is not None else smp // (sockets * threads)
@@ -262,6 +263,40 @@ def check_flush(recs, errors):
             check(r.get("cold_pct") is not None or r.get("cold_pct_note"), "flush %s: no coldness and no note" % m, errors)
 
 
+def check_state(safe, writes, turbo_word="unavailable"):
+    """The run's state set and restored, one state per CPU, the MSR-write counter, and noise and counters
+    marked unavailable (never zero) in every result."""
+    def check_it(recs, errors):
+        st = qbrecords.of_kind(recs, "state")
+        runs = [s for s in st if s.get("scope") == "run"]
+        cpus = [s for s in st if s.get("scope") == "cpu"]
+        check([r.get("phase") for r in runs] == ["set", "restored"], "state run records %s" % [r.get("phase") for r in runs], errors)
+        check(len(cpus) == len(qbrecords.of_kind(recs, "cpu")), "%d cpu state records" % len(cpus), errors)
+        for r in runs:
+            check(r.get("safe") is safe, "state safe=%s" % r.get("safe"), errors)
+            check(turbo_word in str(r.get("turbo")), "turbo status %r lacks %r" % (r.get("turbo"), turbo_word), errors)
+            check(writes(r.get("msr_writes")), "msr_writes %s" % r.get("msr_writes"), errors)
+        for c in cpus:
+            check(writes(c.get("msr_writes")), "cpu %s msr_writes %s" % (c.get("cpu"), c.get("msr_writes")), errors)
+        for r in qbrecords.of_kind(recs, "result"):
+            if r.get("check") == "skipped":
+                continue
+            n = r.get("noise", {})
+            check(n.get("smis") == "unavailable" and n.get("freq_mhz_min") == "unavailable",
+                  "%s/%s noise not marked unavailable: %s" % (r["workload"], r["variant"], n), errors)
+            if r.get("variant") != "start-skew":
+                c = r.get("clean", {})
+                check(c.get("reps", -1) + c.get("flagged", -1) == r["n"], "clean + flagged != n in %s: %s" % (r["variant"], c), errors)
+            check(r.get("counters") == "unavailable" and r.get("counters_note"), "counters: %s" % r.get("counters"), errors)
+    return check_it
+
+
+def check_qemu64(recs, errors):
+    b = qbrecords.of_kind(recs, "boot")
+    check(b and b[0].get("tsc_invariant") is False, "qemu64: tsc_invariant %s" % (b and b[0].get("tsc_invariant")), errors)
+    check_state(False, lambda w: w == 0)(recs, errors)
+
+
 CASES = [
     Case("smp1", 1),
     Case("smp2", 2),
@@ -278,6 +313,13 @@ CASES = [
     Case("first-touch-smp4", 4, args="workloads=first-touch", extra_check=check_first_touch(1)),
     Case("first-touch-numa2", 4, sockets=2, numa=2, args="workloads=first-touch", extra_check=check_first_touch(2)),
     Case("flush-smp4", 4, args="workloads=flush", extra_check=check_flush),
+    Case("state-turbo-off", 2, args="workloads=selftest,counter turbo=off prefetch=off iters=2000",
+         extra_check=check_state(False, lambda w: w == 0)),
+    Case("state-qemu64", 2, args="workloads=selftest turbo=off", cpu="qemu64", extra_check=check_qemu64),
+    Case("state-intel-unsafe", 2, args="workloads=selftest turbo=off", cpu="max,vendor=GenuineIntel,-hypervisor",
+         extra_check=check_state(False, lambda w: w is not None and w > 0, "already off")),
+    Case("state-intel-safe", 2, args="workloads=selftest turbo=off safe", cpu="max,vendor=GenuineIntel,-hypervisor",
+         extra_check=check_state(True, lambda w: w == 0, "safe mode")),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]
@@ -286,7 +328,7 @@ CASES = [
 def run_case(case, efi, logdir, timeout):
     log = os.path.join(logdir, case.name + ".log")
     cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--efi", efi, "--smp", case.smp_spec(), "--mem", str(case.mem),
-           "--numa", str(case.numa), "--timeout", str(timeout), "--log", log, "--quiet", "--",
+           "--numa", str(case.numa), "--cpu", case.cpu, "--timeout", str(timeout), "--log", log, "--quiet", "--",
            "profile=quick " + case.args]
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -321,7 +321,7 @@ def test_table_two_sockets_pairs():
 def test_table_selftest_errors_and_fail():
     r = qb("table", os.path.join(DATA, "bad-options.log"))
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^  padded-increment +2 +iters=1000000 flush=wbinvd +22421174 +22351262 +22544690 +0\.0044 "
+    assert re.search(r"^  padded-increment +2 +iters=1000000 flush=wbinvd +22421174 +22351262 +22544690 +0\.0044 +- "
                      r"+22\.421 +ok$", r.stdout, re.M), r.stdout
     assert "error (line 5): bad option: key=reps, value=abc, detail=not a number" in r.stdout
     r = qb("table", os.path.join(DATA, "fault-ap.log"))
@@ -336,8 +336,8 @@ def test_table_generic_workload(tmp_path):
          "check": "ok"}])
     r = qb("table", log)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^  variant +threads +params +median ticks +min +max +cv +check$", r.stdout, re.M)
-    assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +10 +15 +0\.1000 +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  variant +threads +params +median ticks +min +max +cv +clean +check$", r.stdout, re.M)
+    assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +10 +15 +0\.1000 +- +ok$", r.stdout, re.M), r.stdout
 
 
 def test_table_bad_run_is_usage_error(tmp_path):
@@ -555,3 +555,16 @@ def test_run_bad_arguments(capsys):
     assert e.value.code == 2
     assert qbmain.main(["run", "--numa", "0"]) == 2
     assert "--numa and --mem must be positive" in capsys.readouterr().err
+
+
+def test_table_shows_clean_and_flagged_counts(tmp_path):
+    """Results carry clean/flagged repetition counts; the table sums them per workload."""
+    from qblib import table  # noqa: E402
+    res = [{"kind": "result", "workload": "selftest", "variant": "a", "n": 5,
+            "clean": {"reps": 4, "flagged": 1}, "noise": {"flags": ["smi"], "smis": 2, "freq_mhz_min": "unavailable"}},
+           {"kind": "result", "workload": "selftest", "variant": "b", "n": 3,
+            "clean": {"reps": 3, "flagged": 0}, "noise": {"flags": []}, "counters": "unavailable"}]
+    assert table.clean_cell(res[0]) == "4/5"
+    assert table.clean_cell({"n": 3}) == "-"
+    line = table.noise_line(res)
+    assert line == ["  repetitions: 7 clean, 1 flagged (smi); unavailable: counters, freq_mhz_min"]

@@ -131,7 +131,7 @@ def counter(run):
                    % (p.get("iters", "?"), res[0].get("n", "?"), p.get("flush", "?")))
         out.append("  ticks per increment (slowest thread), slowdown against 1 thread of the same layout")
         out.append("")
-        out += counter_sweep(res) + counter_pairs(res)
+        out += counter_sweep(res) + counter_pairs(res) + noise_line(res)
     for m in run.matrices("counter"):
         out += matrix(m)
     return out
@@ -146,6 +146,40 @@ def common_params(res):
     return {k: v for k, v in measured[0].items() if all(p.get(k, object()) == v for p in measured[1:])}
 
 
+def clean_cell(r):
+    """Clean repetitions out of all, e.g. "3/3"; "-" when the result has no repetition log."""
+    c = r.get("clean")
+    if not isinstance(c, dict):
+        return "-"
+    return "%s/%s" % (c.get("reps", "?"), r.get("n", "?"))
+
+
+def noise_line(res):
+    """One line per workload: how many repetitions were clean, what flagged the others,
+    and which noise sources were unavailable."""
+    clean = flagged = 0
+    flags, unavailable = set(), set()
+    for r in res:
+        c = r.get("clean")
+        if isinstance(c, dict):
+            clean += c.get("reps", 0)
+            flagged += c.get("flagged", 0)
+        n = r.get("noise")
+        if isinstance(n, dict):
+            flags.update(n.get("flags") or [])
+            unavailable.update(k for k, v in n.items() if v == "unavailable")
+        if r.get("counters") == "unavailable":
+            unavailable.add("counters")
+    if not clean and not flagged:
+        return []
+    line = "  repetitions: %d clean, %d flagged" % (clean, flagged)
+    if flags:
+        line += " (%s)" % ", ".join(sorted(flags))
+    if unavailable:
+        line += "; unavailable: %s" % ", ".join(sorted(unavailable))
+    return [line]
+
+
 def generic(run, wl):
     res = run.results(wl)
     out = []
@@ -154,7 +188,7 @@ def generic(run, wl):
         common = common_params(res)
         per_inc = any("ticks_per_increment" in r for r in res)
         per_iter = any(isinstance(r.get("iteration_ticks"), list) for r in res)  # first-touch
-        header = ["variant", "threads", "params", "median " + unit, "min", "max", "cv"]
+        header = ["variant", "threads", "params", "median " + unit, "min", "max", "cv", "clean"]
         header += ["ticks/inc"] if per_inc else []
         header += ["per iteration"] if per_iter else []
         header += ["check"]
@@ -162,14 +196,14 @@ def generic(run, wl):
         for r in res:
             row = [r.get("variant", "-"), num(r.get("threads")), params_text(r.get("params"), common),
                    num(r.get("median"), 1), num(r.get("min"), 1), num(r.get("max"), 1),
-                   "-" if r.get("cv") is None else "%.4f" % r["cv"]]
+                   "-" if r.get("cv") is None else "%.4f" % r["cv"], clean_cell(r)]
             row += [num(r.get("ticks_per_increment"))] if per_inc else []
             row += [" ".join(num(x, 1) for x in r.get("iteration_ticks") or []) or "-"] if per_iter else []
             check = r.get("check", "-")
             row.append(check + (": " + r["reason"] if r.get("reason") else ""))
             rows.append(row)
         out.append("%s: %d result(s)%s" % (wl, len(res), ", all with " + params_text(common) if common else ""))
-        out += grid(header, rows) + [""]
+        out += grid(header, rows) + noise_line(res) + [""]
     for m in run.matrices(wl):
         out += matrix(m)
     return out

@@ -38,6 +38,7 @@ struct run_job {
 	/* Written by the threads and copied to the caller's result at the end, so
 	 * that a lost thread finishing late never writes into a later run. */
 	uint64_t start[QB_MAX_CPUS], end[QB_MAX_CPUS];
+	struct instr_thread instr[QB_MAX_CPUS];    /* per thread: noise (TSC only) and counters (none) */
 };
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -79,9 +80,12 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 	}
 	struct run_thread th = { t, cpu, j->n, j->arg };
 	int64_t off = hostcpu[cpu].tsc_offset;
+	struct instr_mark mark;
+	instr_begin(&mark);
 	uint64_t s = tsc_start();
 	j->fn(&th);
 	uint64_t e = tsc_end();
+	instr_end(&mark, &j->instr[t]);
 	j->start[t] = s - (uint64_t)off;
 	j->end[t] = e - (uint64_t)off;
 	j->done[t] = 1;
@@ -181,6 +185,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	res->release_tsc = j->release_tsc;
 	memcpy(res->start, j->start, set->n * sizeof(res->start[0]));
 	memcpy(res->end, j->end, set->n * sizeof(res->end[0]));
+	memcpy(res->instr, j->instr, set->n * sizeof(res->instr[0]));
 	for (uint32_t t = 0; t < set->n; t++) {
 		if (j->done[t])
 			continue;

@@ -1,0 +1,57 @@
+/* instr.h - what the hardware did during each timed repetition (noise sources, performance counters), and the machine state set for the run.
+ *
+ * The decisions (which MSRs exist, which events to count, what to set) are
+ * made from CPUID by kernel/noise.c, pmu.c and mstate.c; this unit does the
+ * MSR reads and writes on each CPU and reports them. Safe mode writes no
+ * MSR that changes the machine's performance state: no turbo or prefetcher
+ * change, no performance counters, no thermal-log clearing. */
+#ifndef QB_KERNEL_INSTR_H
+#define QB_KERNEL_INSTR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "noise.h"
+#include "pmu.h"
+
+/* What one CPU saw during one repetition. */
+struct instr_thread {
+	struct noise_rep noise;      /* have_ flags false where unavailable */
+	uint32_t pmu_n;              /* counters read (0: none) */
+	uint64_t pmu[PMU_MAX_EVENTS];
+};
+
+/* Taken by instr_begin on the CPU that runs the repetition. */
+struct instr_mark {
+	struct noise_sample s;
+	bool counting;
+};
+
+/* turbo= and prefetch=, in the order of enum opt_tristate (kernel/options.h). */
+enum instr_setting { INSTR_KEEP, INSTR_OFF, INSTR_ON };
+
+/* Detect each online CPU's noise sources and counters (BSP, after SMP start-up). */
+void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe);
+
+/* Set turbo and prefetchers on every online CPU as asked, and emit the
+ * run's and each CPU's `state` record. instr_state_restore puts back exactly
+ * what was changed, on the same CPUs, and emits the closing `state` record. */
+void instr_state_apply(void);
+void instr_state_restore(void);
+
+/* Choose the events counted during the following runs (none in safe mode). */
+void instr_goal(enum pmu_goal g);
+
+/* Around one repetition, on the CPU that runs it. */
+void instr_begin(struct instr_mark *m);
+void instr_end(const struct instr_mark *m, struct instr_thread *out);
+
+/* The events being counted (the BSP's plan; every CPU counts the same kinds). */
+uint32_t instr_pmu_events(void);
+const char *instr_pmu_name(unsigned k);
+const char *instr_pmu_note(void);           /* substitutions made, or NULL */
+const char *instr_pmu_why(void);            /* why nothing is counted, or NULL */
+
+/* MSR writes made to change the machine's state (0 in safe mode). */
+uint64_t instr_msr_writes(void);
+
+#endif

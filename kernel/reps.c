@@ -1,0 +1,194 @@
+/* reps.c - collecting repetitions and writing their statistics, noise and counters into result records; see reps.h. */
+#include "reps.h"
+#include "lib.h"
+#include "report.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define FLAG_KINDS 4                         /* NOISE_FLAG_SMI .. NOISE_FLAG_TSC_BACKWARDS */
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct reps the_log;
+static uint64_t scratch[2 * REPS_MAX];
+static uint64_t column[REPS_MAX];
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void write_stats(struct rec *r, const struct stats *st)
+{
+	rec_u64(r, "n", st->n);
+	rec_u64(r, "min", st->min);
+	rec_f64(r, "median", st->median, 1);
+	rec_f64(r, "mean", st->mean, 1);
+	rec_u64(r, "max", st->max);
+	rec_f64(r, "stddev", st->stddev, 1);
+	rec_f64(r, "cv", st->cv, 4);
+}
+
+/* Fold one thread's view of a repetition into the repetition's flags. */
+static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *freq_sum, uint32_t *freq_n)
+{
+	uint32_t f = n->flags & ~NOISE_FLAG_FREQ; /* frequency is judged against the result's own reference */
+	if (n->have_freq) {
+		r->have_freq = true;
+		*freq_sum += n->freq_mhz;
+		(*freq_n)++;
+	}
+	if (n->have_smi) {
+		r->have_smi = true;
+		r->smis += n->smis;
+	}
+	if (n->have_therm || n->have_pkg_therm)
+		r->have_therm = true;
+	return f;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+struct reps *reps_begin(uint32_t threads)
+{
+	memset(&the_log, 0, offsetof(struct reps, thread));
+	the_log.threads = MIN(threads, (uint32_t)QB_MAX_CPUS);
+	the_log.pmu_n = ~0u;
+	return &the_log;
+}
+
+void reps_add(struct reps *r, const uint64_t *ticks, const struct instr_thread *instr)
+{
+	if (r->n >= REPS_MAX)
+		return;
+	uint32_t k = r->n++;
+	uint64_t worst = 0;
+	for (uint32_t t = 0; t < r->threads; t++) {
+		uint64_t v = ticks[t] > tsc_overhead() ? ticks[t] - tsc_overhead() : 0;
+		r->thread[t][k] = v;
+		worst = MAX(worst, v);
+	}
+	r->slowest[k] = worst;
+
+	uint32_t flags = 0, freq_n = 0;
+	double freq_sum = 0;
+	uint32_t pmu_n = instr ? ~0u : 0;
+	memset(r->pmu[k], 0, sizeof(r->pmu[k]));
+	for (uint32_t t = 0; instr && t < r->threads; t++) {
+		flags |= thread_flags(r, &instr[t].noise, &freq_sum, &freq_n);
+		pmu_n = MIN(pmu_n, instr[t].pmu_n);
+		for (uint32_t e = 0; e < instr[t].pmu_n && e < PMU_MAX_EVENTS; e++)
+			r->pmu[k][e] += instr[t].pmu[e];
+	}
+	r->pmu_n = MIN(r->pmu_n, pmu_n == ~0u ? 0 : pmu_n);
+	if (freq_n) {
+		double f = freq_sum / freq_n;
+		if (k == 0 || r->ref_mhz <= 0)
+			r->ref_mhz = f;
+		else if (f > r->ref_mhz * (1 + NOISE_FREQ_TOLERANCE) || f < r->ref_mhz * (1 - NOISE_FREQ_TOLERANCE))
+			flags |= NOISE_FLAG_FREQ;
+		r->freq_min = k == 0 ? f : MIN(r->freq_min, f);
+		r->freq_max = k == 0 ? f : MAX(r->freq_max, f);
+	}
+	r->flagged[k] = flags != 0;
+	r->flags |= flags;
+	for (uint32_t b = 0; b < FLAG_KINDS; b++)
+		r->flagged_by[b] += (flags >> b) & 1;
+}
+
+const struct stats *reps_stats(struct reps *r)
+{
+	stats_compute(r->slowest, r->n, scratch, &r->stats);
+	return &r->stats;
+}
+
+double reps_thread_median(struct reps *r, uint32_t t)
+{
+	struct stats st;
+	stats_compute(r->thread[t], r->n, scratch, &st);
+	return st.median;
+}
+
+void reps_report(struct rec *rec, struct reps *r)
+{
+	struct noise_summary ns;
+	noise_stats(r->slowest, r->flagged, r->n, scratch, &ns);
+	report_stats(rec, "ticks", reps_stats(r));
+	rec_obj_begin(rec, "clean");
+	rec_u64(rec, "reps", ns.n_clean);
+	rec_u64(rec, "flagged", ns.n_flagged);
+	write_stats(rec, &ns.clean);
+	rec_obj_end(rec);
+
+	reps_report_noise(rec, r);
+}
+
+void reps_report_noise(struct rec *rec, struct reps *r)
+{
+	rec_obj_begin(rec, "noise");
+	if (r->have_freq) {
+		rec_f64(rec, "freq_mhz_min", r->freq_min, 1);
+		rec_f64(rec, "freq_mhz_max", r->freq_max, 1);
+	} else {
+		rec_str(rec, "freq_mhz_min", "unavailable");
+		rec_str(rec, "freq_mhz_max", "unavailable");
+	}
+	if (r->have_smi)
+		rec_u64(rec, "smis", r->smis);
+	else
+		rec_str(rec, "smis", "unavailable");
+	if (r->have_therm)
+		rec_u64(rec, "throttled_reps", r->flagged_by[2]);
+	else
+		rec_str(rec, "throttled_reps", "unavailable");
+	rec_u64(rec, "tsc_backwards_reps", r->flagged_by[3]);
+	rec_arr_begin(rec, "flags");
+	for (uint32_t b = 0; b < FLAG_KINDS; b++)
+		if ((r->flags >> b) & 1)
+			rec_str(rec, 0, noise_flag_name(1u << b));
+	rec_arr_end(rec);
+	rec_obj_end(rec);
+
+	if (r->pmu_n && r->pmu_n != ~0u) {
+		rec_obj_begin(rec, "counters");
+		for (uint32_t e = 0; e < r->pmu_n; e++) {
+			for (uint32_t k = 0; k < r->n; k++)
+				column[k] = r->pmu[k][e];
+			struct stats st;
+			stats_compute(column, r->n, scratch, &st);
+			rec_f64(rec, instr_pmu_name(e), st.median, 0);
+		}
+		rec_obj_end(rec);
+		if (instr_pmu_note())
+			rec_str(rec, "counters_note", instr_pmu_note());
+	} else {
+		const char *why = instr_pmu_why();
+		rec_str(rec, "counters", "unavailable");
+		rec_str(rec, "counters_note", why ? why : "not counted");
+	}
+}
+
+void reps_report_span(struct rec *rec, const struct instr_thread *it)
+{
+	/* Only the noise and counters of the span: its timing is the caller's. */
+	rec_obj_begin(rec, "noise");
+	const struct noise_rep *n = &it->noise;
+	if (n->have_freq)
+		rec_f64(rec, "freq_mhz", n->freq_mhz, 1);
+	else
+		rec_str(rec, "freq_mhz", "unavailable");
+	if (n->have_smi)
+		rec_u64(rec, "smis", n->smis);
+	else
+		rec_str(rec, "smis", "unavailable");
+	if (n->have_therm || n->have_pkg_therm)
+		rec_bool(rec, "throttled", n->throttled);
+	else
+		rec_str(rec, "throttled", "unavailable");
+	rec_bool(rec, "tsc_backwards", n->tsc_backwards);
+	rec_obj_end(rec);
+	if (it->pmu_n) {
+		rec_obj_begin(rec, "counters");
+		for (uint32_t e = 0; e < it->pmu_n; e++)
+			rec_u64(rec, instr_pmu_name(e), it->pmu[e]);
+		rec_obj_end(rec);
+	} else {
+		const char *why = instr_pmu_why();
+		rec_str(rec, "counters", "unavailable");
+		rec_str(rec, "counters_note", why ? why : "not counted");
+	}
+}

@@ -1,0 +1,60 @@
+/* reps.h - the repetitions of one measured configuration: each thread's ticks, what the hardware did, and the result's statistics over all and over clean repetitions.
+ *
+ * A repetition is flagged when any of its threads saw an SMI, throttling, a
+ * TSC that went backwards, or a frequency more than 1% away from the
+ * configuration's first repetition. Every result then carries statistics
+ * over all repetitions and over the clean ones, with the counts of each, the
+ * noise seen, and the performance counters' medians. What the CPU does not
+ * offer is written as "unavailable", never as 0. */
+#ifndef QB_KERNEL_REPS_H
+#define QB_KERNEL_REPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "instr.h"
+#include "qb_limits.h"
+#include "record.h"
+#include "stats.h"
+
+#define REPS_MAX 256
+
+struct reps {
+	uint32_t threads, n;
+	uint64_t slowest[REPS_MAX];             /* per repetition: the slowest thread, overhead removed */
+	uint64_t thread[QB_MAX_CPUS][REPS_MAX]; /* per thread and repetition */
+	bool flagged[REPS_MAX];
+	uint32_t flags;                         /* union of NOISE_FLAG_* seen */
+	uint32_t flagged_by[4];                 /* repetitions flagged for smi, freq, throttle, tsc */
+	bool have_freq, have_smi, have_therm;
+	double ref_mhz, freq_min, freq_max;
+	uint64_t smis;
+	uint32_t pmu_n;                         /* counters read in every repetition (0: none) */
+	uint64_t pmu[REPS_MAX][PMU_MAX_EVENTS]; /* per repetition: summed over threads */
+	struct stats stats;                     /* over all repetitions, after reps_stats() */
+};
+
+/* Start collecting a configuration run on `threads` threads (the one shared log). */
+struct reps *reps_begin(uint32_t threads);
+
+/* Add one timed repetition: each thread's raw ticks (the timer overhead is
+ * subtracted here) and, if not NULL, what instr_end saw on each thread. */
+void reps_add(struct reps *r, const uint64_t *ticks, const struct instr_thread *instr);
+
+/* Statistics of the slowest thread over all repetitions (also kept in r->stats). */
+const struct stats *reps_stats(struct reps *r);
+
+/* Median ticks of one thread over the repetitions. */
+double reps_thread_median(struct reps *r, uint32_t t);
+
+/* Write unit, the statistics over all repetitions, "clean" (the same over
+ * unflagged ones, with counts), "noise" and "counters" into a result record. */
+void reps_report(struct rec *rec, struct reps *r);
+
+/* Only "noise" and "counters" of the repetitions (for a result whose
+ * statistics are of something else measured in the same repetitions). */
+void reps_report_noise(struct rec *rec, struct reps *r);
+
+/* The "noise" and "counters" of a single measured span (no repetitions). */
+void reps_report_span(struct rec *rec, const struct instr_thread *it);
+
+#endif
