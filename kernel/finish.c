@@ -91,6 +91,7 @@ void finish_now(bool ok)
 		rec_str(r, "reason", first_failure);
 	rec_u64(r, "cpus_found", smp_cpus_found());
 	rec_u64(r, "cpus_online", smp_cpus_online());
+	rec_u64(r, "cpus_lost", smp_cpus_lost());
 	if (tsc_hz())
 		rec_u64(r, "elapsed_ms", elapsed);
 	else

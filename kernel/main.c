@@ -165,7 +165,8 @@ static void run_workloads(void)
 		.selftest_iters = opts.selftest_iters,
 		.iters = opts.iters,
 		.selftest_fault = opts.selftest == OPT_SELFTEST_FAULT_BSP ? 1
-				: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2 : 0,
+				: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2
+				: opts.selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
 		.timeout_ms = run_default_timeout_ms,
 		.online = &online,
 		.topo = machine_topo(),
@@ -233,6 +234,8 @@ void kernel_entry(struct boot_info *bi_in)
 		need_x2 |= acpi.madt.cpus[i].enabled && acpi.madt.cpus[i].apic_id > APIC_XAPIC_MAX_ID;
 	if (!apic_init_bsp(acpi.madt.lapic_addr, need_x2))
 		panic("apic_init_bsp", "no usable local APIC");
+	smp_set_debug(opts.selftest == OPT_SELFTEST_AP_SILENT ? SMP_DEBUG_AP_SILENT
+		      : opts.selftest == OPT_SELFTEST_AP_LATE ? SMP_DEBUG_AP_LATE : SMP_DEBUG_NONE);
 	smp_init(&bi, &acpi, opts.cpus, opts.smp_timeout_ms); /* every enabled CPU, bounded */
 	smp_measure_tsc_offsets();                           /* each AP against the BSP */
 	machine_decode_topology(&acpi);                      /* packages, cores, threads, caches */

@@ -80,6 +80,9 @@ static const char *const opt_selftest_names[] = {
 	[OPT_SELFTEST_NORMAL] = "normal",
 	[OPT_SELFTEST_FAULT_BSP] = "fault-bsp",
 	[OPT_SELFTEST_FAULT_AP] = "fault-ap",
+	[OPT_SELFTEST_AP_SILENT] = "ap-silent",
+	[OPT_SELFTEST_AP_LATE] = "ap-late",
+	[OPT_SELFTEST_HANG_AP] = "hang-ap",
 };
 
 static const char *const opt_onoff_names[] = {
@@ -131,7 +134,7 @@ static const struct opt_row opt_rows[] = {
 	  .help = "self-test iterations" },
 	{ .name = "selftest", .type = OPT_T_CHOICE, .def = OPT_SELFTEST_NORMAL,
 	  OPT_CHOICES(opt_selftest_names), .offset = OPT_FIELD(selftest),
-	  .help = "debug: make the selftest end in a page fault on the BSP or an AP" },
+	  .help = "debug: a page fault on the BSP or an AP, an AP that never or too late checks in, an AP that hangs" },
 	{ .name = "iters", .type = OPT_T_UINT, .min = 1, .max = OPT_ITERS_MAX,
 	  .zero_means = "set by profile", .offset = OPT_FIELD(iters),
 	  .help = "counter: increments per thread (full profile: 2^31/4, as the seed)" },

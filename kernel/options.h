@@ -49,6 +49,9 @@ enum opt_selftest {
 	OPT_SELFTEST_NORMAL,     /* just the measurement */
 	OPT_SELFTEST_FAULT_BSP,  /* then a page fault on the BSP */
 	OPT_SELFTEST_FAULT_AP,   /* then a page fault on an AP */
+	OPT_SELFTEST_AP_SILENT,  /* the last AP never checks in: it must be left out, not waited for */
+	OPT_SELFTEST_AP_LATE,    /* the last AP checks in after the bound: left out, and it stays out */
+	OPT_SELFTEST_HANG_AP,    /* an AP never finishes the selftest's work: stopped and reported */
 };
 
 /* The parsed command line; every field is 32 bits wide (the parser's table writes them). */

@@ -42,6 +42,10 @@ static uint32_t n_slots, n_found, n_online;
 static uint64_t startup_us;
 static uint64_t stack_bytes;
 static volatile uint32_t stray_aps;        /* CPUs that woke up but were not expected */
+static enum smp_debug debug_mode;
+static uint32_t debug_cpu;                 /* the AP that misbehaves on purpose */
+static uint64_t debug_until;               /* TSC: ap-late checks in after this */
+#define LATE_MARGIN_MS 3000                /* ap-late: this long past the bound, beyond any scheduling delay of the BSP under emulation */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void ap_entry(uint64_t slot)
@@ -55,6 +59,11 @@ static void ap_entry(uint64_t slot)
 	if (i >= n_slots) {
 		__atomic_add_fetch(&stray_aps, 1, __ATOMIC_RELAXED);
 		cpu_halt_forever();
+	}
+	if (debug_mode != SMP_DEBUG_NONE && i == debug_cpu) {
+		/* Misbehave on purpose: never check in, or only after the BSP gave up. */
+		while (debug_mode == SMP_DEBUG_AP_SILENT || tsc_read() < debug_until)
+			cpu_pause();
 	}
 	percpu_install(i);
 	gdt_load(i, ist_base[i]);
@@ -214,6 +223,10 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 	uint8_t vector = (uint8_t)(bi->trampoline_phys >> 12);
 	uint64_t t0 = tsc_read();
 	for (uint32_t i = 1; i < n_slots; i++)
+		if (percpu[i].state == CPU_STARTING)
+			debug_cpu = i; /* the last one started */
+	debug_until = tsc_deadline_ms(timeout_ms + LATE_MARGIN_MS);
+	for (uint32_t i = 1; i < n_slots; i++)
 		if (percpu[i].state == CPU_STARTING && !apic_send_init(percpu[i].apic_id))
 			console_error("smp", "INIT to APIC ID %u was not accepted", percpu[i].apic_id);
 	for (uint32_t i = 1; i < n_slots; i++)
@@ -260,8 +273,28 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 		console_error("smp", "%u CPUs woke up that were not started", stray_aps);
 }
 
+void smp_set_debug(enum smp_debug d)
+{
+	debug_mode = d;
+}
+
 uint32_t smp_cpus_found(void) { return n_found; }
-uint32_t smp_cpus_online(void) { return n_online; }
+uint32_t smp_cpus_online(void)
+{
+	/* Those still online: a CPU lost during the run no longer counts. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < n_slots; i++)
+		n += percpu[i].state == CPU_ONLINE || percpu[i].state == CPU_HALTED;
+	return n_slots ? n : n_online;
+}
+
+uint32_t smp_cpus_lost(void)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < n_slots; i++)
+		n += percpu[i].state == CPU_LOST;
+	return n;
+}
 uint64_t smp_startup_us(void) { return startup_us; }
 uint32_t smp_cpu_slots(void) { return n_slots; }
 uint64_t smp_stack_bytes(void) { return stack_bytes; }

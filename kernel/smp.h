@@ -13,9 +13,15 @@
 void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t max_cpus,
 	      uint64_t timeout_ms);
 
+/* Debug (selftest=ap-silent / ap-late): the last AP started never checks in,
+ * or checks in only after the bound. Call before smp_init. */
+enum smp_debug { SMP_DEBUG_NONE, SMP_DEBUG_AP_SILENT, SMP_DEBUG_AP_LATE };
+void smp_set_debug(enum smp_debug d);
+
 /* Counts for the done record: CPUs listed as enabled in the MADT, and online now. */
 uint32_t smp_cpus_found(void);
 uint32_t smp_cpus_online(void);
+uint32_t smp_cpus_lost(void);      /* came online, then stopped answering and were stopped */
 
 /* Microseconds from the first INIT to the last check-in (0 if no APs). */
 uint64_t smp_startup_us(void);

@@ -16,7 +16,7 @@ struct wl_ctx {
 	bool flush;                    /* flush=wbinvd: WBINVD on every participant before each rep */
 	uint64_t selftest_iters;       /* 0: profile default */
 	uint64_t iters;                /* counter increments per thread; 0: profile default */
-	unsigned selftest_fault;       /* 0, or 1/2: end with a page fault on the BSP / an AP (debug) */
+	unsigned selftest_fault;       /* debug: 1/2 a page fault on the BSP / an AP, 3 an AP that hangs */
 	uint64_t timeout_ms;           /* bound for each run_on */
 	const struct cpuset *online;   /* the CPUs to use, BSP first (cpus= applied) */
 	const struct topo *topo;       /* topology, indexed by topo number */

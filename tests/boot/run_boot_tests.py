@@ -22,8 +22,9 @@ import qbrecords  # noqa: E402
 
 class Case:
     def __init__(self, name, smp, sockets=1, cores=None, threads=1, numa=1, args="", mem=1024,
-                 extra_check=None, expect_done="ok", cpu="max"):
+                 extra_check=None, expect_done="ok", cpu="max", down=0):
         self.cpu = cpu
+        self.down = down  # CPUs expected to end up not online (debug modes)
         self.name, self.smp, self.numa, self.args, self.mem = name, smp, numa, args, mem
         self.sockets, self.threads = sockets, threads
         self.cores = cores if cores is not None else smp // (sockets * threads)
@@ -54,6 +55,8 @@ def check_topology(case, recs, errors):
     check(len(cpus) == case.smp, "expected %d cpu records, got %d" % (case.smp, len(cpus)), errors)
     per_node = case.smp // case.numa
     for c in cpus:
+        if case.down and c.get("online") is not True:
+            continue  # the debug mode's CPU: its own check looks at it
         check(c.get("online") is True, "cpu %s not online" % c.get("index"), errors)
         want = case.expected_cpu(c["apic_id"])
         got = (c.get("package"), c.get("core"), c.get("thread"))
@@ -66,11 +69,14 @@ def check_topology(case, recs, errors):
     for level, typ in ((1, "data"), (2, "unified"), (3, "unified")):
         inst = [k for k in caches if k["level"] == level and k["type"] == typ]
         covered = sorted(i for k in inst for i in k["shared_by"])
-        check(covered == sorted(by_index), "L%d %s caches cover CPUs %s, expected each of %s once"
-              % (level, typ, covered, sorted(by_index)), errors)
+        online = sorted(i for i, c in by_index.items() if c.get("online") is True)
+        check(covered == online, "L%d %s caches cover CPUs %s, expected each of %s once"
+              % (level, typ, covered, online), errors)
         for k in inst:
             check(k["size"] > 0 and k["line"] > 0 and k["ways"] > 0, "L%d cache with empty geometry: %s" % (level, k), errors)
             members = [by_index[i] for i in k["shared_by"] if i in by_index]
+            if case.down:
+                continue  # sharing across a missing CPU is checked by the other cases
             if level <= 2:  # per core: exactly the SMT siblings
                 keys = {(m["package"], m["core"]) for m in members}
                 check(len(keys) == 1 and len(members) == case.threads,
@@ -91,8 +97,9 @@ def check_common(case, recs, problems, errors):
     check(d.get("status") == case.expect_done, "done status %s, expected %s" % (d.get("status"), case.expect_done), errors)
     boot = qbrecords.of_kind(recs, "boot")
     check(len(boot) == 1, "expected one boot record, got %d" % len(boot), errors)
-    check(d.get("cpus_found") == case.smp and d.get("cpus_online") == case.smp,
-          "cpus_found %s / cpus_online %s, expected %d" % (d.get("cpus_found"), d.get("cpus_online"), case.smp), errors)
+    check(d.get("cpus_found") == case.smp and d.get("cpus_online") == case.smp - case.down,
+          "cpus_found %s / cpus_online %s, expected %d / %d" % (d.get("cpus_found"), d.get("cpus_online"), case.smp,
+                                                                 case.smp - case.down), errors)
     if boot:
         b = boot[0]
         for key in ("firmware_vendor", "firmware_revision", "cmdline", "tsc_hz", "tsc_source", "tsc_invariant",
@@ -104,8 +111,11 @@ def check_common(case, recs, problems, errors):
     results = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
     check(len(results) >= 1 or "workloads=" in case.args, "no selftest results", errors)
     for r in results:
+        if "hang-ap" in case.args:
+            continue  # that case expects the failure; its own check looks
         check(r.get("check") == "ok", "selftest %s check %s (%s)" % (r.get("variant"), r.get("check"), r.get("reason")), errors)
-        check(r.get("threads") == case.smp, "selftest %s ran on %s threads, expected %d" % (r.get("variant"), r.get("threads"), case.smp), errors)
+        check(r.get("threads") == case.smp - (case.down if "ap-" in case.args else 0),
+              "selftest %s ran on %s threads" % (r.get("variant"), r.get("threads")), errors)
         for key in ("n", "min", "median", "mean", "max", "stddev", "unit", "cpus", "params" if r.get("variant") == "padded-increment" else "n"):
             check(key in r, "result %s lacks %s" % (r.get("variant"), key), errors)
 
@@ -297,6 +307,26 @@ def check_qemu64(recs, errors):
     check_state(False, lambda w: w == 0)(recs, errors)
 
 
+def check_cpu_left_out(what, state, lost):
+    """One CPU left out with an error record naming it, the others ran, and the run completed."""
+    def check_it(recs, errors):
+        errs = [r for r in qbrecords.of_kind(recs, "error") if r.get("what") == what]
+        check(len(errs) == 1, "expected one %r error record, got %s" % (what, errs), errors)
+        cpus = qbrecords.of_kind(recs, "cpu")
+        gone = [c for c in cpus if c.get("state") == state]
+        if state == "lost":
+            gone = [e.get("cpu") for e in errs]
+        else:
+            check(len(gone) == 1 and gone[0].get("online") is False, "cpu records: %s" % [(c["index"], c["state"]) for c in cpus], errors)
+        d = qbrecords.done(recs)
+        check(d is not None and d.get("cpus_lost") == lost, "cpus_lost %s, expected %d" % (d and d.get("cpus_lost"), lost), errors)
+        if what == "cpu lost":
+            sel = [r for r in qbrecords.of_kind(recs, "result") if r.get("variant") == "padded-increment"]
+            check(sel and sel[0].get("check") == "fail" and "did not finish" in sel[0].get("reason", ""),
+                  "the hung run's result: %r" % ((sel and (sel[0].get("check"), sel[0].get("reason"))),), errors)
+    return check_it
+
+
 CASES = [
     Case("smp1", 1),
     Case("smp2", 2),
@@ -320,6 +350,12 @@ CASES = [
          extra_check=check_state(False, lambda w: w is not None and w > 0, "already off")),
     Case("state-intel-safe", 2, args="workloads=selftest turbo=off safe", cpu="max,vendor=GenuineIntel,-hypervisor",
          extra_check=check_state(True, lambda w: w == 0, "safe mode")),
+    Case("ap-silent", 4, args="workloads=selftest selftest=ap-silent", down=1,
+         extra_check=check_cpu_left_out("cpu did not start", "failed", 0)),
+    Case("ap-late", 4, args="workloads=selftest selftest=ap-late", down=1,
+         extra_check=check_cpu_left_out("cpu did not start", "failed", 0)),
+    Case("hang-ap", 4, args="workloads=selftest selftest=hang-ap", down=1, expect_done="fail",
+         extra_check=check_cpu_left_out("cpu lost", "lost", 1)),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]
