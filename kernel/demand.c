@@ -20,6 +20,13 @@
 /* ---- Private Variables ---------------------------------------------------- */
 static struct demand_region regions[DEMAND_MAX_REGIONS];
 static volatile uint32_t alloc_lock; /* the page allocator is not reentrant: one CPU in it at a time */
+/* Freed 4 KiB pages, per node, linked through their first word. Two regions
+ * faulted in alternately (a copy's src and dst) own alternate pages: freeing
+ * one page by page would leave a hole per page, more than pmm's range table
+ * holds (PMM_MAX_RANGES), and pmm would lose the rest. So freed pages wait
+ * here, are reused by later faults, and go back to pmm sorted by address,
+ * where they merge, once no region is left. */
+static uint64_t pending[QB_MAX_NODES];
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void lock(struct demand_region *r)
@@ -66,19 +73,90 @@ static uint64_t page_frames(const struct demand_region *r)
 	return r->page / PAGE;
 }
 
-/* A page for a fault: from the pool (prezeroed) or the allocator, on node if it can. */
+/* The link word of a pending page. */
+static uint64_t *next_of(uint64_t phys)
+{
+	return demand_hw_phys(phys);
+}
+
+/* A pending page on node (any node but `node` if other), or 0. Lock held. */
+static uint64_t pending_pop(int node, bool other)
+{
+	for (int n = 0; n < QB_MAX_NODES; n++) {
+		if ((n == node) == other || !pending[n])
+			continue;
+		uint64_t p = pending[n];
+		pending[n] = *next_of(p);
+		return p;
+	}
+	return 0;
+}
+
+static uint64_t merge_sorted(uint64_t a, uint64_t b)
+{
+	uint64_t head = 0, *tail = &head;
+	while (a && b) {
+		uint64_t *take = a < b ? &a : &b;
+		*tail = *take;
+		tail = next_of(*take);
+		*take = *tail;
+	}
+	*tail = a ? a : b;
+	return head;
+}
+
+/* Merge sort of a pending list by address. */
+static uint64_t sort_pages(uint64_t head)
+{
+	if (!head || !*next_of(head))
+		return head;
+	uint64_t slow = head, fast = *next_of(head);
+	while (fast && *next_of(fast)) {
+		slow = *next_of(slow);
+		fast = *next_of(*next_of(fast));
+	}
+	uint64_t second = *next_of(slow);
+	*next_of(slow) = 0;
+	return merge_sorted(sort_pages(head), sort_pages(second));
+}
+
+/* Every pending page back to pmm, in address order, one call per contiguous run. */
+static void pending_flush(void)
+{
+	lock(0);
+	for (int n = 0; n < QB_MAX_NODES; n++) {
+		uint64_t p = sort_pages(pending[n]);
+		pending[n] = 0;
+		while (p) {
+			uint64_t start = p, pages = 0;
+			do {
+				pages++;
+				p = *next_of(p);
+			} while (p && p == start + pages * PAGE);
+			pmm_free(start, pages, PMM_WORKLOAD);
+		}
+	}
+	unlock(0);
+}
+
+/* A page for a fault: from the pool (prezeroed), the pending pages or the allocator, on node if it can. */
 static uint64_t take_page(struct demand_region *r, int node, bool *off_node)
 {
 	uint64_t p = 0;
+	bool small = r->page == PAGE;
 	*off_node = false;
 	lock(r);
 	if (r->zeroing == DEMAND_PREZEROED) {
 		if (r->pool_len)
 			p = r->pool[--r->pool_len];
 	} else {
-		p = pmm_alloc(page_frames(r), node, r->page, 0, PMM_WORKLOAD);
+		p = small ? pending_pop(node, false) : 0;
+		if (!p)
+			p = pmm_alloc(page_frames(r), node, r->page, 0, PMM_WORKLOAD);
 		if (!p) {
 			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
+			if (!p && small)
+				p = pending_pop(node, true);
 			*off_node = p != 0;
 		}
 	}
@@ -92,6 +170,11 @@ static void give_back(struct demand_region *r, uint64_t phys)
 	if (r->zeroing == DEMAND_PREZEROED && r->pool_len < r->pool_pages) {
 		memset(demand_hw_phys(phys), 0, r->page);
 		r->pool[r->pool_len++] = phys;
+	} else if (r->page == PAGE) {
+		int n = pmm_node_of(phys);
+		n = n >= 0 && n < QB_MAX_NODES ? n : 0;
+		*next_of(phys) = pending[n];
+		pending[n] = phys;
 	} else {
 		pmm_free(phys, page_frames(r), PMM_WORKLOAD);
 	}
@@ -293,6 +376,10 @@ void demand_destroy(struct demand_region *r)
 		pmm_free(r->pool[--r->pool_len], page_frames(r), PMM_WORKLOAD);
 	free_tables(r);
 	r->active = false;
+	for (unsigned i = 0; i < DEMAND_MAX_REGIONS; i++)
+		if (regions[i].active)
+			return;
+	pending_flush();
 }
 
 uint64_t demand_faults(const struct demand_region *r)

@@ -73,15 +73,18 @@ static inline void *demand_base(const struct demand_region *r)
 	return (void *)(uintptr_t)r->base;
 }
 
-/* Unmap every page (returning it to the allocator, or re-zeroed to the pool),
- * flush every CPU's TLB, and clear the counters: the region is fresh again. */
+/* Unmap every page (4 KiB pages wait for later faults and go back to the
+ * allocator when no region is left; 2 MiB pages go back now; prezeroed ones
+ * re-zeroed to the pool), flush every CPU's TLB, and clear the counters: the
+ * region is fresh again. */
 void demand_reset(struct demand_region *r);
 
 /* Map every page now, zeroed, without faults (a "mapped but never touched"
  * region for the TLB-miss measurement), on `node` or any. false if memory ran out. */
 bool demand_populate(struct demand_region *r, int node);
 
-/* demand_reset, then free the page tables and the slot. */
+/* demand_reset, then free the page tables and the slot; the last region
+ * destroyed returns every waiting page to the allocator, sorted, so it merges. */
 void demand_destroy(struct demand_region *r);
 
 /* The page-fault handler's work: true if va lies in a region and the fault was

@@ -103,6 +103,7 @@ void fault_dispatch(struct fault_frame *f)
 	rec_u64(r, "cpu", me->index);
 	rec_u64(r, "apic_id", me->apic_id);
 	console_rec_emit(r);
+	finish_mark_failed("exception");
 	finish_now(false);
 }
 
@@ -121,5 +122,6 @@ void panic(const char *where, const char *fmt, ...)
 	rec_str(r, "detail", why);
 	rec_u64(r, "cpu", this_cpu()->index);
 	console_rec_emit(r);
+	finish_mark_failed("panic");
 	finish_now(false);
 }

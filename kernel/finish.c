@@ -2,6 +2,7 @@
 #include "finish.h"
 #include "console.h"
 #include "cpu.h"
+#include "pmm.h"
 #include "fbcon.h" /* fbcon hook */
 #include "fmt.h"   /* fbcon hook */
 #include "smp.h"
@@ -92,6 +93,7 @@ void finish_now(bool ok)
 	rec_u64(r, "cpus_found", smp_cpus_found());
 	rec_u64(r, "cpus_online", smp_cpus_online());
 	rec_u64(r, "cpus_lost", smp_cpus_lost());
+	rec_u64(r, "memory_lost_bytes", pmm_lost_bytes()); /* frees the allocator could not keep */
 	if (tsc_hz())
 		rec_u64(r, "elapsed_ms", elapsed);
 	else

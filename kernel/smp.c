@@ -346,12 +346,14 @@ void smp_measure_tsc_offsets(void)
 			continue;
 		memset(&s, 0, sizeof(s));
 		s.best_rtt = ~0ull;
-		s.deadline = tsc_deadline_ms(TSC_SYNC_TIMEOUT_MS);
+		s.deadline = tsc_deadline_ms(TSC_SYNC_TIMEOUT_MS * TSC_SYNC_ROUNDS);
 		pair.n = 2;
 		pair.cpu[0] = 0;
 		pair.cpu[1] = i;
 		percpu[i].tsc_offset = 0;
-		if (run_on(&pair, tsc_sync_fn, &s, 0, TSC_SYNC_TIMEOUT_MS * 2, 0) != RUN_OK ||
+		/* Each ping has its own bound; the run gets the default one, so that a
+		 * host that descheduled the vCPU for a while does not lose a CPU. */
+		if (run_on(&pair, tsc_sync_fn, &s, 0, run_default_timeout_ms, 0) != RUN_OK ||
 		    s.best_rtt == ~0ull) {
 			console_error("tsc", "could not measure cpu %u's TSC offset", i);
 			continue;

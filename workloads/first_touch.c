@@ -34,6 +34,7 @@
 #define HOT_ACCESSES 256
 #define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define SRC_PATTERN 0x9e3779b9u          /* anything non-zero and varying */
+#define FIT_DIVISOR 4                    /* each large buffer takes at most a quarter of free memory */
 
 enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
@@ -378,6 +379,18 @@ void first_touch_run(const struct wl_ctx *ctx)
 	uint64_t ints = ctx->quick ? QUICK_COPY_INTS : FULL_COPY_INTS;
 	uint64_t pages = ctx->quick ? QUICK_PAGES : FULL_PAGES;
 	uint64_t large = ctx->quick ? QUICK_LARGE_PAGES : FULL_LARGE_PAGES;
+	/* Shrink to fit: src and dst (and the 2 MiB pages) within a quarter of free
+	 * memory each, so a small machine runs smaller copies, recorded in params.bytes. */
+	uint64_t budget = pmm_free_bytes(PMM_ANY_NODE) / FIT_DIVISOR;
+	if (ints * sizeof(uint32_t) > budget) {
+		uint64_t fit = ALIGN_DOWN(budget, FT_PAGE) / sizeof(uint32_t);
+		kprintf("first-touch: %llu MiB free: copies shrunk from %llu to %llu ints\n",
+			(unsigned long long)(pmm_free_bytes(PMM_ANY_NODE) >> 20), (unsigned long long)ints,
+			(unsigned long long)fit);
+		ints = fit;
+	}
+	while (large > 1 && large * DEMAND_PAGE_2M > budget)
+		large /= 2;
 	bsp.n = 1;
 	bsp.cpu[0] = ctx->online->cpu[0];
 

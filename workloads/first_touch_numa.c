@@ -49,6 +49,7 @@ static struct chase_job chase;
 static struct cpuset one, all;
 static double lat[MAX_NODES_SHOWN][MAX_NODES_SHOWN], bw[MAX_NODES_SHOWN][MAX_NODES_SHOWN];
 static struct run_result res;
+static uint64_t node_memory[QB_MAX_NODES];   /* free bytes per node before the workload */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static int node_of_cpu(const struct wl_ctx *ctx, uint32_t dense)
@@ -100,13 +101,19 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	if (!ok)
 		fail = "the warming run failed";
 	/* Every page where the policy says, from the page tables and the allocator. */
-	uint64_t misplaced = 0;
+	uint64_t misplaced = 0, fallback_pages = 0;
 	for (uint32_t t = 0; ok && t < all.n; t++) {
 		uint64_t s, e;
 		part(job.words, all.n, t, &s, &e);
 		int want = node_of_cpu(ctx, each_cpu ? all.cpu[t] : one.cpu[0]);
-		for (uint64_t off = s * sizeof(uint64_t); off < e * sizeof(uint64_t); off += FT_PAGE)
-			misplaced += demand_node_at(r, off) != want;
+		/* A CPU on a node without memory gets pages from another node, as on
+		 * any OS: then any node with memory is what the policy intends. */
+		bool fallback = node_memory[want] == 0;
+		for (uint64_t off = s * sizeof(uint64_t); off < e * sizeof(uint64_t); off += FT_PAGE) {
+			int got = demand_node_at(r, off);
+			misplaced += fallback ? got < 0 || node_memory[got] == 0 : got != want;
+			fallback_pages += fallback;
+		}
 	}
 	if (ok && misplaced) {
 		ok = false;
@@ -146,6 +153,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 		rec_u64(rec, 0, r->pages_by_node[n]);
 	rec_arr_end(rec);
 	rec_u64(rec, "misplaced_pages", misplaced);
+	rec_u64(rec, "fallback_pages", fallback_pages); /* owned by CPUs on nodes without memory */
 	report_result_close(rec, ok ? "ok" : "fail", fail);
 	kprintf("  %-22s median %12.0f ticks for all CPUs to sum %llu MiB%s\n", variant, st.median,
 		(unsigned long long)(r->size >> 20), ok ? "" : "  CHECK FAILED");
@@ -256,6 +264,8 @@ void first_touch_numa(const struct wl_ctx *ctx)
 								     : "one NUMA node: the OS reports one");
 		return;
 	}
+	for (uint32_t n = 0; n < QB_MAX_NODES; n++)
+		node_memory[n] = n < ctx->nodes ? pmm_free_bytes((int)n) : 0;
 	all = *ctx->online;
 	one.n = 1;
 	one.cpu[0] = ctx->online->cpu[0];

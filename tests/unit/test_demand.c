@@ -243,6 +243,37 @@ TEST(limits_and_bad_arguments)
 	CHECK_EQ_U(pmm_used_bytes(PMM_KERNEL), 0);
 }
 
+/* The seed's copy faults src and dst in turn, so each region owns every other
+ * page: freeing one page by page must not lose memory (pmm's range table is finite). */
+TEST(alternating_regions_lose_nothing)
+{
+	setup();
+	const char *why = 0;
+	uint64_t free0 = pmm_free_bytes(PMM_ANY_NODE);
+	uint64_t n = 4 * 1024; /* pages per region: more holes than PMM_MAX_RANGES */
+	struct demand_region *a = demand_create(n * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	struct demand_region *b = demand_create(n * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(a && b);
+	if (!a || !b)
+		return;
+	for (uint64_t i = 0; i < n; i++) {
+		CHECK(demand_fault(a->base + i * 4096, 0));
+		CHECK(demand_fault(b->base + i * 4096, 0));
+	}
+	CHECK_EQ_U(demand_faults(a) + demand_faults(b), 2 * n);
+	demand_destroy(a);
+	/* A region made now reuses the freed pages: they are not lost. */
+	struct demand_region *c = demand_create(n * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(c != 0);
+	for (uint64_t i = 0; c && i < n; i++)
+		CHECK(demand_fault(c->base + i * 4096, 0));
+	demand_destroy(c);
+	demand_destroy(b);
+	CHECK_EQ_U(pmm_lost_bytes(), 0);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 0);
+	CHECK_EQ_U(pmm_free_bytes(PMM_ANY_NODE), free0);
+}
+
 int main(void)
 {
 	RUN(first_touch_maps_a_zeroed_page_on_the_faulting_cpus_node);
@@ -252,6 +283,7 @@ int main(void)
 	RUN(prezeroed_pool_costs_no_zeroing_and_refills_on_reset);
 	RUN(populate_maps_everything_without_faults);
 	RUN(limits_and_bad_arguments);
+	RUN(alternating_regions_lose_nothing);
 	free(arena);
 	return check_summary("demand");
 }
