@@ -129,6 +129,17 @@ void console_error(const char *what, const char *fmt, ...)
 	console_rec_emit(r);
 }
 
+void console_summary(const char *fmt, ...)
+{
+	char line[FBCON_LINE_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	kprintf("summary: %s\n", line);
+	fbcon_summary_add(line);
+}
+
 void console_panic_mode(void)
 {
 	panic_mode = 1;

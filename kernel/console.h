@@ -25,6 +25,10 @@ void console_rec_emit(struct rec *r);
 /* Convenience: an `error` record {"what": what, "detail": detail}. */
 void console_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One line of a workload's key numbers for the end-of-run summary (the
+ * screen's summary on bare metal; a text line in the Linux twin). */
+void console_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* From now on locks are taken with a short bound and then broken, so that a
  * CPU stopped while holding one cannot silence the report of a fatal fault. */
 void console_panic_mode(void);

@@ -65,6 +65,8 @@ static uint64_t cbuf[(QB_MAX_CPUS + 2) * BLOCK_WORDS] __attribute__((aligned(409
 static struct counter_job job;
 static struct counter_outcome out;
 static struct run_result res;
+static double top_pct[N_LAYOUTS];            /* slowdown at the most threads, compact */
+static uint32_t top_threads;
 static double matrix[MATRIX_MAX_CPUS][MATRIX_MAX_CPUS];
 static struct cpuset set;
 
@@ -224,6 +226,10 @@ static void sweep(const struct wl_ctx *ctx, uint64_t iters)
 				if (counts[i] == 1 && p == PLACE_COMPACT)
 					base = out.tpi;
 				report(ctx, (enum layout)l, &set, place_name((enum place_kind)p), iters, base);
+				if (i == nc - 1 && p == PLACE_COMPACT && base > 0) {
+					top_pct[l] = 100.0 * out.tpi / base;
+					top_threads = counts[i];
+				}
 				char th[16];
 				fmt_snprintf(th, sizeof(th), "%u", counts[i]);
 				table_row(th, layout_names[l], place_name((enum place_kind)p), base);
@@ -323,4 +329,7 @@ void counter_run(const struct wl_ctx *ctx)
 	pairs(ctx, iters, out.tpi);
 	if (ctx->topo->ncpu >= 2)
 		core_to_core(ctx, iters);
+	console_summary("counter    %u threads vs 1: packed %.0f%%, padded %.0f%%, array-header %.0f%%, "
+			"array-header-padded %.0f%%, shared-atomic %.0f%%", top_threads, top_pct[PACKED],
+			top_pct[PADDED], top_pct[ARRAY_HEADER], top_pct[ARRAY_HEADER_PADDED], top_pct[SHARED_ATOMIC]);
 }

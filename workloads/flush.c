@@ -15,6 +15,7 @@
 #include "workload.h"
 #include "console.h"
 #include "finish.h"
+#include "fmt.h"
 #include "lib.h"
 #include "pmm.h"
 #include "report.h"
@@ -179,6 +180,8 @@ void flush_run(const struct wl_ctx *ctx)
 	 * without WBINVD the coldest eviction read, measured last). */
 	static const enum method order[N_METHODS] = { NONE, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH };
 	double warm = 0, cold = 0;
+	char line[160];
+	int used = fmt_snprintf(line, sizeof(line), "flush      cold %%:");
 	kprintf("  %-18s %14s %14s %8s\n", "method", "flush ticks", "pass ticks", "cold %");
 	for (unsigned i = 0; i < N_METHODS; i++) {
 		enum method m = order[i];
@@ -243,11 +246,19 @@ void flush_run(const struct wl_ctx *ctx)
 					 : "cold and warm references within 5%: no scale (no caches modelled?)");
 		}
 		report_result_close(r, fail ? "fail" : "ok", fail);
+		if (used > 0 && (size_t)used < sizeof(line)) {
+			if (scale)
+				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=%.0f",
+						     method_names[m], pct);
+			else
+				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_names[m]);
+		}
 		if (scale)
 			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fs.median, ps.median, pct);
 		else
 			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fs.median, ps.median, "-");
 	}
+	console_summary("%s", line);
 	pmm_free(big_phys, ALIGN_UP(big, PAGE) / PAGE, PMM_WORKLOAD);
 	pmm_free(set_phys, set_bytes / PAGE, PMM_WORKLOAD);
 }

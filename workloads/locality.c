@@ -327,5 +327,10 @@ void locality_run(const struct wl_ctx *ctx)
 		}
 	}
 	print_summary(tp->ncpu, bytes, have_dram);
+	unsigned big = have_dram ? DRAM : LLC;
+	double foo = summary[big][INTERLEAVED][SHARED_SLOT], bar = summary[big][BLOCKED_STRIDED][SHARED_SLOT];
+	double foo_p = summary[big][INTERLEAVED][PRIVATE], bar_p = summary[big][BLOCKED_STRIDED][PRIVATE];
+	console_summary("locality   %s, %u threads: bar/foo %.2fx with the seed's shared slots, %.2fx private",
+			size_names[big], tp->ncpu, foo > 0 ? bar / foo : 0, foo_p > 0 ? bar_p / foo_p : 0);
 	pmm_free(phys, ALIGN_UP(want, PAGE) / PAGE, PMM_WORKLOAD);
 }

@@ -134,6 +134,8 @@ void selftest_run(const struct wl_ctx *ctx)
 	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
 	kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
 		ok ? "ok" : "FAIL", slow_median, st.median);
+	console_summary("selftest   %u CPUs, %.1f ticks/increment, start skew %.0f ticks: %s", ctx->online->n,
+			a.iters ? slow_median / (double)a.iters : 0, st.median, ok ? "ok" : "FAIL");
 	if (ctx->selftest_fault && ctx->selftest_fault != SELFTEST_HANG)
 		raise_fault(ctx);
 }
