@@ -294,6 +294,54 @@ hosttest: $(BUILD)/quietbench-host-asan
 # and the Linux twin under ASan and UBSan.
 test: imagetest flashtest hosttest
 
+# ---- fuzz (begin) -----------------------------------------------------------
+# libFuzzer harnesses (issue 9) for what firmware, loaders and users hand the
+# kernel: tests/fuzz/fuzz_NAME.c over the real sources, built with Debian's
+# clang under ASan and UBSan; a broken invariant abort()s. Seeds from real
+# inputs are committed in tests/fuzz/corpus/NAME/ (tests/fuzz/make_seeds.py
+# writes them), inputs that once crashed in tests/fuzz/regress/NAME/.
+#
+#   make fuzz        fuzz each harness FUZZ_SECONDS (60 s); new inputs go to
+#                    build/fuzz/corpus-NAME, the committed ones are only read
+#   make fuzz-ci     replay every seed and regression input, then fuzz each
+#                    harness FUZZ_CI_SECONDS (10 s)
+#   make fuzz FUZZ_RUN="mb2 acpi"   only some harnesses
+# Both exit non-zero after a crash and print the reproducer's path (under
+# build/fuzz/artifacts/NAME/) and the command that replays it.
+FUZZ_CC         ?= clang
+FUZZ_SECONDS    ?= 60
+FUZZ_CI_SECONDS ?= 10
+override FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -DQB_HOST_TEST -Ikernel -Iboot -Itests/unit -Itests/fuzz
+
+FUZZ_ACPI_SRCS := kernel/acpi.c kernel/acpi_madt.c kernel/acpi_srat.c kernel/acpi_fixed.c
+fuzz_acpi_SRCS        := tests/fuzz/fuzz_acpi.c tests/unit/acpi_fixture.c $(FUZZ_ACPI_SRCS)
+fuzz_acpi_table_SRCS  := tests/fuzz/fuzz_acpi_table.c $(FUZZ_ACPI_SRCS)
+fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/options.c kernel/fmt.c
+fuzz_mb2_SRCS         := tests/fuzz/fuzz_mb2.c boot/mb2.c boot/mmap.c
+fuzz_efi_mmap_SRCS    := tests/fuzz/fuzz_efi_mmap.c boot/efi_mmap.c boot/mmap.c
+fuzz_record_SRCS      := tests/fuzz/fuzz_record.c kernel/record.c kernel/fmt.c kernel/crc32.c
+fuzz_record_line_SRCS := tests/fuzz/fuzz_record_line.c kernel/record.c kernel/fmt.c kernel/crc32.c
+FUZZ_TARGETS := acpi acpi_table options mb2 efi_mmap record record_line
+FUZZ_RUN     ?= $(FUZZ_TARGETS)
+FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+define fuzz_rule
+$(BUILD)/fuzz/fuzz_$(1): $$(fuzz_$(1)_SRCS) $$(wildcard kernel/*.h boot/*.h tests/unit/*.h tests/fuzz/*.h) Makefile | $(BUILD)/.deps-ok
+	@mkdir -p $$(@D)
+	@echo "  CC $$@ (libFuzzer)"; $$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$(fuzz_$(1)_SRCS) -lm
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
+
+.PHONY: fuzz fuzz-ci fuzz-build
+fuzz-build: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
+	tests/fuzz/run.sh --bin $(BUILD)/fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_RUN)
+fuzz-ci: $(FUZZ_BINS)
+	tests/fuzz/run.sh --ci --bin $(BUILD)/fuzz --seconds $(FUZZ_CI_SECONDS) $(FUZZ_RUN)
+# ---- fuzz (end) -------------------------------------------------------------
+
 # ---- matrix (begin) -----------------------------------------------------------
 # The boot matrix (issue 9): tests/boot/matrix.py boots the image in QEMU (TCG)
 # across CPU counts, NUMA layouts, memory sizes, CPU models, with and without
@@ -312,3 +360,6 @@ matrix-doc: $(BUILD)/quietbench.efi
 # CI runs make test: the matrix with it.
 test: test-matrix
 # ---- matrix (end) -------------------------------------------------------------
+
+# A short fuzzing pass and every kept crash input, in CI too.
+test: fuzz-ci

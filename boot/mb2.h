@@ -138,7 +138,7 @@ struct mb2_found {
 enum mb2_status {
 	MB2_OK = 0,
 	MB2_ERR_ARGS,        /* NULL info or out */
-	MB2_ERR_SIZE,        /* total_size below 16, not a multiple of 8, or over max_len */
+	MB2_ERR_SIZE,        /* total_size below 16 or over max_len (tags are walked by their own 8-byte padding) */
 	MB2_ERR_TAG,         /* a tag's size is below 8 or runs past total_size */
 	MB2_ERR_NO_END,      /* no end tag */
 	MB2_ERR_NO_MEMORY,   /* neither a memory map nor basic memory information */

@@ -95,7 +95,8 @@ uint32_t mmap_normalise(struct boot_mem_range *raw, uint32_t n,
 		if ((base | end) & (MMAP_PAGE - 1)) {
 			st->unaligned++;
 			if (r.type == BOOT_MEM_USABLE) {
-				base = ALIGN_UP(base, MMAP_PAGE);
+				/* From the last page, rounding up would wrap to 0: no whole page is left. */
+				base = base > ~0ull - (MMAP_PAGE - 1) ? ~0ull : ALIGN_UP(base, MMAP_PAGE);
 				end = ALIGN_DOWN(end, MMAP_PAGE);
 			} else {
 				base = ALIGN_DOWN(base, MMAP_PAGE);

@@ -86,6 +86,23 @@ TEST(holes_stay_holes_and_empty_or_wrapping_entries_are_counted)
 		CHECK(out[i - 1].base + out[i - 1].length <= out[i].base);
 }
 
+/* Found by tests/fuzz/fuzz_mb2 (tests/fuzz/regress/mb2/): rounding a usable base
+ * in the last page up to a page wrapped to 0, making [0, 2^64 - 4 KiB) usable. */
+TEST(usable_starting_in_the_last_page_is_empty_not_everything)
+{
+	struct boot_mem_range raw[] = {
+		R(0x100000, 0x100000, BOOT_MEM_USABLE),
+		R(~0ull - 0xfe, 0x9fc02, BOOT_MEM_USABLE),  /* in the last page, and wraps */
+		R(~0ull - 0xffe, 0x800, BOOT_MEM_USABLE),   /* in the last page, no whole page */
+	};
+	struct mmap_stats st;
+	uint32_t n = mmap_normalise(raw, 3, out, 64, &st);
+	CHECK_EQ_U(n, 1);
+	CHECK(same(&out[0], 0x100000, 0x100000, BOOT_MEM_USABLE));
+	CHECK_EQ_U(st.empty, 2);
+	CHECK_EQ_U(st.wrapped, 1);
+}
+
 TEST(output_overflow_is_counted_not_silent)
 {
 	struct boot_mem_range raw[8];
@@ -144,6 +161,7 @@ int main(void)
 	RUN(overlap_goes_to_the_more_restrictive_type);
 	RUN(usable_shrinks_inward_others_widen_outward);
 	RUN(holes_stay_holes_and_empty_or_wrapping_entries_are_counted);
+	RUN(usable_starting_in_the_last_page_is_empty_not_everything);
 	RUN(output_overflow_is_counted_not_silent);
 	RUN(efi_types_and_descriptor_stride);
 	RUN(efi_malformed_maps_are_rejected);
