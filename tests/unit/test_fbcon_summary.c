@@ -1,0 +1,204 @@
+/* test_fbcon_summary.c - host tests for kernel/fbcon.c: red error lines, replacement glyphs, early text, the summary screen, large screens, failures. */
+#include "fbcon_testlib.h"
+
+TEST(error_lines_are_red)
+{
+	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX);
+	CHECK(fbcon_init(fb));
+	write_str("error: framebuffer: something\nerror-free line\n");
+	row_text(FBCON_HEADER_ROWS, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, "error: framebuffer: something");
+	CHECK_STR(body_row(1), "error-free line");
+	char line[200];
+	memset(line, 'e', fake.cols + 4);
+	memcpy(line, "error:", 6);
+	line[fake.cols + 4] = 0;
+	write_str(line);
+	write_str("\nplain\n");
+	row_text(FBCON_HEADER_ROWS + 2, ERR_FG, BODY_BG, text_buf);
+	CHECK(!strncmp(text_buf, "error:eeee", 10) && strlen(text_buf) == fake.cols);
+	row_text(FBCON_HEADER_ROWS + 3, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, "eeee"); /* the wrapped part stays red */
+	CHECK_STR(body_row(4), "plain");
+}
+
+TEST(bytes_outside_the_font_get_the_replacement_glyph)
+{
+	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	write_str("a\x01\x7f\xe9z\n");
+	const uint8_t rep = 0x01; /* any byte outside 0x20..0x7e draws glyph `count` */
+	CHECK_EQ_U(cell_mismatches(0, FBCON_HEADER_ROWS, 'a', BODY_FG, BODY_BG), 0);
+	for (uint32_t c = 1; c <= 3; c++)
+		CHECK_EQ_U(cell_mismatches(c, FBCON_HEADER_ROWS, rep, BODY_FG, BODY_BG), 0);
+	CHECK_EQ_U(cell_mismatches(4, FBCON_HEADER_ROWS, 'z', BODY_FG, BODY_BG), 0);
+	CHECK(cell_mismatches(1, FBCON_HEADER_ROWS, ' ', BODY_FG, BODY_BG) > 0); /* a visible glyph */
+}
+
+TEST(text_before_init_is_drawn_at_init)
+{
+	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
+	write_str("QuietBench: noise-free\nerror: option x=y\n");
+	fbcon_set_header("early header", NULL);
+	CHECK(fbcon_init(fb));
+	CHECK_STR(body_row(0), "QuietBench: noise-free");
+	row_text(FBCON_HEADER_ROWS + 1, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, "error: option x=y");
+	row_text(0, HEAD_FG, HEAD_BG, text_buf);
+	CHECK_STR(text_buf, " early header");
+	/* a flood before init is bounded */
+	fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
+	for (int i = 0; i < 10000; i++)
+		write_str("flood before the screen is up\n");
+	CHECK(fbcon_init(fb));
+	CHECK(tail_intact());
+}
+
+TEST(summary_replaces_the_body_and_stays)
+{
+	struct boot_fb *fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	for (int i = 0; i < 100; i++)
+		write_str("workload output that the summary replaces\n");
+	fbcon_summary_add("selftest          101 ms  ok, 0 error record(s)");
+	fbcon_summary_add("counter: packed 8 threads 1489% of 1 thread, padded 100%");
+	fbcon_summary_add("locality          900 ms  FAIL, 1 error record(s)");
+	fbcon_set_status("done: status ok");
+	fbcon_show_summary();
+	row_text(FBCON_HEADER_ROWS, TITLE_FG, BODY_BG, text_buf);
+	CHECK(!strncmp(text_buf, " Summary", 8));
+	CHECK_STR(body_row(1), "");
+	CHECK_STR(body_row(2), " selftest          101 ms  ok, 0 error record(s)");
+	CHECK_STR(body_row(3), " counter: packed 8 threads 1489% of 1 thread, padded 100%");
+	row_text(FBCON_HEADER_ROWS + 4, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " locality          900 ms  FAIL, 1 error record(s)");
+	for (uint32_t r = 5; r < body_rows(); r++)
+		CHECK_STR(body_row(r), "");
+	row_text(fake.rows - 1, STAT_FG, STAT_BG, text_buf);
+	CHECK_STR(text_buf, " done: status ok");
+	/* frozen: later text leaves the screen as it is */
+	uint32_t *copy = malloc(fake.words * 4);
+	memcpy(copy, fake.mem, fake.words * 4);
+	write_str("quietbench: halted; results above\n");
+	CHECK(!memcmp(copy, fake.mem, fake.words * 4));
+	free(copy);
+}
+
+TEST(summary_keeps_the_error_lines)
+{
+	struct boot_fb *fb = fake_new(1280, 1024, 1280, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	write_str("error: exception: page fault (vector 14) at rip 0xffffffff80001234 on cpu 1\n");
+	for (int i = 0; i < 100; i++)
+		write_str("other text, and a line that merely mentions error: in the middle\n");
+	write_str("\nfatal:\tsecond\n");
+	fbcon_summary_add("selftest          101 ms  FAIL, 1 error record(s)");
+	fbcon_show_summary();
+	row_text(FBCON_HEADER_ROWS + 2, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " selftest          101 ms  FAIL, 1 error record(s)");
+	CHECK_STR(body_row(3), "");
+	row_text(FBCON_HEADER_ROWS + 4, TITLE_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " Errors: 2 line(s) during the run:");
+	row_text(FBCON_HEADER_ROWS + 5, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " error: exception: page fault (vector 14) at rip 0xffffffff80001234 on cpu 1");
+	row_text(FBCON_HEADER_ROWS + 6, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " fatal:  second");
+	CHECK_STR(body_row(7), "");
+
+	/* many errors: the first ones are kept, the rest counted */
+	fb = fake_new(1280, 960, 1280, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	char buf[64];
+	for (int i = 0; i < 30; i++) {
+		snprintf(buf, sizeof(buf), "error: number %d\n", i);
+		write_str(buf);
+	}
+	fbcon_show_summary();
+	row_text(FBCON_HEADER_ROWS + 3, TITLE_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " Errors: 30 line(s) during the run, the first ones:");
+	row_text(FBCON_HEADER_ROWS + 4, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " error: number 0");
+	row_text(FBCON_HEADER_ROWS + 11, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " error: number 7");
+	row_text(FBCON_HEADER_ROWS + 12, TITLE_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " ... and 22 more lines that do not fit");
+}
+
+TEST(summary_overflow_is_counted)
+{
+	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX); /* 8x16: 30 rows, 27 body rows */
+	CHECK(fbcon_init(fb));
+	char buf[64];
+	for (int i = 0; i < FBCON_SUMMARY_LINES + 36; i++) {
+		snprintf(buf, sizeof(buf), "summary line %d", i);
+		fbcon_summary_add(buf);
+	}
+	fbcon_show_summary();
+	uint32_t room = body_rows() - 2, shown = room - 1;
+	for (uint32_t i = 0; i < shown; i++) {
+		snprintf(buf, sizeof(buf), " summary line %u", i);
+		CHECK_STR(body_row(2 + i), buf);
+	}
+	row_text(FBCON_HEADER_ROWS + 2 + shown, TITLE_FG, BODY_BG, text_buf);
+	snprintf(buf, sizeof(buf), " ... and %u more lines that do not fit", FBCON_SUMMARY_LINES + 36 - shown);
+	CHECK_STR(text_buf, buf);
+}
+
+TEST(large_screens_double_the_font)
+{
+	struct boot_fb *fb = fake_new(1920, 1080, 1920, BOOT_FB_RGBX);
+	CHECK(fbcon_init(fb));
+	CHECK_EQ_U(fake.scale, 2);
+	CHECK_EQ_U(fake.cols, 1920 / (2 * fbcon_font.width)); /* 120 x 33 with the 8x16 font */
+	CHECK_EQ_U(fake.rows, 1080 / (2 * fbcon_font.height));
+	write_str("Scaled glyphs: W@g|\n");
+	CHECK_STR(body_row(0), "Scaled glyphs: W@g|");
+	CHECK_EQ_U(cell_mismatches(15, FBCON_HEADER_ROWS, 'W', BODY_FG, BODY_BG), 0);
+	fbcon_set_status("status");
+	row_text(fake.rows - 1, STAT_FG, STAT_BG, text_buf);
+	CHECK_STR(text_buf, " status");
+	/* 8x16: 1080 = 33 * 32 + 24, and the 24 lines below the grid stay background */
+	if (1080 % fake.ch)
+		CHECK_EQ_U(px_at(5, 1079), encode(BODY_BG));
+
+	/* wider than the grid bound: the grid stops at FBCON_MAX_COLS cells */
+	uint32_t wide = (FBCON_MAX_COLS + 19) * 2 * fbcon_font.width; /* 4400 with the 8x16 font */
+	fb = fake_new(wide, 400, wide, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	CHECK_EQ_U(fake.cols, FBCON_MAX_COLS);
+	char line[400];
+	memset(line, 'M', 300);
+	line[300] = 0;
+	write_str(line);
+	bool right_clear = true;
+	for (uint32_t y = 0; y < 400; y++)
+		for (uint32_t x = FBCON_MAX_COLS * fake.cw; x < wide; x++)
+			right_clear &= px_at(x, y) == encode(BODY_BG);
+	CHECK(right_clear);
+	CHECK(tail_intact());
+}
+
+TEST(failures_are_counted)
+{
+	fake_new(640, 480, 640, BOOT_FB_BGRX);
+	CHECK_EQ_U(fbcon_failures(), 0);
+	fbcon_note_failure();
+	fbcon_note_failure();
+	CHECK_EQ_U(fbcon_failures(), 2);
+}
+
+int main(void)
+{
+	CHECK_EQ_U(fbcon_font.count, 95);
+	CHECK_EQ_U(fbcon_font.first, ' ');
+	RUN(error_lines_are_red);
+	RUN(bytes_outside_the_font_get_the_replacement_glyph);
+	RUN(text_before_init_is_drawn_at_init);
+	RUN(summary_replaces_the_body_and_stays);
+	RUN(summary_keeps_the_error_lines);
+	RUN(summary_overflow_is_counted);
+	RUN(large_screens_double_the_font);
+	RUN(failures_are_counted);
+	fake_free();
+	return check_summary("fbcon_summary");
+}
