@@ -7,6 +7,7 @@
 #include "record.h"
 #include "run.h"
 #include "stats.h"
+#include "topo.h"
 
 /* Start a result record: workload, variant, thread count and the CPU list.
  * Add "params" and extra fields with rec_* before report_stats(). */
@@ -20,5 +21,13 @@ void report_stats(struct rec *r, const char *unit, const struct stats *st);
 /* Close the record with check "ok", "fail" or "skipped" (+ reason); a failed
  * check marks the run failed. */
 void report_result_close(struct rec *r, const char *check, const char *reason);
+
+/* The package, die, core, thread (and hybrid core type) of a CPU, or nulls
+ * when it has no topology (not online). */
+void report_cpu_topology(struct rec *r, const struct topo_cpu *tc);
+
+/* One `cache` record per cache instance (CPUs as dense numbers through
+ * cpu_of_topo), and a text line per level for the BSP's caches. */
+void report_caches(const struct topo *t, const uint32_t *cpu_of_topo);
 
 #endif

@@ -15,6 +15,7 @@
 #include "hostcpu.h"
 #include "hostnuma.h"
 #include "lib.h"
+#include "report.h"
 #include "pmm.h"
 #include "timer.h"
 #include "tsc.h"
@@ -161,20 +162,7 @@ void hostmachine_report_cpus(void)
 			rec_null(r, "apic_id");
 		rec_null(r, "acpi_uid");
 		rec_u64(r, "os_cpu", h->os_cpu);
-		if (t >= 0) {
-			const struct topo_cpu *tc = &topo.cpu[t];
-			rec_u64(r, "package", tc->package);
-			rec_u64(r, "die", tc->die);
-			rec_u64(r, "core", tc->core);
-			rec_u64(r, "thread", tc->thread);
-			if (tc->core_type)
-				rec_str(r, "core_type", tc->core_type == CPUID_CORE_TYPE_ATOM ? "atom" : "core");
-		} else {
-			rec_null(r, "package");
-			rec_null(r, "die");
-			rec_null(r, "core");
-			rec_null(r, "thread");
-		}
+		report_cpu_topology(r, t >= 0 ? &topo.cpu[t] : 0);
 		rec_u64(r, "node", (uint64_t)h->node);
 		rec_bool(r, "online", h->state == HOSTCPU_ONLINE);
 		rec_str(r, "state", hostcpu_state_name(h->state));
@@ -188,34 +176,7 @@ void hostmachine_report_cpus(void)
 
 void hostmachine_report_caches(void)
 {
-	for (uint32_t i = 0; i < topo.ncaches; i++) {
-		const struct topo_cache *k = &topo.cache[i];
-		struct rec *r = console_rec_open("cache");
-		rec_u64(r, "level", k->level);
-		rec_str(r, "type", topo_cache_type_name(k->type));
-		rec_u64(r, "size", k->size);
-		rec_u64(r, "line", k->line_size);
-		rec_u64(r, "ways", k->ways);
-		rec_u64(r, "sets", k->sets);
-		rec_bool(r, "fully_associative", k->fully_associative);
-		rec_bool(r, "inclusive", k->inclusive);
-		rec_bool(r, "wbinvd_lower_all_sharers", k->wbinvd_lower_all_sharers);
-		rec_str(r, "source", k->source);
-		rec_bool(r, "sharing_assumed", k->sharing_assumed);
-		rec_arr_begin(r, "shared_by");
-		for (uint32_t t = 0; t < topo.ncpu; t++)
-			if (topo_cpuset_has(&k->shared_by, t))
-				rec_u64(r, 0, cpu_of_topo[t]);
-		rec_arr_end(r);
-		console_rec_emit(r);
-	}
-	for (uint32_t lvl = 1; lvl <= 3; lvl++) {
-		const struct topo_cache *k = topo.ncpu ? topo_cpu_cache(&topo, 0, (uint8_t)lvl) : 0;
-		if (k)
-			kprintf("cache: L%u %s %llu KiB, %u-way, %u-byte lines, shared by %u CPU(s)\n", lvl,
-				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
-				k->line_size, k->nshared);
-	}
+	report_caches(&topo, cpu_of_topo);
 }
 
 void hostmachine_report_memory(void)
