@@ -2,7 +2,7 @@
 #ifndef QB_KERNEL_QB_LIMITS_H
 #define QB_KERNEL_QB_LIMITS_H
 
-#define QB_MAX_CPUS 512        /* logical CPUs started and tracked */
+#define QB_MAX_CPUS 1024       /* logical CPUs started and tracked (a 2-socket Turin has 768) */
 #define QB_MAX_NODES 64        /* NUMA nodes (dense numbering) */
 #define QB_MAX_MEM_RANGES 512  /* entries in the normalised memory map */
 #define QB_MAX_SRAT_MEM 256    /* SRAT memory-affinity ranges kept */

@@ -78,7 +78,7 @@ struct topo_cpu {
 	uint16_t cache[TOPO_CPU_CACHES];	/* instance index into topo.cache[] */
 };
 
-/* The machine's topology: 271,408 bytes with QB_MAX_CPUS 512, so keep it static. */
+/* The machine's topology: about 540 KB with QB_MAX_CPUS 1024, so keep it static. */
 struct topo {
 	uint32_t ncpu;
 	enum cpu_vendor vendor;		/* of the BSP */
