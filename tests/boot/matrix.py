@@ -532,7 +532,7 @@ DOC_TAIL = [
     "|---|---|---|---|",
     "| NUMA nodes | 64 (`QB_MAX_NODES`) | `limit-66-nodes` | an `acpi` `error` record for the SRAT (\"domain limit, N entries dropped\"); the 64 lowest domains are kept, and the memory of the others stays usable |",
     "| physical memory mapped | 1 TiB (`QB_MAX_PHYS`) | `limit-1100g`: 1100 GiB, of which 78 GiB above 1 TiB (the host reserves none of it) | a `paging` `error` record with the bytes left out, `memory.unmapped_ram_bytes`; the run uses the RAM below 1 TiB |",
-    "| CPUs | 512 (`QB_MAX_CPUS`); x2APIC for APIC IDs above 254 | no: QEMU 7.2's TCG has no x2APIC (\"TCG doesn't support requested feature: x2apic\"), so at most 255 xAPIC CPUs | MADT entries past the limit are dropped with an `error` record (host unit tests) |",
+    "| CPUs | 1024 (`QB_MAX_CPUS`); x2APIC for APIC IDs above 254 | no: QEMU 7.2's TCG has no x2APIC (\"TCG doesn't support requested feature: x2apic\"), so at most 255 xAPIC CPUs | MADT entries past the limit are dropped with an `error` record (host unit tests) |",
     "",
     "With an AMD CPU model (`-cpu max` under TCG), QEMU 7.2 moves all RAM above 4 GiB to",
     "start at 1 TiB once it would reach the HyperTransport hole below 1 TiB, so a 1100 GiB",

@@ -288,7 +288,7 @@ TEST(bad_nodes_and_limits)
 	CHECK_EQ_U(T.nnodes, 2);
 
 	CHECK(topo_decode(snaps, NULL, 0, &T) == -1);
-	CHECK(has_msg("topo_decode: 0 CPUs, limit 512"));
+	CHECK(has_msg("topo_decode: 0 CPUs, limit 1024"));
 	CHECK(topo_decode(snaps, NULL, QB_MAX_CPUS + 1, &T) == -1);
 	CHECK(topo_decode(NULL, NULL, 1, &T) == -1);
 	CHECK_EQ_U(T.ncpu, 0);
