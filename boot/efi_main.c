@@ -350,7 +350,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	top = (top + PAGE_2M - 1) & ~(PAGE_2M - 1);
 	struct handoff_kernel hk = { kphys, kh->link_base, kpages * EFI_PAGE_SIZE };
-	uint64_t cr3 = handoff_pt_build(top, &hk, alloc_table_page, NULL);
+	/* Firmware may run with 5-level paging; LA57 cannot be turned off in
+	 * 64-bit mode, so the tables handed over must have five levels too. */
+	uint64_t cr4;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+	uint64_t cr3 = handoff_pt_build(top, &hk, (cr4 & HANDOFF_CR4_LA57) != 0, alloc_table_page, NULL);
 	if (!cr3) {
 		fail(L"out of memory for page tables", EFI_OUT_OF_RESOURCES);
 		return EFI_OUT_OF_RESOURCES;

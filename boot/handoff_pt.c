@@ -28,11 +28,11 @@ uint64_t handoff_pt_pages(uint64_t top, const struct handoff_kernel *k)
 	uint64_t gib = (top + PAGE_1G - 1) / PAGE_1G;
 	uint64_t pdpts = (gib + 511) / 512;
 	uint64_t pts = (k->size + PAGE_2M - 1) / PAGE_2M + 1;
-	/* PML4 + identity PDPTs and PDs + kernel PDPT, PD(s) and PTs */
-	return 1 + pdpts + gib + 2 + 1 + pts;
+	/* PML5 + PML4 + identity PDPTs and PDs + kernel PDPT, PD(s) and PTs */
+	return 1 + 1 + pdpts + gib + 2 + 1 + pts;
 }
 
-uint64_t handoff_pt_build(uint64_t top, const struct handoff_kernel *k,
+uint64_t handoff_pt_build(uint64_t top, const struct handoff_kernel *k, bool la57,
 			  handoff_alloc_fn alloc, void *ctx)
 {
 	uint64_t pml4_phys = alloc(ctx);
@@ -62,5 +62,13 @@ uint64_t handoff_pt_build(uint64_t top, const struct handoff_kernel *k,
 			return 0;
 		pt[IDX_PT(v)] = (k->phys + off) | PTE_PRESENT | PTE_WRITE;
 	}
-	return pml4_phys;
+	if (!la57)
+		return pml4_phys;
+	uint64_t pml5_phys = alloc(ctx);
+	if (!pml5_phys)
+		return 0;
+	uint64_t *pml5 = (uint64_t *)(uintptr_t)pml5_phys;
+	pml5[PML5_LOW_SLOT] = pml4_phys | PTE_PRESENT | PTE_WRITE;
+	pml5[PML5_HIGH_SLOT] = pml4_phys | PTE_PRESENT | PTE_WRITE;
+	return pml5_phys;
 }

@@ -26,6 +26,7 @@
 #define MB2_CR0_EM (1 << 2)
 #define MB2_CR0_PG (1 << 31)
 #define MB2_CR4_PAE (1 << 5)
+#define MB2_CR4_LA57 (1 << 12)
 #define MB2_CR4_OSFXSR (1 << 9)
 #define MB2_CR4_OSXMMEXCPT (1 << 10)
 
@@ -37,6 +38,7 @@
 /* The entry's GDT: null, then the same flat descriptors as the AP trampoline (kernel/trampoline.h). */
 #define MB2_CODE64_SEL 0x08
 #define MB2_DATA_SEL 0x10
+#define MB2_CODE32_SEL 0x18         /* compatibility-mode code, for the switch to 5-level paging */
 
 /* Where a message goes when this path cannot go on: COM1 and the VGA text screen. */
 #define MB2_COM1 0x3f8
@@ -65,6 +67,13 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc) __attribut
 
 /* Switch to cr3 and the stack, and jump to entry with rdi = bi (mb2_entry.S). */
 void mb2_handoff(uint64_t cr3, uint64_t stack_top, uint64_t entry, struct boot_info *bi)
+	__attribute__((noreturn));
+
+/* The same, turning on 5-level paging on the way (paging=5): cr3 is a PML5
+ * below 4 GiB. Leaves 64-bit mode for compatibility mode, turns paging off,
+ * sets CR4.LA57, loads cr3 and turns paging back on (Intel SDM vol. 3A
+ * §9.8.5, §10.8.5.4), so the kernel starts as LA57 firmware would leave it. */
+void mb2_handoff_la57(uint64_t cr3, uint64_t stack_top, uint64_t entry, struct boot_info *bi)
 	__attribute__((noreturn));
 #endif
 

@@ -146,6 +146,40 @@ mb2_handoff:
 	jmp	*%rdx
 	.size mb2_handoff, . - mb2_handoff
 
+/* void mb2_handoff_la57(cr3, stack_top, entry, bi): see mb2_boot.h. In
+ * compatibility mode only 32-bit registers exist: the arguments wait in memory. */
+	.globl mb2_handoff_la57
+	.type mb2_handoff_la57, @function
+mb2_handoff_la57:
+	cli
+	mov	%rdi, la57_cr3(%rip)
+	mov	%rsi, la57_rsp(%rip)
+	mov	%rdx, la57_entry(%rip)
+	mov	%rcx, la57_bi(%rip)
+	pushq	$MB2_CODE32_SEL
+	lea	1f(%rip), %rax
+	pushq	%rax
+	lretq
+	.code32
+1:	mov	%cr0, %eax
+	and	$~MB2_CR0_PG, %eax
+	mov	%eax, %cr0		/* paging off: EFER.LMA clears, protected mode */
+	mov	%cr4, %eax
+	or	$MB2_CR4_LA57, %eax
+	mov	%eax, %cr4
+	mov	la57_cr3, %eax
+	mov	%eax, %cr3
+	mov	%cr0, %eax
+	or	$MB2_CR0_PG, %eax
+	mov	%eax, %cr0		/* paging on with EFER.LME: long mode, 5 levels */
+	ljmp	$MB2_CODE64_SEL, $2f
+	.code64
+2:	mov	la57_rsp(%rip), %rsp
+	mov	la57_bi(%rip), %rdi
+	xor	%ebp, %ebp
+	jmp	*la57_entry(%rip)
+	.size mb2_handoff_la57, . - mb2_handoff_la57
+
 	.section .rodata
 msg_no_lm:
 	.asciz	"quietbench: this CPU has no 64-bit mode; stopped"
@@ -156,6 +190,7 @@ mb2_gdt:
 	.quad	0
 	.quad	TRAMP_DESC_CODE64	/* MB2_CODE64_SEL */
 	.quad	TRAMP_DESC_DATA		/* MB2_DATA_SEL */
+	.quad	TRAMP_DESC_CODE32	/* MB2_CODE32_SEL */
 mb2_gdt_end:
 mb2_gdt_ptr:
 	.short	mb2_gdt_end - mb2_gdt - 1
@@ -167,6 +202,14 @@ mb2_boot_info:
 	.long	0
 	.balign 8
 mb2_entry_tsc:
+	.quad	0
+la57_cr3:
+	.quad	0
+la57_rsp:
+	.quad	0
+la57_entry:
+	.quad	0
+la57_bi:
 	.quad	0
 
 	.bss

@@ -21,6 +21,9 @@
 #define MIN_IDENTITY_TOP 0x100000000ull   /* identity-map at least 4 GiB (MMIO below it), as on UEFI */
 #define MB2_INFO_MAX (1u << 20)           /* more boot information than this is not believed */
 #define LOADER_SPANS 3                    /* this image, the page tables, the trampoline page */
+#define PAGING5_WORD "paging=5"           /* kernel/options.h: enter the kernel with 5-level paging */
+#define CPUID_LEAF_EXT_FEATURES7 7        /* Intel SDM vol. 2A CPUID leaf 07H, subleaf 0 */
+#define CPUID_7_ECX_LA57 (1u << 16)       /* 57-bit linear addresses, 5-level paging */
 
 /* ---- Private Variables ---------------------------------------------------- */
 
@@ -104,6 +107,39 @@ static void mb2_append(char *dst, size_t cap, const char *s)
 	dst[n] = 0;
 }
 
+/* True if the command line holds the word w. */
+static bool mb2_has_word(const char *cmdline, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *s = cmdline; *s;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		const char *e = s;
+		while (*e && *e != ' ' && *e != '\t')
+			e++;
+		if ((size_t)(e - s) == n && !memcmp(s, w, n))
+			return true;
+		s = e;
+	}
+	return false;
+}
+
+/* paging=5 and a CPU with LA57: enter the kernel with 5-level paging. */
+static bool mb2_want_la57(void)
+{
+	if (!mb2_has_word(bi.cmdline, PAGING5_WORD))
+		return false;
+	uint32_t a, b, c, d;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+	if (a >= CPUID_LEAF_EXT_FEATURES7) {
+		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(CPUID_LEAF_EXT_FEATURES7), "c"(0));
+		if (c & CPUID_7_ECX_LA57)
+			return true;
+	}
+	mb2_serial("quietbench: paging=5: this CPU has no 5-level paging; entering with 4 levels\r\n");
+	return false;
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
 
 void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
@@ -151,7 +187,8 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 	if (!pt)
 		mb2_fail("page tables", "no free RAM below 4 GiB for them");
 	struct mb2_pool pool = { pt, pt + pt_bytes };
-	uint64_t cr3 = handoff_pt_build(top, &hk, mb2_alloc_page, &pool);
+	bool la57 = mb2_want_la57();
+	uint64_t cr3 = handoff_pt_build(top, &hk, la57, mb2_alloc_page, &pool);
 	if (!cr3)
 		mb2_fail("page tables", "ran out of the pages reserved for them");
 
@@ -181,6 +218,8 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 	mb2_hex(hex, bi.kernel_phys);
 	mb2_serial("quietbench: multiboot2 boot path: kernel at ");
 	mb2_serial(hex);
-	mb2_serial(", leaving for the kernel\r\n");
+	mb2_serial(la57 ? ", leaving for the kernel with 5-level paging\r\n" : ", leaving for the kernel\r\n");
+	if (la57)
+		mb2_handoff_la57(cr3, bi.stack_phys + MB2_STACK_SIZE, kh->entry, &bi);
 	mb2_handoff(cr3, bi.stack_phys + MB2_STACK_SIZE, kh->entry, &bi);
 }

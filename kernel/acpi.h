@@ -177,6 +177,7 @@ struct acpi_spcr_info {
 	uint8_t baud_code;             /* raw Configured Baud Rate */
 	uint32_t gsi;
 	uint32_t baud;                 /* bits/s, 0: keep the firmware's setting */
+	uint32_t uart_clock;           /* Hz, revision 3 and later; 0: not given */
 	struct acpi_addr base;
 };
 

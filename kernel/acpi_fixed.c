@@ -155,6 +155,8 @@ int acpi_parse_spcr(const void *table, uint32_t len, struct acpi_info *out)
 	if (!spcr_baud(raw->baud_code, &s->baud))
 		acpi_error(out, SPCR_SIG, offsetof(struct acpi_spcr_raw, baud_code),
 			   "unknown baud rate code %u", raw->baud_code);
+	if (raw->header.revision >= ACPI_SPCR_REV_UART_CLOCK)
+		s->uart_clock = raw->uart_clock;
 	if (raw->header.revision >= ACPI_SPCR_REV_PRECISE_BAUD &&
 	    HAS_FIELD(len, struct acpi_spcr_rev4_raw, precise_baud) && raw4->precise_baud)
 		s->baud = raw4->precise_baud;

@@ -269,6 +269,7 @@ struct acpi_hpet_raw {
 _Static_assert(sizeof(struct acpi_hpet_raw) == 56, "HPET 1.0a 3.2.4: table is 56 bytes");
 
 /* ---- Microsoft SPCR: Serial Port Console Redirection Table --------------- */
+#define ACPI_SPCR_REV_UART_CLOCK 3     /* revision that added UART Clock Frequency */
 #define ACPI_SPCR_REV_PRECISE_BAUD 4   /* revision that added Precise Baud Rate */
 
 struct acpi_spcr_raw {

@@ -5,6 +5,8 @@
 #include "cpuid_snap.h"
 #include "msr.h"
 #include "paging.h"
+#include "spinlock.h"
+#include "tsc.h"
 
 /* ---- Constants: xAPIC register offsets (§11.4.1 Table 11-1) ---------------- */
 #define XAPIC_ID 0x020
@@ -12,6 +14,10 @@
 #define XAPIC_SVR 0x0f0
 #define   SVR_ENABLE (1u << 8)
 #define   SVR_SPURIOUS_VECTOR 0xff
+#define XAPIC_ESR 0x280             /* error status (§11.5.3): write, then read */
+#define   ESR_SEND_ACCEPT (1u << 2)     /* P6/Pentium: the message was not accepted */
+#define   ESR_ILLEGAL_VECTOR_SENT (1u << 5)
+#define   ESR_ERRORS_OF_SEND 0xefu      /* bits that report a failed send (Linux do_boot_cpu masks bit 4) */
 #define XAPIC_ICR_LO 0x300
 #define XAPIC_ICR_HI 0x310
 #define   ICR_DEST_SHIFT_XAPIC 24   /* in ICR_HI */
@@ -28,13 +34,16 @@
 #define ICR_SEND_PENDING (1u << 12)  /* xAPIC only */
 #define ICR_LEVEL_ASSERT (1u << 14)
 #define ICR_TRIGGER_LEVEL (1u << 15)
-#define ICR_SHORTHAND_OTHERS (3u << 18)
+/* No destination shorthand is ever used (§11.6.1 bits 19:18 stay 00): "all"
+ * and "all excluding self" would reach CPUs that QuietBench did not start,
+ * still parked in firmware code whose memory the kernel has reused. */
 
-#define ICR_IDLE_SPINS 1000000       /* polls for "send pending" to clear */
+#define ICR_IDLE_MS 100              /* "send pending" clears within this (Linux waits 100 ms too) */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static volatile uint8_t *xapic;
 static bool x2;
+static uint32_t last_esr;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static uint32_t xapic_read(uint32_t off)
@@ -51,12 +60,13 @@ static bool icr_idle(void)
 {
 	if (x2)
 		return true; /* x2APIC ICR writes are not pended (§11.12.9) */
-	for (unsigned i = 0; i < ICR_IDLE_SPINS; i++) {
-		if (!(xapic_read(XAPIC_ICR_LO) & ICR_SEND_PENDING))
-			return true;
+	uint64_t deadline = spin_deadline_ms(ICR_IDLE_MS);
+	while (xapic_read(XAPIC_ICR_LO) & ICR_SEND_PENDING) {
+		if (tsc_read() >= deadline)
+			return false;
 		cpu_pause();
 	}
-	return false;
+	return true;
 }
 
 static bool send(uint32_t dest, uint32_t icr)
@@ -66,6 +76,10 @@ static bool send(uint32_t dest, uint32_t icr)
 	if (!icr_idle())
 		return false;
 	if (x2) {
+		/* WRMSR to the x2APIC is not serialising: earlier stores (the
+		 * mailbox the IPI announces) must be visible before it (Intel SDM
+		 * vol. 3A §11.12.3; Linux weak_wrmsr_fence). */
+		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(X2APIC_MSR(XAPIC_ICR_LO), (uint64_t)dest << ICR_DEST_SHIFT_X2APIC | icr);
 		return true;
 	}
@@ -157,10 +171,24 @@ bool apic_send_init_deassert(uint32_t dest)
 
 bool apic_send_sipi(uint32_t dest, uint8_t vector)
 {
-	return send(dest, ICR_DELIVERY_STARTUP | vector);
+	if (x2)
+		return send(dest, ICR_DELIVERY_STARTUP | vector);
+	/* xAPIC: clear the ESR, send, and read what the send left there
+	 * (Intel SDM vol. 3A §9.4.4.1; Linux wakeup_secondary_cpu_via_init). */
+	xapic_write(XAPIC_ESR, 0);
+	(void)xapic_read(XAPIC_ESR);
+	bool ok = send(dest, ICR_DELIVERY_STARTUP | vector);
+	xapic_write(XAPIC_ESR, 0);
+	last_esr = xapic_read(XAPIC_ESR) & ESR_ERRORS_OF_SEND;
+	return ok && !last_esr;
 }
 
-bool apic_send_nmi_others(void)
+uint32_t apic_last_esr(void)
 {
-	return send(0, ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT | ICR_SHORTHAND_OTHERS);
+	return last_esr;
+}
+
+bool apic_send_nmi(uint32_t dest)
+{
+	return send(dest, ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT);
 }

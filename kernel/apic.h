@@ -22,11 +22,16 @@ uint32_t apic_id(void);
 bool apic_is_x2(void);
 const char *apic_mode_name(void);
 
-/* The IPIs bring-up and shutdown need. Each waits a bounded time for the
- * previous IPI to be accepted; false if it was not. */
+/* The IPIs bring-up and shutdown need, each to one APIC ID (never a
+ * shorthand). Each waits a bounded time for the previous IPI to be accepted;
+ * false if it was not. In xAPIC mode a SIPI also fails when the ESR reports
+ * a send error (apic_last_esr). */
 bool apic_send_init(uint32_t dest);
 bool apic_send_init_deassert(uint32_t dest);
 bool apic_send_sipi(uint32_t dest, uint8_t vector);
-bool apic_send_nmi_others(void);
+bool apic_send_nmi(uint32_t dest);
+
+/* The ESR's send-error bits after the last SIPI (xAPIC mode; 0 in x2APIC). */
+uint32_t apic_last_esr(void);
 
 #endif

@@ -9,7 +9,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define TEXT_BUF 1024
-#define PANIC_SPIN_LIMIT (1ull << 22) /* pauses before a lock is broken in panic mode */
+#define PANIC_LOCK_MS 500 /* how long a lock is waited for in panic mode before it is broken */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct spinlock out_lock = SPINLOCK_INIT;
@@ -32,11 +32,11 @@ static void lock(struct spinlock *l)
 	if (panic_mode) {
 		if (l->locked && l->owner == self) /* re-entered from a fault on this CPU */
 			return;
-		if (!spin_trylock_bounded(l, PANIC_SPIN_LIMIT, self))
+		if (!spin_lock_ms(l, PANIC_LOCK_MS, self))
 			l->owner = self; /* broken: whoever held it is stopped */
 		return;
 	}
-	while (!spin_trylock_bounded(l, SPIN_LIMIT, self)) {
+	while (!spin_lock_ms(l, SPIN_LOCK_MS, self)) {
 		/* A lock held this long means its holder is gone: say so once, carry on. */
 		static const char msg[] = "\r\nconsole: lock held for too long, breaking it\r\n";
 		serial_write(msg, sizeof(msg) - 1);

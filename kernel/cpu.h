@@ -9,6 +9,7 @@
 #define CR0_MP (1ull << 1)
 #define CR0_EM (1ull << 2)
 #define CR0_TS (1ull << 3)
+#define CR0_ET (1ull << 4)
 #define CR0_NE (1ull << 5)
 #define CR0_WP (1ull << 16)
 #define CR0_NW (1ull << 29)
@@ -16,9 +17,13 @@
 #define CR0_PG (1ull << 31)
 
 #define CR4_PAE (1ull << 5)
+#define CR4_MCE (1ull << 6)
 #define CR4_PGE (1ull << 7)
 #define CR4_OSFXSR (1ull << 9)
 #define CR4_OSXMMEXCPT (1ull << 10)
+#define CR4_LA57 (1ull << 12)
+#define CR4_FSGSBASE (1ull << 16)
+#define CR4_PCIDE (1ull << 17)
 #define CR4_OSXSAVE (1ull << 18)
 
 /* RFLAGS.IF, Intel SDM vol. 1 §3.4.3 */

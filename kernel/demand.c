@@ -2,6 +2,7 @@
 #include "demand.h"
 #include "lib.h"
 #include "pmm.h"
+#include "spinlock.h"
 
 /* ---- Constants: entry bits, Intel SDM vol. 3A §4.5 Tables 4-15..4-20 ------ */
 #define PTE_P (1ull << 0)
@@ -15,11 +16,11 @@
 #define MIB2_SHIFT 21
 #define PAGE_SHIFT 12
 #define FIRST_SLOT ((DEMAND_VA_BASE >> 39) & (ENTRIES - 1))
-#define LOCK_SPINS (1ull << 32)     /* a handler never holds the lock this long */
+#define LOCK_MS 10000               /* a handler never holds the lock this long */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct demand_region regions[DEMAND_MAX_REGIONS];
-static volatile uint32_t alloc_lock; /* the page allocator is not reentrant: one CPU in it at a time */
+static struct spinlock alloc_lock = SPINLOCK_INIT; /* the page allocator is not reentrant: one CPU in it at a time */
 /* Freed 4 KiB pages, per node, linked through their first word. Two regions
  * faulted in alternately (a copy's src and dst) own alternate pages: freeing
  * one page by page would leave a hole per page, more than pmm's range table
@@ -32,15 +33,14 @@ static uint64_t pending[QB_MAX_NODES];
 static void lock(struct demand_region *r)
 {
 	(void)r;
-	for (uint64_t i = 0; __atomic_exchange_n(&alloc_lock, 1, __ATOMIC_ACQUIRE); i++)
-		if (i > LOCK_SPINS)
-			break; /* a stopped holder: proceed rather than hang (the count check will show it) */
+	/* A stopped holder: proceed rather than hang (the count check will show it). */
+	(void)spin_lock_ms(&alloc_lock, LOCK_MS, -1);
 }
 
 static void unlock(struct demand_region *r)
 {
 	(void)r;
-	__atomic_store_n(&alloc_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&alloc_lock);
 }
 
 static uint64_t *table(uint64_t phys)

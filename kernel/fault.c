@@ -1,16 +1,18 @@
 /* fault.c - exception reports and the stop-everything path (Intel SDM vol. 3A §6.15); see fault.h. */
 #include "fault.h"
-#include "apic.h"
 #include "console.h"
 #include "cpu.h"
+#include "extable.h"
 #include "finish.h"
 #include "fmt.h"
 #include "lib.h"
 #include "percpu.h"
 #include "serial.h"
+#include "smp.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define VEC_NMI 2
+#define VEC_GENERAL_PROTECTION 13
 #define VEC_PAGE_FAULT 14
 
 static const char *const exception_names[IDT_EXCEPTIONS] = {
@@ -27,11 +29,14 @@ static const char *const exception_names[IDT_EXCEPTIONS] = {
 static fault_hook_fn hooks[IDT_EXCEPTIONS];
 static volatile int32_t panic_owner = -1;
 static unsigned long n_faults;
+static unsigned long n_fixups;   /* #GPs resumed at an exception-table fixup */
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* Become the one CPU that reports and ends the run; any other CPU that gets
- * here, or receives our NMI, just stops. */
-static void stop_the_world(void)
+ * here, or later receives our NMI, just stops. The others are stopped only
+ * after the error record is out (stop_others): if stopping them goes wrong,
+ * the reason is already on the console. */
+static void become_owner(void)
 {
 	int32_t me = (int32_t)this_cpu()->index;
 	int32_t expected = -1;
@@ -39,7 +44,12 @@ static void stop_the_world(void)
 					 __ATOMIC_ACQUIRE) && expected != me)
 		cpu_halt_forever();
 	console_panic_mode();
-	apic_send_nmi_others();
+}
+
+/* Stop the CPUs QuietBench started, one NMI each (kernel/smp.c). */
+static void stop_others(void)
+{
+	smp_stop_others();
 }
 
 /* A fault while reporting a fault: say the least possible, straight to the UART. */
@@ -64,11 +74,26 @@ unsigned long fault_count(void)
 	return n_faults;
 }
 
+unsigned long fault_fixups(void)
+{
+	return n_fixups;
+}
+
 void fault_dispatch(struct fault_frame *f)
 {
 	struct percpu *me = this_cpu();
 	unsigned vec = (unsigned)(f->vector & 31);
 
+	if (vec == VEC_GENERAL_PROTECTION) {
+		/* A listed instruction (an MSR that may not exist) resumes at its
+		 * fixup, which reports the error to its caller. */
+		uintptr_t fix = extable_find(f->rip);
+		if (fix) {
+			__atomic_add_fetch(&n_fixups, 1, __ATOMIC_RELAXED);
+			f->rip = fix;
+			return;
+		}
+	}
 	n_faults++;
 	if (vec == VEC_NMI && panic_owner >= 0 && panic_owner != (int32_t)me->index)
 		cpu_halt_forever(); /* another CPU is ending the run */
@@ -87,7 +112,7 @@ void fault_dispatch(struct fault_frame *f)
 		return;
 	}
 
-	stop_the_world();
+	become_owner();
 	uint64_t cr2 = read_cr2();
 	kprintf("\nfatal: %s (vector %u, error code 0x%llx) on cpu %u at rip 0x%llx, cr2 0x%llx\n",
 		exception_names[vec], vec, (unsigned long long)f->error_code, me->index,
@@ -103,6 +128,7 @@ void fault_dispatch(struct fault_frame *f)
 	rec_u64(r, "cpu", me->index);
 	rec_u64(r, "apic_id", me->apic_id);
 	console_rec_emit(r);
+	stop_others();
 	finish_mark_failed("exception");
 	finish_now(false);
 }
@@ -114,7 +140,7 @@ void panic(const char *where, const char *fmt, ...)
 	va_start(ap, fmt);
 	fmt_vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	stop_the_world();
+	become_owner();
 	kprintf("\npanic: %s: %s (cpu %u)\n", where, why, this_cpu()->index);
 	struct rec *r = console_rec_open("error");
 	rec_str(r, "what", "panic");
@@ -122,6 +148,7 @@ void panic(const char *where, const char *fmt, ...)
 	rec_str(r, "detail", why);
 	rec_u64(r, "cpu", this_cpu()->index);
 	console_rec_emit(r);
+	stop_others();
 	finish_mark_failed("panic");
 	finish_now(false);
 }

@@ -21,7 +21,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define EARLY_BUF 4096              /* text kept from before fbcon_init */
-#define FBCON_SPIN_LIMIT (1ull << 24) /* pauses before a held lock is taken as abandoned */
+#define FBCON_LOCK_MS 2000 /* a drawing lock held this long is taken as abandoned */
 #define TAB_STOP 8
 #define TAG_LEN 6                   /* "error:", "fatal:", "panic:" */
 #define ERROR_LINES 8               /* "error:" lines kept for the summary */
@@ -83,7 +83,7 @@ static bool fb_lock(void)
 	int32_t me = self_cpu();
 	if (lock.locked && lock.owner == me)
 		return false;
-	if (!spin_trylock_bounded(&lock, FBCON_SPIN_LIMIT, me))
+	if (!spin_lock_ms(&lock, FBCON_LOCK_MS, me))
 		lock.owner = me;
 	return true;
 }

@@ -27,23 +27,44 @@ struct idt_ptr {
 } __attribute__((packed));
 
 extern const uint64_t isr_stubs[IDT_EXCEPTIONS]; /* isr.S */
+extern const char isr_park[];                      /* isr.S */
 
 static struct idt_gate idt[IDT_EXCEPTIONS] __attribute__((aligned(16)));
+static struct idt_gate park_idt[IDT_EXCEPTIONS] __attribute__((aligned(16)));
+
+static void set_gate(struct idt_gate *g, uint64_t a, uint8_t ist)
+{
+	g->offset_lo = (uint16_t)a;
+	g->selector = GDT_KCODE_SEL;
+	g->ist = ist;
+	g->type_attr = GATE_PRESENT | GATE_TYPE_INTERRUPT;
+	g->offset_mid = (uint16_t)(a >> 16);
+	g->offset_hi = (uint32_t)(a >> 32);
+	g->reserved = 0;
+}
 
 void idt_init(void)
 {
 	for (unsigned v = 0; v < IDT_EXCEPTIONS; v++) {
-		uint64_t a = isr_stubs[v];
-		idt[v].offset_lo = (uint16_t)a;
-		idt[v].selector = GDT_KCODE_SEL;
-		idt[v].ist = v == VEC_DOUBLE_FAULT ? IST_DOUBLE_FAULT
-			   : v == VEC_NMI ? IST_NMI
-			   : v == VEC_MACHINE_CHECK ? IST_MACHINE_CHECK : 0;
-		idt[v].type_attr = GATE_PRESENT | GATE_TYPE_INTERRUPT;
-		idt[v].offset_mid = (uint16_t)(a >> 16);
-		idt[v].offset_hi = (uint32_t)(a >> 32);
-		idt[v].reserved = 0;
+		set_gate(&idt[v], isr_stubs[v], v == VEC_DOUBLE_FAULT ? IST_DOUBLE_FAULT
+					     : v == VEC_NMI ? IST_NMI
+					     : v == VEC_MACHINE_CHECK ? IST_MACHINE_CHECK : 0);
+		set_gate(&park_idt[v], (uint64_t)(uintptr_t)isr_park, 0);
 	}
+}
+
+void idt_park_ptr(uint16_t *limit, uint64_t *base)
+{
+	*limit = sizeof(park_idt) - 1;
+	*base = (uint64_t)(uintptr_t)park_idt;
+}
+
+void idt_park_here(void)
+{
+	struct idt_ptr p = { sizeof(park_idt) - 1, (uint64_t)(uintptr_t)park_idt };
+	__asm__ volatile("lidt %0" : : "m"(p));
+	for (;;)
+		__asm__ volatile("cli; hlt" ::: "memory");
 }
 
 void idt_load(void)

@@ -22,4 +22,12 @@ void idt_init(void);
 /* Load it on the calling CPU. */
 void idt_load(void);
 
+/* The park IDT: every exception vector halts the CPU for good (kernel/isr.S
+ * isr_park), no IST, so it works on any GDT whose selector GDT_KCODE_SEL is
+ * 64-bit code and without a TSS. Built by idt_init. */
+void idt_park_ptr(uint16_t *limit, uint64_t *base);
+
+/* Load the park IDT and halt forever (a CPU that must stay out of the run). */
+void idt_park_here(void) __attribute__((noreturn));
+
 #endif

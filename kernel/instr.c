@@ -2,6 +2,7 @@
 #include "instr.h"
 #include "console.h"
 #include "cpu.h"
+#include "fmt.h"
 #include "lib.h"
 #include "machine.h"
 #include "mstate.h"
@@ -31,41 +32,143 @@ static enum mstate_prefetch want_prefetch;
 static volatile uint64_t msr_writes;
 static enum pmu_goal goal;
 
+/* What the probe found on each CPU: the noise sources and controls whose
+ * MSRs raised #GP (NULL where they work), and the first MSR that faulted
+ * during a state change. */
+static struct cpu_probe {
+	const char *src_why[INSTR_SRC_COUNT];
+	const char *turbo_why, *prefetch_why;
+	const char *pmu_why;
+	volatile uint32_t gp_msr;     /* first MSR that faulted in rd/wr after the probe, 0: none */
+} probe[QB_MAX_CPUS];
+
 /* Read on each CPU for its `state` record. */
 static struct cpu_readout {
 	bool have_microcode;
 	uint64_t microcode;
 	bool have_freq;
 	double freq_mhz;
+	const char *microcode_why;  /* when !have_microcode */
 	uint64_t turbo_bits, prefetch_bits;
+	const char *turbo_why, *prefetch_why; /* the control's MSR raised #GP here */
 	uint32_t writes;            /* MSR writes made to read the state (microcode) */
 } cstate[QB_MAX_CPUS];
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The MSR glue for mstate.c and pmu.c: every access may fault (the probe
+ * found the MSRs, but a write can still be refused); a fault is remembered
+ * for this CPU, a read then gives 0 and a write does nothing. */
+static void note_gp(uint32_t msr)
+{
+	uint32_t none = 0;
+	__atomic_compare_exchange_n(&probe[this_cpu()->index].gp_msr, &none, msr, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 static uint64_t rd(uint32_t msr)
 {
-	return rdmsr(msr);
+	uint64_t v;
+	if (msr_read_safe(msr, &v) != MSR_OK)
+		note_gp(msr);
+	return v;
 }
 
 static void wr(uint32_t msr, uint64_t v)
 {
 	__atomic_add_fetch(&msr_writes, 1, __ATOMIC_RELAXED);
-	wrmsr(msr, v);
+	if (msr_write_safe(msr, v) != MSR_OK)
+		note_gp(msr);
+}
+
+/* True if the MSR can be read on this CPU; else *why says why not. */
+static bool readable(uint32_t msr, const char **why)
+{
+	uint64_t v;
+	if (msr_read_safe(msr, &v) == MSR_OK)
+		return true;
+	if (!*why)
+		*why = msr_gp_reason(msr);
+	return false;
+}
+
+/* True if the MSR can be read and written back unchanged (not in safe mode,
+ * where nothing is written and only the read is tried). */
+static bool writable(uint32_t msr, const char **why)
+{
+	uint64_t v;
+	if (msr_read_safe(msr, &v) != MSR_OK || (!safe_mode && msr_write_safe(msr, v) != MSR_OK)) {
+		if (!*why)
+			*why = msr_gp_reason(msr);
+		return false;
+	}
+	return true;
 }
 
 static void sample(const struct noise_caps *c, struct noise_sample *s)
 {
 	s->tsc = tsc_read();
 	if (c->aperf) {
-		s->mperf = rdmsr(MSR_IA32_MPERF);
-		s->aperf = rdmsr(MSR_IA32_APERF);
+		msr_read_safe(MSR_IA32_MPERF, &s->mperf);
+		msr_read_safe(MSR_IA32_APERF, &s->aperf);
 	}
 	if (c->smi)
-		s->smi = rdmsr(MSR_SMI_COUNT);
+		msr_read_safe(MSR_SMI_COUNT, &s->smi);
 	if (c->therm)
-		s->therm = rdmsr(MSR_IA32_THERM_STATUS);
+		msr_read_safe(MSR_IA32_THERM_STATUS, &s->therm);
 	if (c->pkg_therm)
-		s->pkg_therm = rdmsr(MSR_IA32_PACKAGE_THERM_STATUS);
+		msr_read_safe(MSR_IA32_PACKAGE_THERM_STATUS, &s->pkg_therm);
+}
+
+/* On each CPU, before anything is measured or changed: try every MSR that
+ * CPUID promised. A source or control whose MSR raises #GP is dropped with
+ * the reason; the run goes on without it. */
+static void probe_fn(const struct run_thread *t)
+{
+	uint32_t c = t->cpu;
+	struct cpu_probe *p = &probe[c];
+	struct noise_caps *n = &ncaps[c];
+	if (n->aperf && !(readable(MSR_IA32_MPERF, &p->src_why[INSTR_SRC_FREQ]) &&
+			  readable(MSR_IA32_APERF, &p->src_why[INSTR_SRC_FREQ])))
+		n->aperf = false;
+	if (n->smi && !readable(MSR_SMI_COUNT, &p->src_why[INSTR_SRC_SMI]))
+		n->smi = false;
+	if (n->therm && !readable(MSR_IA32_THERM_STATUS, &p->src_why[INSTR_SRC_THERM]))
+		n->therm = false;
+	if (n->pkg_therm && !readable(MSR_IA32_PACKAGE_THERM_STATUS, &p->src_why[INSTR_SRC_THERM]))
+		n->pkg_therm = false;
+	if (mcaps.turbo.msr)
+		readable(mcaps.turbo.msr, &p->turbo_why);
+	if (mcaps.prefetch.msr)
+		readable(mcaps.prefetch.msr, &p->prefetch_why);
+	/* Every counter any goal would program, as that goal programs it. */
+	struct pmu_caps *pc = &pcaps[c];
+	for (int g = 0; pc->kind != PMU_NONE && g < PMU_GOAL_COUNT; g++) {
+		static struct pmu_plan plan_of[QB_MAX_CPUS];
+		struct pmu_plan *pl = &plan_of[c];
+		if (pmu_plan(pc, (enum pmu_goal)g, pl) <= 0)
+			continue;
+		bool ok = !pl->global_msr || writable(pl->global_msr, &p->pmu_why);
+		for (uint32_t e = 0; ok && e < pl->n; e++) {
+			if (pl->ev[e].scope == PMU_SCOPE_L3 && !l3_leader[c])
+				continue;
+			ok = writable(pl->ev[e].sel_msr, &p->pmu_why) && writable(pl->ev[e].ctr_msr, &p->pmu_why);
+		}
+		if (!ok) {
+			pc->kind = PMU_NONE;
+			pc->why = p->pmu_why;
+		}
+	}
+}
+
+/* Why the turbo (or prefetch) control cannot be used on some online CPU, or NULL. */
+static const char *control_why(bool turbo)
+{
+	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
+		const char *w = turbo ? probe[c].turbo_why : probe[c].prefetch_why;
+		if (percpu[c].state == CPU_ONLINE && w)
+			return w;
+	}
+	return 0;
 }
 
 static void apply_fn(const struct run_thread *t)
@@ -86,18 +189,27 @@ static void read_state_fn(const struct run_thread *t)
 	bool hyp = cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR);
 	enum cpu_vendor v = cpuid_snap_vendor(s);
 	cs->have_microcode = false;
+	cs->microcode_why = 0;
+	uint64_t sign;
 	if (!hyp && v == CPU_VENDOR_INTEL && !safe_mode) {
 		/* SDM vol. 3A §10.11.7.1: write 0, execute CPUID(1), read the revision. */
-		wr(MSR_IA32_BIOS_SIGN_ID, 0);
+		__atomic_add_fetch(&msr_writes, 1, __ATOMIC_RELAXED);
 		cs->writes++;
 		struct cpuid_regs r;
-		cpuid_raw(CPUID_LEAF_FEATURES, 0, &r);
-		cs->microcode = rdmsr(MSR_IA32_BIOS_SIGN_ID) >> BIOS_SIGN_ID_REV_SHIFT;
-		cs->have_microcode = true;
+		if (msr_write_safe(MSR_IA32_BIOS_SIGN_ID, 0) == MSR_OK) {
+			cpuid_raw(CPUID_LEAF_FEATURES, 0, &r);
+			cs->have_microcode = msr_read_safe(MSR_IA32_BIOS_SIGN_ID, &sign) == MSR_OK;
+			cs->microcode = sign >> BIOS_SIGN_ID_REV_SHIFT;
+		}
 	} else if (!hyp && cpu_vendor_is_amd(v)) {
-		cs->microcode = rdmsr(MSR_IA32_BIOS_SIGN_ID) & AMD_PATCH_LEVEL_MASK; /* MSR8B PatchLevel */
-		cs->have_microcode = true;
+		cs->have_microcode = msr_read_safe(MSR_IA32_BIOS_SIGN_ID, &sign) == MSR_OK;
+		cs->microcode = sign & AMD_PATCH_LEVEL_MASK; /* MSR8B PatchLevel */
+	} else {
+		cs->microcode_why = hyp ? "unavailable: hypervisor" : safe_mode ? "unavailable: safe mode (reading it is an MSR write)"
+										 : "unavailable: unknown vendor";
 	}
+	if (!cs->have_microcode && !cs->microcode_why)
+		cs->microcode_why = msr_gp_reason(MSR_IA32_BIOS_SIGN_ID);
 	const struct noise_caps *c = &ncaps[t->cpu];
 	cs->have_freq = c->aperf && tsc_hz();
 	if (cs->have_freq) {
@@ -108,10 +220,15 @@ static void read_state_fn(const struct run_thread *t)
 		uint64_t dm = b.mperf - a.mperf, da = b.aperf - a.aperf;
 		cs->freq_mhz = dm ? (double)tsc_hz() * (double)da / (double)dm / 1e6 : 0;
 	}
-	if (mcaps.turbo.msr)
-		cs->turbo_bits = rdmsr(mcaps.turbo.msr) & mcaps.turbo.disable_bits;
-	if (mcaps.prefetch.msr)
-		cs->prefetch_bits = rdmsr(mcaps.prefetch.msr) & mcaps.prefetch.disable_bits;
+	uint64_t bits = 0;
+	cs->turbo_why = cs->prefetch_why = 0;
+	if (mcaps.turbo.msr && msr_read_safe(mcaps.turbo.msr, &bits) != MSR_OK)
+		cs->turbo_why = msr_gp_reason(mcaps.turbo.msr);
+	cs->turbo_bits = mcaps.turbo.msr ? bits & mcaps.turbo.disable_bits : 0;
+	bits = 0;
+	if (mcaps.prefetch.msr && msr_read_safe(mcaps.prefetch.msr, &bits) != MSR_OK)
+		cs->prefetch_why = msr_gp_reason(mcaps.prefetch.msr);
+	cs->prefetch_bits = mcaps.prefetch.msr ? bits & mcaps.prefetch.disable_bits : 0;
 }
 
 static const char *control_state(const struct mstate_ctl *c, uint64_t disable_bits)
@@ -121,6 +238,20 @@ static const char *control_state(const struct mstate_ctl *c, uint64_t disable_bi
 	if (disable_bits == 0)
 		return "enabled";
 	return disable_bits == c->disable_bits ? "disabled" : "partly disabled";
+}
+
+/* A noise source: true, or why not (the #GP reason, else the CPUID one, else false). */
+static void source(struct rec *r, const char *key, bool have, enum instr_source k, const char *absent)
+{
+	const char *gp = probe[0].src_why[k];
+	if (have)
+		rec_bool(r, key, true);
+	else if (gp)
+		rec_str(r, key, gp);
+	else if (absent)
+		rec_str(r, key, absent);
+	else
+		rec_bool(r, key, false);
 }
 
 static void emit_run_state(const char *phase)
@@ -137,15 +268,23 @@ static void emit_run_state(const char *phase)
 	rec_str(r, "prefetch_control", mcaps.prefetch.msr ? mcaps.prefetch.name : mcaps.prefetch.why);
 	rec_u64(r, "msr_writes", msr_writes);
 	rec_str(r, "pmu", pmu_describe(&pcaps[0]));
+	if (pcaps[0].kind == PMU_NONE && probe[0].pmu_why)
+		rec_str(r, "pmu_counters", probe[0].pmu_why);
 	rec_obj_begin(r, "noise_sources");
-	rec_bool(r, "aperf_mperf", ncaps[0].aperf);
-	if (ncaps[0].smi)
-		rec_bool(r, "smi_count", true);
-	else
-		rec_str(r, "smi_count", ncaps[0].smi_why ? ncaps[0].smi_why : "unavailable");
-	rec_bool(r, "thermal", ncaps[0].therm);
-	rec_bool(r, "package_thermal", ncaps[0].pkg_therm);
+	source(r, "aperf_mperf", ncaps[0].aperf, INSTR_SRC_FREQ, 0);
+	source(r, "smi_count", ncaps[0].smi, INSTR_SRC_SMI, ncaps[0].smi_why ? ncaps[0].smi_why : "unavailable");
+	source(r, "thermal", ncaps[0].therm, INSTR_SRC_THERM, 0);
+	source(r, "package_thermal", ncaps[0].pkg_therm, INSTR_SRC_THERM, 0);
 	rec_obj_end(r);
+	/* Every MSR that raised #GP on any CPU, for the reader who wonders why. */
+	uint32_t gp[16];
+	uint32_t n = msr_faulted(gp, ARRAY_SIZE(gp));
+	rec_arr_begin(r, "msr_gp");
+	for (uint32_t i = 0; i < n && i < ARRAY_SIZE(gp); i++)
+		rec_hex(r, 0, gp[i]);
+	rec_arr_end(r);
+	if (n > ARRAY_SIZE(gp))
+		rec_u64(r, "msr_gp_more", n - ARRAY_SIZE(gp));
 	console_rec_emit(r);
 }
 
@@ -161,9 +300,11 @@ static void emit_cpu_states(void)
 		if (cs->have_microcode)
 			rec_hex(r, "microcode", cs->microcode);
 		else
-			rec_null(r, "microcode");
+			rec_str(r, "microcode", cs->microcode_why);
 		if (cs->have_freq)
 			rec_f64(r, "freq_mhz", cs->freq_mhz, 1);
+		else if (probe[c].src_why[INSTR_SRC_FREQ])
+			rec_str(r, "freq_mhz", probe[c].src_why[INSTR_SRC_FREQ]);
 		else
 			rec_null(r, "freq_mhz");
 		const struct cpuid_snap *s = &percpu[c].snap;
@@ -171,11 +312,14 @@ static void emit_cpu_states(void)
 			rec_u64(r, "base_mhz", CPUID_FIELD(s->leaf16.eax, CPUID_16_EAX_BASE_MHZ));
 		else
 			rec_null(r, "base_mhz");
-		if (mcaps.turbo.msr && !mcaps.turbo_reported && !cs->turbo_bits)
+		if (cs->turbo_why)
+			rec_str(r, "turbo", cs->turbo_why);
+		else if (mcaps.turbo.msr && !mcaps.turbo_reported && !cs->turbo_bits)
 			rec_str(r, "turbo", "absent: CPUID reports no boost");
 		else
 			rec_str(r, "turbo", control_state(&mcaps.turbo, cs->turbo_bits));
-		rec_str(r, "prefetchers", control_state(&mcaps.prefetch, cs->prefetch_bits));
+		rec_str(r, "prefetchers", cs->prefetch_why ? cs->prefetch_why
+				       : control_state(&mcaps.prefetch, cs->prefetch_bits));
 		rec_u64(r, "msr_writes", saved[c].msr_writes + cs->writes);
 		console_rec_emit(r);
 	}
@@ -190,7 +334,6 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 		      : prefetch == INSTR_ON ? MSTATE_PREFETCH_ON : MSTATE_PREFETCH_KEEP;
 	/* From the snapshots taken at boot, before anything was changed. */
 	mcaps = mstate_detect(&percpu[0].snap);
-	mstate_plan(&mcaps, want_turbo, want_prefetch, safe, &mplan);
 	const struct topo *t = machine_topo();
 	const uint32_t *cpu_of = machine_cpu_of_topo();
 	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
@@ -208,6 +351,40 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 				break;
 			}
 	}
+	/* What CPUID promised, tried on every CPU: a #GP drops that part. */
+	static struct cpuset all;
+	run_online_set(&all, 0);
+	memset(probe, 0, sizeof(probe));
+	if (run_on(&all, probe_fn, 0, 0, run_default_timeout_ms, 0) != RUN_OK)
+		console_error("state", "could not probe the MSRs on every CPU");
+	const char *w;
+	if (mcaps.turbo.msr && (w = control_why(true))) {
+		mcaps.turbo.msr = 0;
+		mcaps.turbo.why = w;
+	}
+	if (mcaps.prefetch.msr && (w = control_why(false))) {
+		mcaps.prefetch.msr = 0;
+		mcaps.prefetch.why = w;
+	}
+	mstate_plan(&mcaps, want_turbo, want_prefetch, safe, &mplan);
+	uint32_t gp[1];
+	if (msr_faulted(gp, 1))
+		kprintf("state: MSRs that raised #GP are left out; see the state record\n");
+}
+
+/* A control whose write was refused on some CPU: its status says so. */
+static void refused_writes(void)
+{
+	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
+		uint32_t m = probe[c].gp_msr;
+		if (!m || percpu[c].state != CPU_ONLINE)
+			continue;
+		if (m == mcaps.turbo.msr)
+			mplan.turbo_status = msr_gp_reason(m);
+		if (m == mcaps.prefetch.msr)
+			mplan.prefetch_status = msr_gp_reason(m);
+		probe[c].gp_msr = 0;
+	}
 }
 
 void instr_state_apply(void)
@@ -216,6 +393,7 @@ void instr_state_apply(void)
 	run_online_set(&all, 0);
 	if (mplan.n && run_on(&all, apply_fn, 0, 0, run_default_timeout_ms, 0) != RUN_OK)
 		console_error("state", "could not set turbo/prefetchers on every CPU");
+	refused_writes();
 	run_on(&all, read_state_fn, 0, 0, run_default_timeout_ms, 0);
 	emit_run_state("set");
 	emit_cpu_states();
@@ -293,4 +471,9 @@ const char *instr_pmu_why(void)
 uint64_t instr_msr_writes(void)
 {
 	return msr_writes;
+}
+
+const char *instr_source_why(enum instr_source k)
+{
+	return k < INSTR_SRC_COUNT ? probe[0].src_why[k] : 0;
 }

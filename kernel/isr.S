@@ -64,6 +64,16 @@ isr_common:
 	add	$16, %rsp		/* vector and error code */
 	iretq
 
+/* Every vector of the park IDT (kernel/idt.c): a parked CPU that takes an
+ * NMI or an exception halts for good, NMIs blocked, interrupts off. Nothing
+ * reads the frame, so parked CPUs may share one stack. */
+	.balign 16
+	.globl isr_park
+isr_park:
+	cli
+	hlt
+	jmp	isr_park
+
 	.section .rodata
 	.balign 8
 	.globl isr_stubs

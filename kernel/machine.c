@@ -10,6 +10,7 @@
 #include "percpu.h"
 #include "pmm.h"
 #include "serial.h"
+#include "serial_setup.h"
 #include "smp.h"
 #include "timer.h"
 #include "tsc.h"
@@ -103,15 +104,26 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_u64(r, "ap_startup_us", smp_startup_us());
 	rec_u64(r, "cpus_found", smp_cpus_found());
 	rec_u64(r, "cpus_online", smp_cpus_online());
+	rec_u64(r, "cpus_parked", smp_cpus_parked());
 	rec_str(r, "apic_mode", apic_mode_name());
+	rec_u64(r, "paging_levels", (uint64_t)paging_levels());
 	rec_str(r, "topology_source", topo.source ? topo.source : "none");
 	rec_u64(r, "acpi_revision", ai->rsdp.revision);
 	rec_str(r, "acpi_oem", ai->rsdp.oem_id);
 	rec_str(r, "acpi_root", ai->rsdp.used_xsdt ? "xsdt" : "rsdt");
 	rec_u64(r, "numa_nodes", ai->srat.present ? ai->srat.n_nodes : 1);
 	const struct serial_port *sp = serial_current();
-	rec_str(r, "serial", sp->mmio ? "mmio" : "io");
-	rec_hex(r, "serial_base", sp->base);
+	if (sp) {
+		rec_str(r, "serial", sp->mmio ? "mmio" : "io");
+		rec_hex(r, "serial_base", sp->base);
+		if (sp->baud)
+			rec_u64(r, "serial_baud", sp->baud);
+		else
+			rec_str(r, "serial_baud", "as the firmware set it");
+	} else {
+		rec_str(r, "serial", "none");
+	}
+	rec_str(r, "console_source", serial_setup_source());
 	rec_u64(r, "exit_boot_services_tries", bi->exit_tries);
 	rec_obj_begin(r, "framebuffer");
 	if (bi->fb.base) {
@@ -128,6 +140,9 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor,
 		smp_cpus_online(), smp_cpus_found(), (unsigned long long)smp_startup_us(),
 		(unsigned long long)(ram >> 20), ai->srat.present ? ai->srat.n_nodes : 1);
+	if (smp_cpus_parked())
+		kprintf("machine: %u CPU(s) left out of the run are parked (halted, interrupts off)\n",
+			smp_cpus_parked());
 	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, empty interval %llu ticks\n",
 		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(),
 		timer_name(), tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
@@ -151,6 +166,7 @@ static const char *state_name(uint32_t st)
 	case CPU_LOST: return "lost";
 	case CPU_HALTED: return "halted";
 	case CPU_EXCLUDED: return "excluded";
+	case CPU_PARKED: return "parked";
 	}
 	return "unknown";
 }

@@ -21,6 +21,7 @@
 #include "pmm.h"
 #include "run.h"
 #include "serial.h"
+#include "serial_setup.h"
 #include "smp.h"
 #include "tsc.h"
 #include "workload.h"
@@ -83,50 +84,19 @@ static void init_memory(void)
 		panic("paging_init", "cannot build the kernel's page tables");
 }
 
-/* Switch the console to the firmware's serial port if the SPCR names a 16550. */
-static void use_spcr(void)
-{
-	const struct acpi_spcr_info *s = &acpi.spcr;
-	if (!s->present)
-		return;
-	bool uart = s->interface_type == ACPI_SPCR_IF_16550 || s->interface_type == ACPI_SPCR_IF_16450 ||
-		    s->interface_type == ACPI_SPCR_IF_16550_GAS;
-	if (!uart || (s->base.space != ACPI_GAS_SPACE_IO && s->base.space != ACPI_GAS_SPACE_MEMORY)) {
-		console_error("spcr", "console type %u in address space %u is not a supported 16550; keeping COM1",
-			      s->interface_type, s->base.space);
-		return;
-	}
-	struct serial_port p = { s->base.space == ACPI_GAS_SPACE_MEMORY, s->base.address, 1, 1, s->baud };
-	if (p.mmio) {
-		bool wide = s->base.access_size == ACPI_GAS_ACCESS_DWORD || s->base.bit_width == 32;
-		p.stride = wide ? 4 : 1;
-		p.width = wide ? 4 : 1;
-		if (!paging_map_mmio(p.base, 8 * p.stride)) {
-			console_error("spcr", "cannot map the UART at 0x%llx", (unsigned long long)p.base);
-			return;
-		}
-	}
-	const struct serial_port *cur = serial_current();
-	if (p.mmio == cur->mmio && p.base == cur->base)
-		return;
-	kprintf("console: moving to the SPCR's %s UART at 0x%llx\n", p.mmio ? "MMIO" : "I/O",
-		(unsigned long long)p.base);
-	if (!serial_init(&p))
-		console_error("spcr", "UART at 0x%llx did not answer its scratch register", (unsigned long long)p.base);
-}
-
 static void init_acpi(void)
 {
-	if (!bi.rsdp_phys) {
-		console_error("acpi", "the firmware gave no RSDP; running on the BSP alone");
-		return;
-	}
-	if (acpi_find_tables(bi.rsdp_phys, &acpi) == 0) {
+	/* The console first, so that what follows goes where the user looks. */
+	if (bi.rsdp_phys && acpi_find_tables(bi.rsdp_phys, &acpi) == 0) {
 		const struct acpi_table_ref *t = acpi_table(&acpi, "SPCR");
 		const void *p = t ? acpi_table_map(t, &acpi) : 0;
 		if (p)
 			acpi_parse_spcr(p, t->length, &acpi);
-		use_spcr();
+	}
+	serial_setup(&opts, &acpi);
+	if (!bi.rsdp_phys) {
+		console_error("acpi", "the firmware gave no RSDP; running on the BSP alone");
+		return;
 	}
 	if (acpi_parse(bi.rsdp_phys, &acpi))
 		console_error("acpi", "no usable MADT: running on the BSP alone");
@@ -208,7 +178,7 @@ static void run_workloads(void)
 void kernel_entry(struct boot_info *bi_in)
 {
 	percpu_install(0);                                   /* %gs: this_cpu() works from here */
-	struct serial_port com1 = { false, SERIAL_COM1, 1, 1, SERIAL_DEFAULT_BAUD };
+	struct serial_port com1 = { false, SERIAL_COM1, 1, 1, SERIAL_DEFAULT_BAUD, SERIAL_PC_CLOCK_HZ };
 	serial_init(&com1);                                  /* text out, before anything can fail */
 	gdt_init();                                          /* our GDT and the BSP's TSS */
 	gdt_load(0, (uint64_t)(uintptr_t)bsp_ist);

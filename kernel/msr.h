@@ -1,6 +1,35 @@
-/* msr.h - the model-specific registers the kernel touches, each with the CPUID feature it depends on (Intel SDM vol. 4). */
+/* msr.h - the model-specific registers the kernel touches, each with the CPUID feature it depends on (Intel SDM vol. 4), and MSR access that may fail.
+ *
+ * Only the MSRs that every x86-64 CPU has (EFER, FS/GS base, APIC base, the
+ * x2APIC registers in x2APIC mode, TSC_AUX with RDTSCP) are read and written
+ * with the plain rdmsr()/wrmsr() of cpu.h. Everything else goes through
+ * msr_read_safe()/msr_write_safe(): real CPUs, hypervisors and emulators
+ * such as Bochs raise #GP on an MSR they do not implement even when CPUID
+ * lists the feature, and the run must go on without it. */
 #ifndef QB_KERNEL_MSR_H
 #define QB_KERNEL_MSR_H
+
+#define MSR_OK 0
+#define MSR_GP (-1)              /* the access raised #GP and was skipped */
+#define MSR_REASON_LEN 40        /* "unavailable: #GP on MSR 0xc0010015" and NUL */
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+/* Read an MSR; on #GP return MSR_GP with *val = 0 and remember the MSR. */
+int msr_read_safe(uint32_t msr, uint64_t *val);
+
+/* Write an MSR; on #GP return MSR_GP (nothing was written) and remember it. */
+int msr_write_safe(uint32_t msr, uint64_t val);
+
+/* "unavailable: #GP on MSR 0x<msr>" for an MSR that faulted, in storage that
+ * lives for the run ("unavailable: #GP on an MSR" past the ones remembered). */
+const char *msr_gp_reason(uint32_t msr);
+
+/* The distinct MSRs that raised #GP so far, in order of first fault: up to
+ * cap of them in out; returns how many there are in all. */
+uint32_t msr_faulted(uint32_t *out, uint32_t cap);
+#endif
 
 #define MSR_IA32_APIC_BASE 0x0000001bu /* CPUID.1:EDX.APIC */
 #define   APIC_BASE_BSP (1ull << 8)    /* this CPU is the bootstrap processor */

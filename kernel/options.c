@@ -28,6 +28,7 @@ enum opt_type {
 	OPT_T_SET,        /* comma list of choices[] or "none", stored as bits */
 	OPT_T_WORKLOADS,  /* comma list of the caller's names or "all" */
 	OPT_T_IGNORED,    /* accepted and dropped (initrd= from OVMF) */
+	OPT_T_CONSOLE,    /* console=: a UART's place (see options.h), into console* */
 };
 
 struct opt_row {
@@ -96,6 +97,24 @@ static const char *const opt_tristate_names[] = {
 	[OPT_SET_ON] = "on",
 };
 
+static const char *const opt_paging_names[] = {
+	[OPT_PAGING_4] = "4",
+	[OPT_PAGING_5] = "5",
+};
+
+/* console= values: the named ports (PC/AT COM1-4) and the prefixes. */
+static const struct {
+	const char *name;
+	uint32_t port;
+} opt_com_ports[] = { { "com1", 0x3f8 }, { "com2", 0x2f8 }, { "com3", 0x3e8 }, { "com4", 0x2e8 } };
+#define OPT_CONSOLE_NONE_WORD "none"
+#define OPT_CONSOLE_IO_PREFIX "io:"
+#define OPT_CONSOLE_MMIO8_PREFIX "mmio:"
+#define OPT_CONSOLE_MMIO32_PREFIX "mmio32:"
+#define OPT_CONSOLE_FORMS "com1..com4|io:0xPORT|mmio:0xADDR|mmio32:0xADDR[,BAUD]|none"
+#define OPT_IO_PORT_MAX 0xfff8u   /* a 16550 spans 8 ports */
+#define OPT_HEX_BASE 16
+
 /* Indexed by bit number of enum opt_dump. */
 static const char *const opt_dump_names[] = { "acpi" };
 
@@ -147,6 +166,12 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "safe", .type = OPT_T_CHOICE, .def = OPT_OFF,
 	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(safe),
 	  .help = "no MSR writes at all (the word alone means on)" },
+	{ .name = "console", .type = OPT_T_CONSOLE, .def = OPT_CONSOLE_AUTO,
+	  .offset = OPT_FIELD(console),
+	  .help = "serial console: the SPCR's UART, else COM1, unless given" },
+	{ .name = "paging", .type = OPT_T_CHOICE, .def = OPT_PAGING_4,
+	  OPT_CHOICES(opt_paging_names), .offset = OPT_FIELD(paging),
+	  .help = "multiboot2 path: 5 enters the kernel with 5-level paging, as some firmware does" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };
@@ -352,6 +377,93 @@ static void opt_list(struct opt_parser *p, const struct opt_row *row,
 		*dst = bits;
 }
 
+static bool opt_prefix(const char *s, size_t n, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	return n >= pl && !memcmp(s, prefix, pl);
+}
+
+/* 0x-prefixed hex (up to 64 bits) or decimal; false if not a number. */
+static bool opt_number(const char *s, size_t n, uint64_t *out)
+{
+	unsigned base = OPT_DEC_BASE;
+	uint64_t x = 0;
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = OPT_HEX_BASE;
+		s += 2;
+		n -= 2;
+	}
+	if (!n || n > (base == OPT_HEX_BASE ? 16u : 19u))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = opt_lower(s[i]);
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+			   : base == OPT_HEX_BASE && c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : base;
+		if (d >= base)
+			return false;
+		x = x * base + d;
+	}
+	*out = x;
+	return true;
+}
+
+/* console=FORM[,BAUD]: all four fields change together, or none does. */
+static void opt_console(struct opt_parser *p, const char *key, size_t klen, const char *v,
+			size_t vlen, struct options *o)
+{
+	const char *comma = opt_chr(v, vlen, OPT_LIST_SEP);
+	size_t flen = comma ? (size_t)(comma - v) : vlen;
+	uint64_t addr = 0, baud = 0;
+	enum opt_console kind = OPT_CONSOLE_NONE;
+
+	if (opt_eq(v, vlen, OPT_CONSOLE_NONE_WORD)) {
+		o->console = OPT_CONSOLE_NONE;
+		o->console_addr_lo = o->console_addr_hi = o->console_baud = 0;
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(opt_com_ports); i++)
+		if (opt_eq(v, flen, opt_com_ports[i].name)) {
+			kind = OPT_CONSOLE_IO;
+			addr = opt_com_ports[i].port;
+		}
+	if (kind == OPT_CONSOLE_NONE) {
+		static const struct {
+			const char *prefix;
+			enum opt_console kind;
+		} forms[] = { { OPT_CONSOLE_IO_PREFIX, OPT_CONSOLE_IO },
+			      { OPT_CONSOLE_MMIO32_PREFIX, OPT_CONSOLE_MMIO32 },
+			      { OPT_CONSOLE_MMIO8_PREFIX, OPT_CONSOLE_MMIO8 } };
+		for (size_t i = 0; i < ARRAY_SIZE(forms) && kind == OPT_CONSOLE_NONE; i++) {
+			size_t pl = strlen(forms[i].prefix);
+			if (!opt_prefix(v, flen, forms[i].prefix))
+				continue;
+			if (!opt_number(v + pl, flen - pl, &addr) || !addr) {
+				opt_error(p, key, klen, v, vlen, "bad address in %s", forms[i].prefix);
+				return;
+			}
+			kind = forms[i].kind;
+		}
+	}
+	if (kind == OPT_CONSOLE_NONE) {
+		opt_error(p, key, klen, v, vlen, "expected %s", OPT_CONSOLE_FORMS);
+		return;
+	}
+	if (kind == OPT_CONSOLE_IO && addr > OPT_IO_PORT_MAX) {
+		opt_error(p, key, klen, v, vlen, "I/O port out of range 1..0x%x", OPT_IO_PORT_MAX);
+		return;
+	}
+	if (comma && (!opt_number(comma + 1, vlen - flen - 1, &baud) || baud < OPT_CONSOLE_BAUD_MIN ||
+		      baud > OPT_CONSOLE_BAUD_MAX)) {
+		opt_error(p, key, klen, v, vlen, "baud rate out of range %u..%u", OPT_CONSOLE_BAUD_MIN,
+			  OPT_CONSOLE_BAUD_MAX);
+		return;
+	}
+	o->console = kind;
+	o->console_addr_lo = (uint32_t)addr;
+	o->console_addr_hi = (uint32_t)(addr >> 32);
+	o->console_baud = (uint32_t)baud;
+}
+
 static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 		     const char *w, size_t n)
 {
@@ -401,6 +513,9 @@ static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 		break;
 	case OPT_T_CHOICE:
 		opt_choice(p, row, w, klen, v, vlen, opt_field(o, row));
+		break;
+	case OPT_T_CONSOLE:
+		opt_console(p, w, klen, v, vlen, o);
 		break;
 	default:
 		opt_list(p, row, w, klen, v, vlen, opt_field(o, row));
@@ -512,6 +627,10 @@ int options_help(char *buf, size_t cap, const char *const *workload_names,
 			fmt_snprintf(vals, sizeof(vals), "all|NAME,NAME...");
 			break;
 		case OPT_T_IGNORED:
+			continue;
+		case OPT_T_CONSOLE:
+			opt_append(buf, cap, &len, "%s=%s  %s (default auto)\n", row->name,
+				   OPT_CONSOLE_FORMS, row->help);
 			continue;
 		default:
 			opt_choice_list(vals, sizeof(vals), row);

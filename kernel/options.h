@@ -54,6 +54,20 @@ enum opt_selftest {
 	OPT_SELFTEST_HANG_AP,    /* an AP never finishes the selftest's work: stopped and reported */
 };
 
+/* console= : the serial console. AUTO is the SPCR's UART, else COM1. */
+enum opt_console {
+	OPT_CONSOLE_AUTO,        /* default */
+	OPT_CONSOLE_NONE,        /* no serial output at all */
+	OPT_CONSOLE_IO,          /* com1..com4 or io:0xPORT: a 16550 at I/O ports */
+	OPT_CONSOLE_MMIO8,       /* mmio:0xADDR: byte registers, byte stride */
+	OPT_CONSOLE_MMIO32,      /* mmio32:0xADDR: 32-bit registers, 4-byte stride */
+};
+#define OPT_CONSOLE_BAUD_MIN 50
+#define OPT_CONSOLE_BAUD_MAX 4000000
+
+/* paging= : the multiboot2 path's paging mode at kernel entry (index in "4", "5"). */
+enum opt_paging { OPT_PAGING_4, OPT_PAGING_5 };
+
 /* The parsed command line; every field is 32 bits wide (the parser's table writes them). */
 struct options {
 	uint32_t workloads;          /* bit i selects names[i]; default all */
@@ -70,6 +84,11 @@ struct options {
 	enum opt_tristate turbo;     /* default OPT_KEEP */
 	enum opt_tristate prefetch;  /* default OPT_KEEP */
 	enum opt_onoff safe;         /* OPT_ON: no MSR writes at all */
+	enum opt_console console;    /* default OPT_CONSOLE_AUTO; the three below go with it */
+	uint32_t console_addr_lo;    /* I/O port, or MMIO address bits 31:0 */
+	uint32_t console_addr_hi;    /* MMIO address bits 63:32 */
+	uint32_t console_baud;       /* 0: 115200 on I/O ports, the firmware's on MMIO */
+	enum opt_paging paging;      /* read by boot/mb2_main.c; the kernel only reports it */
 };
 
 #define OPT_ERR_KEY_LEN 32

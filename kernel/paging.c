@@ -22,9 +22,12 @@
 #define BELOW_4G 0x100000000ull
 #define PML4_SHIFT 39
 #define PML4_KERNEL_SLOT 511     /* the image at 0xffffffff80000000 */
+#define PML5_LOW_SLOT 0          /* 5-level paging: VA bits 56:48 = 0 */
+#define PML5_HIGH_SLOT 511       /* and all ones: both lead to the one PML4 */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static uint64_t *pml4;
+static uint64_t *pml5;           /* only with 5-level paging (CR4.LA57 at entry) */
 static uint64_t nx_bit;          /* PTE_NX if the CPU supports it, else 0 */
 static uint64_t table_pages;
 static uint64_t unmapped_ram;
@@ -202,8 +205,21 @@ int paging_init(const struct boot_info *bi)
 		}
 	}
 
+	/* The firmware (or paging=5 on the multiboot2 path) may have left
+	 * 5-level paging on, which cannot be turned off in 64-bit mode: put a
+	 * PML5 on top whose low and high entries both lead to the PML4, so
+	 * every address maps as with 4 levels. */
+	if (read_cr4() & CR4_LA57) {
+		pml5 = new_table();
+		if (!pml5) {
+			console_error("paging", "no memory below 4 GiB for the PML5");
+			return -1;
+		}
+		pml5[PML5_LOW_SLOT] = (uint64_t)(uintptr_t)pml4 | PTE_P | PTE_W;
+		pml5[PML5_HIGH_SLOT] = (uint64_t)(uintptr_t)pml4 | PTE_P | PTE_W;
+	}
 	write_cr0(read_cr0() | CR0_WP);
-	write_cr3((uint64_t)(uintptr_t)pml4);
+	write_cr3(paging_cr3());
 	return 0;
 }
 
@@ -267,7 +283,12 @@ uint64_t paging_nx_bit(void)
 
 uint64_t paging_cr3(void)
 {
-	return (uint64_t)(uintptr_t)pml4;
+	return (uint64_t)(uintptr_t)(pml5 ? pml5 : pml4);
+}
+
+int paging_levels(void)
+{
+	return pml5 ? 5 : 4;
 }
 
 uint64_t paging_table_bytes(void)

@@ -28,8 +28,12 @@ bool paging_set_pml4(unsigned slot, uint64_t entry);
 /* The NX bit to put in data entries: 1 << 63, or 0 if the CPU lacks NX. */
 uint64_t paging_nx_bit(void);
 
-/* CR3 for the APs (below 4 GiB, as the trampoline loads it in real mode). */
+/* CR3 for the APs (below 4 GiB, as the trampoline loads it in real mode):
+ * the PML4, or with 5-level paging the PML5 above it. */
 uint64_t paging_cr3(void);
+
+/* 4, or 5 when the kernel was entered with CR4.LA57 set. */
+int paging_levels(void);
 
 /* Bytes of page tables in use, and RAM above QB_MAX_PHYS left unmapped. */
 uint64_t paging_table_bytes(void);

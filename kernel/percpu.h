@@ -17,7 +17,8 @@ enum cpu_state {
 	CPU_FAILED,          /* did not check in within the bound; left out */
 	CPU_LOST,            /* stopped answering after it came online; left out */
 	CPU_HALTED,          /* parked at the end of the run */
-	CPU_EXCLUDED,        /* enabled, but left out by the cpus= option */
+	CPU_EXCLUDED,        /* enabled, but left out (cpus=, no memory): to be parked */
+	CPU_PARKED,          /* left out, started into the park loop (halted, our IDT) */
 };
 
 struct run_job;

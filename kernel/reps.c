@@ -117,6 +117,13 @@ void reps_report(struct rec *rec, struct reps *r)
 	reps_report_noise(rec, r);
 }
 
+/* What a record says for a noise source it cannot give: why, if known. */
+static const char *unavailable(enum instr_source k)
+{
+	const char *why = instr_source_why(k);
+	return why ? why : "unavailable";
+}
+
 void reps_report_noise(struct rec *rec, struct reps *r)
 {
 	rec_obj_begin(rec, "noise");
@@ -124,17 +131,17 @@ void reps_report_noise(struct rec *rec, struct reps *r)
 		rec_f64(rec, "freq_mhz_min", r->freq_min, 1);
 		rec_f64(rec, "freq_mhz_max", r->freq_max, 1);
 	} else {
-		rec_str(rec, "freq_mhz_min", "unavailable");
-		rec_str(rec, "freq_mhz_max", "unavailable");
+		rec_str(rec, "freq_mhz_min", unavailable(INSTR_SRC_FREQ));
+		rec_str(rec, "freq_mhz_max", unavailable(INSTR_SRC_FREQ));
 	}
 	if (r->have_smi)
 		rec_u64(rec, "smis", r->smis);
 	else
-		rec_str(rec, "smis", "unavailable");
+		rec_str(rec, "smis", unavailable(INSTR_SRC_SMI));
 	if (r->have_therm)
 		rec_u64(rec, "throttled_reps", r->flagged_by[2]);
 	else
-		rec_str(rec, "throttled_reps", "unavailable");
+		rec_str(rec, "throttled_reps", unavailable(INSTR_SRC_THERM));
 	rec_u64(rec, "tsc_backwards_reps", r->flagged_by[3]);
 	rec_arr_begin(rec, "flags");
 	for (uint32_t b = 0; b < FLAG_KINDS; b++)
@@ -170,15 +177,15 @@ void reps_report_span(struct rec *rec, const struct instr_thread *it)
 	if (n->have_freq)
 		rec_f64(rec, "freq_mhz", n->freq_mhz, 1);
 	else
-		rec_str(rec, "freq_mhz", "unavailable");
+		rec_str(rec, "freq_mhz", unavailable(INSTR_SRC_FREQ));
 	if (n->have_smi)
 		rec_u64(rec, "smis", n->smis);
 	else
-		rec_str(rec, "smis", "unavailable");
+		rec_str(rec, "smis", unavailable(INSTR_SRC_SMI));
 	if (n->have_therm || n->have_pkg_therm)
 		rec_bool(rec, "throttled", n->throttled);
 	else
-		rec_str(rec, "throttled", "unavailable");
+		rec_str(rec, "throttled", unavailable(INSTR_SRC_THERM));
 	rec_bool(rec, "tsc_backwards", n->tsc_backwards);
 	rec_obj_end(rec);
 	if (it->pmu_n) {

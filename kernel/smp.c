@@ -31,9 +31,17 @@
 #define TSC_SYNC_TIMEOUT_MS 1000
 #define PARK_TIMEOUT_MS 100
 
-/* CR4 bits an AP must not take from the BSP while still in real mode. */
-#define CR4_PCIDE (1ull << 17)
-#define CR4_LA57 (1ull << 12)
+/* What an AP takes from the BSP's control registers: a whitelist, never a
+ * copy. Firmware may leave features on (CET, PKE, SMAP, UMIP, VMXE, PCIDE)
+ * that would #GP in the trampoline or change how the kernel runs. LA57 comes
+ * with the page tables it needs (kernel/paging.c). */
+#define AP_CR4_KEEP (CR4_PAE | CR4_PGE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_OSXSAVE | \
+		     CR4_FSGSBASE | CR4_LA57)
+#define AP_CR0_KEEP (CR0_MP | CR0_ET | CR0_NE | CR0_WP)
+
+/* The park IDT's gates name the kernel's code selector; a CPU parked from the
+ * trampoline still runs on the trampoline's GDT, where it must be the same. */
+_Static_assert(GDT_KCODE_SEL == TRAMP_CODE64_SEL, "park IDT selector in both GDTs");
 
 /* ---- Private Variables ---------------------------------------------------- */
 static uint64_t stack_tops[QB_MAX_CPUS];   /* by arrival slot, read by trampoline.S */
@@ -42,6 +50,10 @@ static uint32_t n_slots, n_found, n_online;
 static uint64_t startup_us;
 static uint64_t stack_bytes;
 static volatile uint32_t stray_aps;        /* CPUs that woke up but were not expected */
+static uint32_t n_parked;                  /* CPUs left out of the run, halted in our code */
+/* The parked CPUs' one stack: only interrupt frames are ever written to it,
+ * and nothing reads them back (kernel/isr.S isr_park). */
+static uint8_t park_stack[PAGE] __attribute__((aligned(16)));
 static enum smp_debug debug_mode;
 static uint32_t debug_cpu;                 /* the AP that misbehaves on purpose */
 static uint64_t debug_until;               /* TSC: ap-late checks in after this */
@@ -58,7 +70,7 @@ static void ap_entry(uint64_t slot)
 			break;
 	if (i >= n_slots) {
 		__atomic_add_fetch(&stray_aps, 1, __ATOMIC_RELAXED);
-		cpu_halt_forever();
+		idt_park_here();
 	}
 	if (debug_mode != SMP_DEBUG_NONE && i == debug_cpu) {
 		/* Misbehave on purpose: never check in, or only after the BSP gave up. */
@@ -76,7 +88,7 @@ static void ap_entry(uint64_t slot)
 	uint32_t expected = CPU_STARTING;
 	if (!__atomic_compare_exchange_n(&percpu[i].state, &expected, CPU_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		cpu_halt_forever(); /* the BSP gave up on us: stay out of the run */
+		idt_park_here(); /* the BSP gave up on us: stay out of the run */
 	run_ap_loop();
 }
 
@@ -115,9 +127,11 @@ static bool prepare_trampoline(uint64_t tp)
 	h->gdt_limit = (uint16_t)(ap_tramp_gdt_end - ap_tramp_gdt - 1);
 	h->gdt_base = (uint32_t)(tp + (uint64_t)(ap_tramp_gdt - __ap_tramp_start));
 	h->cr3 = (uint32_t)paging_cr3();
-	h->cr4 = read_cr4() & ~(CR4_PCIDE | CR4_LA57);
+	h->cr4 = (read_cr4() & AP_CR4_KEEP) | CR4_PAE;
 	h->efer = (rdmsr(MSR_IA32_EFER) & (EFER_SCE | EFER_NXE)) | EFER_LME;
-	h->cr0 = (read_cr0() & ~(CR0_CD | CR0_NW | CR0_EM | CR0_TS)) | CR0_PE | CR0_PG;
+	h->cr0 = (read_cr0() & AP_CR0_KEEP) | CR0_PE | CR0_PG;
+	h->park = 0;
+	h->parked = 0;
 	h->entry = (uint64_t)(uintptr_t)ap_entry;
 	h->stacks = (uint64_t)(uintptr_t)stack_tops;
 	h->next_slot = 0;
@@ -125,6 +139,30 @@ static bool prepare_trampoline(uint64_t tp)
 	h->far64_sel = TRAMP_CODE64_SEL;
 	h->xcr0 = (read_cr4() & CR4_OSXSAVE) ? read_xcr0() : 0;
 	return true;
+}
+
+/* INIT-SIPI-SIPI to every slot in the given state, each by its APIC ID. */
+static void wake(uint32_t state, uint8_t vector)
+{
+	for (uint32_t i = 1; i < n_slots; i++)
+		if (percpu[i].state == state && !apic_send_init(percpu[i].apic_id))
+			console_error("smp", "INIT to APIC ID %u was not accepted", percpu[i].apic_id);
+	for (uint32_t i = 1; i < n_slots; i++)
+		if (percpu[i].state == state)
+			apic_send_init_deassert(percpu[i].apic_id);
+	tsc_delay_us(init_delay_us(&percpu[0].snap));
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 1; i < n_slots; i++) {
+			if (percpu[i].state != state || apic_send_sipi(percpu[i].apic_id, vector))
+				continue;
+			if (apic_last_esr())
+				console_error("smp", "SIPI to APIC ID %u: ESR 0x%x", percpu[i].apic_id,
+					      apic_last_esr());
+			else
+				console_error("smp", "SIPI to APIC ID %u was not accepted", percpu[i].apic_id);
+		}
+		tsc_delay_us(SIPI_DELAY_US);
+	}
 }
 
 static bool alloc_ist(uint32_t i)
@@ -184,7 +222,9 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 		}
 	}
 
-	uint32_t to_start = 0;
+	/* Who runs: the BSP and the first cpus=-1 enabled APs that get their
+	 * stacks. Every other enabled CPU is parked (README, "Faults and limits"). */
+	uint32_t to_start = 0, to_park = 0;
 	for (uint32_t i = 1; i < n_slots; i++) {
 		const struct acpi_cpu *c = 0;
 		for (uint32_t k = 0; k < ai->madt.n_cpus; k++)
@@ -192,17 +232,20 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 				c = &ai->madt.cpus[k];
 		if (!c || !c->enabled)
 			continue;
+		percpu[i].state = CPU_EXCLUDED; /* parked unless it gets to run */
 		if (max_cpus && 1 + to_start >= max_cpus) {
-			percpu[i].state = CPU_EXCLUDED; /* left out by cpus= */
+			to_park++; /* left out by cpus= */
 			continue;
 		}
 		if (!alloc_ist(i)) {
 			console_error("smp", "no memory for cpu %u's exception stacks", i);
+			to_park++;
 			continue;
 		}
 		uint64_t st = pmm_alloc(AP_STACK_SIZE / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_KERNEL);
 		if (!st) {
 			console_error("smp", "no memory for cpu %u's stack", i);
+			to_park++;
 			continue;
 		}
 		stack_bytes += AP_STACK_SIZE;
@@ -211,7 +254,7 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 		to_start++;
 	}
 	n_online = 1;
-	if (to_start == 0)
+	if (to_start + to_park == 0)
 		return;
 	if (!prepare_trampoline(bi->trampoline_phys)) {
 		for (uint32_t i = 1; i < n_slots; i++)
@@ -219,33 +262,20 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 				percpu[i].state = CPU_FAILED;
 		return;
 	}
-
 	uint8_t vector = (uint8_t)(bi->trampoline_phys >> 12);
+	struct trampoline_handoff *h = (void *)(uintptr_t)(bi->trampoline_phys + TRAMP_HANDOFF);
+
+	/* The CPUs that run: started, then each waited for until the bound. */
 	uint64_t t0 = tsc_read();
 	for (uint32_t i = 1; i < n_slots; i++)
 		if (percpu[i].state == CPU_STARTING)
 			debug_cpu = i; /* the last one started */
 	debug_until = tsc_deadline_ms(timeout_ms + LATE_MARGIN_MS);
-	for (uint32_t i = 1; i < n_slots; i++)
-		if (percpu[i].state == CPU_STARTING && !apic_send_init(percpu[i].apic_id))
-			console_error("smp", "INIT to APIC ID %u was not accepted", percpu[i].apic_id);
-	for (uint32_t i = 1; i < n_slots; i++)
-		if (percpu[i].state == CPU_STARTING)
-			apic_send_init_deassert(percpu[i].apic_id);
-	tsc_delay_us(init_delay_us(&percpu[0].snap));
-	for (int round = 0; round < 2; round++) {
-		for (uint32_t i = 1; i < n_slots; i++)
-			if (percpu[i].state == CPU_STARTING &&
-			    !apic_send_sipi(percpu[i].apic_id, vector))
-				console_error("smp", "SIPI to APIC ID %u was not accepted",
-					      percpu[i].apic_id);
-		tsc_delay_us(SIPI_DELAY_US);
-	}
-
+	wake(CPU_STARTING, vector);
 	uint64_t deadline = t0 + (tsc_deadline_ms(timeout_ms) - tsc_read());
 	uint64_t last = t0;
 	for (uint32_t i = 1; i < n_slots; i++) {
-		if (percpu[i].state == CPU_ABSENT)
+		if (percpu[i].state != CPU_STARTING && percpu[i].state != CPU_ONLINE)
 			continue;
 		while (__atomic_load_n(&percpu[i].state, __ATOMIC_ACQUIRE) == CPU_STARTING &&
 		       tsc_read() < deadline)
@@ -269,6 +299,34 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 		}
 	}
 	startup_us = tsc_to_us(last - t0);
+
+	/* From here every AP that reaches the trampoline parks: the ones left
+	 * out, and any that was given up on above and arrives late. */
+	uint16_t lim;
+	uint64_t base;
+	idt_park_ptr(&lim, &base);
+	h->park_idt_limit = lim;
+	h->park_idt_base = base;
+	h->park_stack = (uint64_t)(uintptr_t)(park_stack + sizeof(park_stack));
+	__atomic_store_n(&h->park, 1, __ATOMIC_RELEASE);
+	if (to_park) {
+		wake(CPU_EXCLUDED, vector);
+		uint64_t park_deadline = tsc_deadline_ms(timeout_ms);
+		while (__atomic_load_n(&h->parked, __ATOMIC_ACQUIRE) < to_park && tsc_read() < park_deadline)
+			cpu_pause();
+		n_parked = __atomic_load_n(&h->parked, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 1; i < n_slots; i++)
+			if (percpu[i].state == CPU_EXCLUDED)
+				percpu[i].state = CPU_PARKED;
+		if (n_parked < to_park) {
+			struct rec *r = console_rec_open("error");
+			rec_str(r, "what", "cpus did not park");
+			rec_u64(r, "started", to_park);
+			rec_u64(r, "parked", n_parked);
+			rec_u64(r, "timeout_ms", timeout_ms);
+			console_rec_emit(r);
+		}
+	}
 	if (stray_aps)
 		console_error("smp", "%u CPUs woke up that were not started", stray_aps);
 }
@@ -286,6 +344,23 @@ uint32_t smp_cpus_online(void)
 	for (uint32_t i = 0; i < n_slots; i++)
 		n += percpu[i].state == CPU_ONLINE || percpu[i].state == CPU_HALTED;
 	return n_slots ? n : n_online;
+}
+
+uint32_t smp_cpus_parked(void)
+{
+	return n_parked;
+}
+
+uint32_t smp_stop_others(void)
+{
+	uint32_t me = this_cpu()->index, n = 0;
+	for (uint32_t i = 0; i < n_slots; i++) {
+		if (i == me || percpu[i].state != CPU_ONLINE)
+			continue;
+		if (apic_send_nmi(percpu[i].apic_id))
+			n++;
+	}
+	return n;
 }
 
 uint32_t smp_cpus_lost(void)

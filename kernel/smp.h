@@ -6,10 +6,12 @@
 #include "acpi.h"
 #include "boot_info.h"
 
-/* Fill percpu[] from the MADT (BSP first, then enabled CPUs in table order,
- * up to max_cpus if non-zero; the rest stay absent), set up the BSP's own
- * slot, and start the APs. Waits at most timeout_ms for them; a CPU that
- * does not check in gets an error record and is left out. */
+/* Fill percpu[] from the MADT (BSP first, then enabled CPUs in table order),
+ * set up the BSP's own slot, and start the APs that run (up to max_cpus in
+ * all if non-zero). Waits at most timeout_ms for them; a CPU that does not
+ * check in gets an error record and is left out. Then every other enabled
+ * CPU is started into the park loop (interrupts off, HLT, QuietBench's own
+ * IDT), so that none is left running firmware code. */
 void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t max_cpus,
 	      uint64_t timeout_ms);
 
@@ -37,5 +39,14 @@ void smp_measure_tsc_offsets(void);
 
 /* Park every AP (at the end of the run). */
 void smp_park_aps(void);
+
+/* CPUs the run does not use (cpus=, no memory for their stacks, or given up
+ * on), started once and halted in QuietBench's park loop. */
+uint32_t smp_cpus_parked(void);
+
+/* Stop every other CPU that QuietBench started and that is still online,
+ * one NMI each by APIC ID (never a shorthand: CPUs we did not start must not
+ * be touched). Returns how many were sent. For the fault path. */
+uint32_t smp_stop_others(void);
 
 #endif

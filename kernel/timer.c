@@ -2,6 +2,8 @@
 #include "timer.h"
 #include "cpu.h"
 #include "paging.h"
+#include "spinlock.h"
+#include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define HPET_GCAP_ID 0x000             /* general capabilities and ID */
@@ -18,7 +20,7 @@
 #define PM_TIMER_MASK24 0xffffffull
 #define PM_TIMER_MASK32 0xffffffffull
 
-#define ADVANCE_SPINS 1000000          /* reads allowed for a counter to show it runs */
+#define ADVANCE_MS 10                  /* a counter that runs moves within this long (HPET >= 10 MHz, PM timer 3.58 MHz) */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static enum timer_kind kind;
@@ -55,7 +57,8 @@ static uint64_t raw_mask(void)
 static bool advances(void)
 {
 	uint64_t a = raw_read();
-	for (int i = 0; i < ADVANCE_SPINS; i++)
+	uint64_t deadline = spin_deadline_ms(ADVANCE_MS); /* the TSC frequency is not known yet */
+	while (tsc_read() < deadline)
 		if (raw_read() != a)
 			return true;
 	return false;

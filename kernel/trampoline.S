@@ -8,8 +8,14 @@
  * RIP-relative. It enters long mode directly from real mode (CR0.PE and PG
  * together), which the SDM allows with EFER.LME and CR4.PAE already set.
  *
- * State at the call: 64-bit mode, the kernel's CR3, the BSP's CR0, CR4, EFER
- * and XCR0, rsp = stack_tops[slot], rdi = slot (arrival order). */
+ * State at the call: 64-bit mode, the kernel's CR3, the CR0, CR4 and EFER
+ * that smp.c chose (whitelists of the BSP's), the BSP's XCR0,
+ * rsp = stack_tops[slot], rdi = slot (arrival order).
+ *
+ * With TH_PARK set the AP does not call the kernel: it takes the shared park
+ * stack and the park IDT, counts itself in TH_PARKED and halts forever with
+ * interrupts off. An NMI or an exception there halts too (kernel/isr.S
+ * isr_park), and INIT still resets it. */
 #include "trampoline.h"
 #include "msr.h"
 
@@ -52,6 +58,8 @@ ap_tramp_long:
 	mov	%ax, %fs
 	mov	%ax, %gs
 	lea	handoff(%rip), %rbx
+	cmpl	$0, TH_PARK(%rbx)
+	jne	park
 	mov	TH_XCR0(%rbx), %rax
 	test	%rax, %rax
 	jz	1f
@@ -69,6 +77,14 @@ ap_tramp_long:
 2:	cli
 	hlt
 	jmp	2b
+
+park:
+	mov	TH_PARK_STACK(%rbx), %rsp
+	lidt	TH_PARK_IDT_LIMIT(%rbx)
+	lock incl TH_PARKED(%rbx)
+3:	cli
+	hlt
+	jmp	3b
 
 	.balign 8
 ap_tramp_gdt:

@@ -4,7 +4,12 @@
  * straight to 64-bit mode with the BSP's control registers, takes a stack
  * from the handoff block and calls the kernel. The offsets below are used by
  * the assembly; struct trampoline_handoff mirrors them and static asserts
- * keep the two in step. */
+ * keep the two in step.
+ *
+ * CPUs that the run will not use are started too, after the others, with
+ * TH_PARK set: they load the park IDT (every vector halts), count themselves
+ * in TH_PARKED and halt with interrupts off, in QuietBench's code rather
+ * than the firmware's. */
 #ifndef QB_KERNEL_TRAMPOLINE_H
 #define QB_KERNEL_TRAMPOLINE_H
 
@@ -21,7 +26,12 @@
 #define TH_FAR64_OFF 0x40         /* u32: far pointer into the 64-bit code: offset */
 #define TH_FAR64_SEL 0x44         /* u16: and selector */
 #define TH_XCR0 0x48              /* u64: 0 = leave XCR0 alone */
-#define TH_SIZE 0x50
+#define TH_PARK 0x50              /* u32: 1 = every AP that arrives parks (no C, no stack of its own) */
+#define TH_PARKED 0x54            /* u32: incremented by each AP that parks */
+#define TH_PARK_STACK 0x58        /* u64: the shared park stack's top (written by interrupt frames only) */
+#define TH_PARK_IDT_LIMIT 0x66    /* u16: LIDT operand for the park IDT, limit ... */
+#define TH_PARK_IDT_BASE 0x68     /* u64: ... and base (kernel/idt.h idt_park_*) */
+#define TH_SIZE 0x70
 
 #define TRAMP_CODE64_SEL 0x08     /* selectors in the trampoline's own GDT */
 #define TRAMP_DATA_SEL 0x10
@@ -37,6 +47,7 @@
 #define SEG_GRAN (1 << 55)        /* limit in 4 KiB units */
 #define TRAMP_DESC_CODE64 (SEG_PRESENT | SEG_S | SEG_EXEC | SEG_RW | SEG_LONG | SEG_GRAN | SEG_LIMIT_MAX)
 #define TRAMP_DESC_DATA (SEG_PRESENT | SEG_S | SEG_RW | SEG_DB | SEG_GRAN | SEG_LIMIT_MAX)
+#define TRAMP_DESC_CODE32 (SEG_PRESENT | SEG_S | SEG_EXEC | SEG_RW | SEG_DB | SEG_GRAN | SEG_LIMIT_MAX)
 
 #ifndef __ASSEMBLY__
 #include <stddef.h>
@@ -60,6 +71,12 @@ struct trampoline_handoff {
 	uint16_t far64_sel;
 	uint16_t pad3;
 	uint64_t xcr0;
+	uint32_t park;
+	uint32_t parked;
+	uint64_t park_stack;
+	uint16_t pad4[3];
+	uint16_t park_idt_limit;
+	uint64_t park_idt_base;
 } __attribute__((packed));
 
 _Static_assert(offsetof(struct trampoline_handoff, gdt_limit) == TH_GDT_LIMIT, "trampoline.S");
@@ -74,6 +91,11 @@ _Static_assert(offsetof(struct trampoline_handoff, next_slot) == TH_NEXT_SLOT, "
 _Static_assert(offsetof(struct trampoline_handoff, far64_off) == TH_FAR64_OFF, "trampoline.S");
 _Static_assert(offsetof(struct trampoline_handoff, far64_sel) == TH_FAR64_SEL, "trampoline.S");
 _Static_assert(offsetof(struct trampoline_handoff, xcr0) == TH_XCR0, "trampoline.S");
+_Static_assert(offsetof(struct trampoline_handoff, park) == TH_PARK, "trampoline.S");
+_Static_assert(offsetof(struct trampoline_handoff, parked) == TH_PARKED, "trampoline.S");
+_Static_assert(offsetof(struct trampoline_handoff, park_stack) == TH_PARK_STACK, "trampoline.S");
+_Static_assert(offsetof(struct trampoline_handoff, park_idt_limit) == TH_PARK_IDT_LIMIT, "trampoline.S");
+_Static_assert(offsetof(struct trampoline_handoff, park_idt_base) == TH_PARK_IDT_BASE, "trampoline.S");
 _Static_assert(sizeof(struct trampoline_handoff) == TH_SIZE, "trampoline.S");
 
 /* Symbols of trampoline.S (addresses in the kernel image, copied from). */

@@ -2,11 +2,12 @@
 #include "tsc.h"
 #include "stats.h"
 #include "timer.h"
+#include "spinlock.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define CALIB_ROUNDS 5
 #define CALIB_DIVISOR 100          /* each round lasts 1/100 s of the reference clock */
-#define CALIB_SPIN_LIMIT 100000000 /* reads before a round is abandoned */
+#define CALIB_ROUND_MAX_MS 100 /* a round abandoned after this long (at the assumed 10 GHz) */
 #define OVERHEAD_SAMPLES 1001
 #define UNKNOWN_HZ_ASSUMED 10000000000ull /* for delays only: 10 GHz makes waits longer */
 #define MHZ 1000000ull
@@ -48,7 +49,8 @@ static uint64_t calibrate(void)
 		uint64_t t0 = timer_read();
 		uint64_t c0 = tsc_start();
 		uint64_t t1 = t0;
-		for (unsigned spins = 0; t1 - t0 < want && spins < CALIB_SPIN_LIMIT; spins++)
+		uint64_t give_up = spin_deadline_ms(CALIB_ROUND_MAX_MS);
+		while (t1 - t0 < want && tsc_read() < give_up)
 			t1 = timer_read();
 		uint64_t c1 = tsc_end();
 		if (t1 - t0 < want)
@@ -90,6 +92,7 @@ void tsc_init(const struct acpi_info *ai, const struct cpuid_snap *bsp)
 		hz = measured_hz;
 		source = timer_name();
 	}
+	spin_set_tsc_hz(hz);
 	measure_overhead();
 }
 

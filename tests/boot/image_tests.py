@@ -14,6 +14,9 @@ cpus_found == the configured count, and the command line that arrived.
                 firmware starts it without options, so it reads quietbench.cfg
   bios-reboot   SeaBIOS, finish=reboot: without UEFI the kernel resets through
                 the FADT reset register or the keyboard controller
+  bios-la57     SeaBIOS, paging=5: the multiboot2 path turns on 5-level paging
+                before the kernel starts, as some UEFI firmware leaves it; the
+                kernel and its APs must run with it (paging_levels 5)
 
 A failing case prints its serial log (kept in build/imagetest/). The last
 line is "image tests: N passed, N failed".
@@ -53,6 +56,13 @@ def check_selftest_only(recs, errors):
         errors.append("results from workloads %s, expected only selftest" % names)
 
 
+def check_la57(recs, errors):
+    b = qbrecords.of_kind(recs, "boot")
+    if b and b[0].get("paging_levels") != 5:
+        errors.append("boot record says paging_levels %s, expected 5" % b[0].get("paging_levels"))
+    check_selftest_only(recs, errors)
+
+
 CASES = [
     Case("uefi-usb", "ovmf",
          'set qb_options="profile=quick finish=qemu"\nset timeout=0\nset default=full\n',
@@ -69,6 +79,9 @@ CASES = [
          'set qb_options="profile=quick finish=reboot"\nset timeout=0\nset default=workload-selftest\n',
          "multiboot2", "profile=quick finish=reboot workloads=selftest", exit_status=0,
          extra_check=check_selftest_only),
+    Case("bios-la57", "seabios",
+         'set qb_options="finish=qemu paging=5 workloads=selftest"\nset timeout=0\nset default=quick\n',
+         "multiboot2", "finish=qemu paging=5 workloads=selftest profile=quick", extra_check=check_la57),
 ]
 
 

@@ -54,7 +54,7 @@ uint32_t fixture_crc32(const void *p, size_t n);
 
 /* ---- Table builder (ACPI 6.5 layouts written byte by byte, not via kernel/acpi_tables.h) ---- */
 
-#define FX_MAX_TABLE 16384
+#define FX_MAX_TABLE 32768
 
 /* Where fx_build_q35() puts each table. Odd addresses make XSDT entries unaligned. */
 #define FX_RSDP_PHYS 0x000f52a0ull

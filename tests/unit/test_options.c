@@ -137,10 +137,11 @@ TEST(number_limits)
 			CHECK_STR(errs[0].why, cases[i].why);
 		}
 	}
-	CHECK_EQ_U(parse("cpus=512"), 0);
+	CHECK_EQ_U(QB_MAX_CPUS, 1024);
+	CHECK_EQ_U(parse("cpus=1024"), 0);
 	CHECK_EQ_U(opts.cpus, QB_MAX_CPUS);
-	CHECK_EQ_U(parse("cpus=513"), 1);
-	check_error(0, "cpus", "513", "out of range 1..512");
+	CHECK_EQ_U(parse("cpus=1025"), 1);
+	check_error(0, "cpus", "1025", "out of range 1..1024");
 	CHECK_EQ_U(opts.cpus, 0);
 	CHECK_EQ_U(parse("cpus=0"), 1);
 	CHECK_EQ_U(parse("smp_timeout_ms=60000"), 0);
@@ -405,9 +406,10 @@ TEST(names_for_records)
 
 TEST(help_text)
 {
-	static char buf[2048], small[40];
+	static char buf[4096], small[40];
 	static const char *const keys[] = {
-		"workloads=", "profile=quick|full", "reps=1..100000", "cpus=1..512",
+		"workloads=", "profile=quick|full", "reps=1..100000", "cpus=1..1024",
+		"console=com1..com4|io:0xPORT|mmio:0xADDR|mmio32:0xADDR[,BAUD]|none", "paging=4|5",
 		"finish=halt|reboot|poweroff|qemu", "flush=wbinvd|none",
 		"dump=acpi|none", "smp_timeout_ms=1..60000", "selftest_iters=1..1000000000",
 		"membw latency stream pchase", "(default 1000)", "(default full)", "(default set by profile)",
@@ -423,6 +425,53 @@ TEST(help_text)
 	CHECK_EQ_U(strlen(small), sizeof(small) - 1);
 	CHECK(strncmp(small, buf, sizeof(small) - 1) == 0);
 	CHECK_EQ_U(options_help(NULL, 0, names, NELEM(names)), n);
+}
+
+TEST(console_forms)
+{
+	struct options d = defaults();
+	CHECK(d.console == OPT_CONSOLE_AUTO);
+	CHECK_EQ_U(parse("console=com2"), 0);
+	CHECK(opts.console == OPT_CONSOLE_IO);
+	CHECK_EQ_U(opts.console_addr_lo, 0x2f8);
+	CHECK_EQ_U(opts.console_baud, 0);
+	CHECK_EQ_U(parse("console=com1,57600"), 0);
+	CHECK_EQ_U(opts.console_addr_lo, 0x3f8);
+	CHECK_EQ_U(opts.console_baud, 57600);
+	CHECK_EQ_U(parse("console=io:0x2e8"), 0);
+	CHECK(opts.console == OPT_CONSOLE_IO);
+	CHECK_EQ_U(opts.console_addr_lo, 0x2e8);
+	CHECK_EQ_U(parse("console=mmio32:0xFE0320000000,115200"), 0);
+	CHECK(opts.console == OPT_CONSOLE_MMIO32);
+	CHECK_EQ_U(opts.console_addr_lo, 0x20000000);
+	CHECK_EQ_U(opts.console_addr_hi, 0xfe03);
+	CHECK_EQ_U(opts.console_baud, 115200);
+	CHECK_EQ_U(parse("console=mmio:0xfedc9000"), 0);
+	CHECK(opts.console == OPT_CONSOLE_MMIO8);
+	CHECK_EQ_U(opts.console_addr_lo, 0xfedc9000);
+	CHECK_EQ_U(parse("console=none"), 0);
+	CHECK(opts.console == OPT_CONSOLE_NONE);
+
+	/* Bad values name the forms and change nothing. */
+	CHECK_EQ_U(parse("console=com5"), 1);
+	check_error(0, "console", "com5", "expected com1..com4|io:0xPORT|mmio:0xADDR|mmio32:0xADDR[,BAUD]|none");
+	CHECK(opts.console == OPT_CONSOLE_AUTO);
+	CHECK_EQ_U(parse("console=io:0x10000"), 1);
+	check_error(0, "console", "io:0x10000", "I/O port out of range 1..0xfff8");
+	CHECK_EQ_U(parse("console=mmio32:0xzz"), 1);
+	check_error(0, "console", "mmio32:0xzz", "bad address in mmio32:");
+	CHECK_EQ_U(parse("console=mmio32:0"), 1);
+	CHECK_EQ_U(parse("console=com1,12"), 1);
+	check_error(0, "console", "com1,12", "baud rate out of range 50..4000000");
+	CHECK_EQ_U(parse("console=com1,"), 1);
+	CHECK_EQ_U(parse("console=io:0x11111111111111111"), 1); /* past 64 bits */
+	CHECK(opts.console == OPT_CONSOLE_AUTO && opts.console_addr_lo == 0 && opts.console_baud == 0);
+
+	CHECK(d.paging == OPT_PAGING_4);
+	CHECK_EQ_U(parse("paging=5"), 0);
+	CHECK(opts.paging == OPT_PAGING_5);
+	CHECK_EQ_U(parse("paging=3"), 1);
+	check_error(0, "paging", "3", "expected one of 4|5");
 }
 
 TEST(selftest_debug_modes)
@@ -475,6 +524,7 @@ int main(void)
 	RUN(truncation_and_non_ascii);
 	RUN(names_for_records);
 	RUN(help_text);
+	RUN(console_forms);
 	RUN(selftest_debug_modes);
 	RUN(machine_state_keys);
 	return check_summary("options");
