@@ -341,8 +341,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	uint64_t top = MIN_IDENTITY_TOP;
 	for (UINTN off = 0; off + sizeof(struct efi_mem_desc) <= map_size; off += desc_size) {
 		const struct efi_mem_desc *d = (const void *)((uint8_t *)map + off);
-		uint32_t t = efi_mmap_type(d->type);
-		if (t == BOOT_MEM_MMIO || t == BOOT_MEM_RESERVED)
+		uint32_t t = efi_mmap_type(d->type, d->attribute);
+		if (t == BOOT_MEM_MMIO || t == BOOT_MEM_MMIO_RUNTIME || t == BOOT_MEM_RESERVED)
 			continue;
 		uint64_t end = d->phys_start + d->pages * EFI_PAGE_SIZE;
 		if (end > top)

@@ -2,12 +2,16 @@
 #include "efi_mmap.h"
 #include "lib.h"
 
-uint32_t efi_mmap_type(uint32_t efi_type)
+uint32_t efi_mmap_type(uint32_t efi_type, uint64_t attribute)
 {
 	switch (efi_type) {
 	case EFI_MT_CONVENTIONAL:
 	case EFI_MT_BS_CODE:   /* free once boot services have exited */
 	case EFI_MT_BS_DATA:
+		if (attribute & EFI_MMAP_ATTR_SP)
+			return BOOT_MEM_SPECIFIC;
+		if (!(attribute & EFI_MMAP_ATTR_WB))
+			return BOOT_MEM_NOT_WB;
 		return BOOT_MEM_USABLE;
 	case EFI_MT_LOADER_CODE:
 	case EFI_MT_LOADER_DATA:
@@ -22,7 +26,7 @@ uint32_t efi_mmap_type(uint32_t efi_type)
 		return BOOT_MEM_ACPI_NVS;
 	case EFI_MT_MMIO:
 	case EFI_MT_MMIO_PORT:
-		return BOOT_MEM_MMIO;
+		return attribute & EFI_MMAP_ATTR_RUNTIME ? BOOT_MEM_MMIO_RUNTIME : BOOT_MEM_MMIO;
 	case EFI_MT_UNUSABLE:
 		return BOOT_MEM_UNUSABLE;
 	case EFI_MT_PERSISTENT:
@@ -57,7 +61,7 @@ struct efi_mmap_result efi_mmap_convert(const void *map, size_t map_size, size_t
 		}
 		raw[res.count].base = d.phys_start;
 		raw[res.count].length = d.pages * EFI_MMAP_PAGE;
-		raw[res.count].type = efi_mmap_type(d.type);
+		raw[res.count].type = efi_mmap_type(d.type, d.attribute);
 		raw[res.count].pad = 0;
 		res.count++;
 	}

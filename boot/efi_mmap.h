@@ -40,6 +40,14 @@ enum efi_mem_type {
 	EFI_MT_UNACCEPTED = 15,
 };
 
+/* EFI_MEMORY_DESCRIPTOR Attribute bits EFI_MEMORY_UC .. EFI_MEMORY_RUNTIME, UEFI 2.10 §7.2.3 (GetMemoryMap); our names, as gnu-efi defines some of the originals. */
+#define EFI_MMAP_ATTR_UC (1ull << 0)
+#define EFI_MMAP_ATTR_WC (1ull << 1)
+#define EFI_MMAP_ATTR_WT (1ull << 2)
+#define EFI_MMAP_ATTR_WB (1ull << 3)        /* write-back caching is allowed */
+#define EFI_MMAP_ATTR_SP (1ull << 18)       /* specific-purpose memory (UEFI 2.8): CXL, HBM */
+#define EFI_MMAP_ATTR_RUNTIME (1ull << 63)  /* runtime services need it mapped */
+
 #define EFI_MMAP_PAGE 4096ull
 
 /* Result of a conversion. */
@@ -50,8 +58,12 @@ struct efi_mmap_result {
 	int error;          /* 0, or -1 if the map itself is malformed (bad descriptor size) */
 };
 
-/* Map one UEFI memory type onto the kernel's type, as seen after ExitBootServices. */
-uint32_t efi_mmap_type(uint32_t efi_type);
+/* Map one UEFI memory type and its attributes onto the kernel's type, as seen
+ * after ExitBootServices. As Linux does (arch/x86/platform/efi
+ * do_add_efi_memmap): RAM marked EFI_MMAP_ATTR_SP is specific-purpose memory,
+ * RAM without EFI_MMAP_ATTR_WB is not general RAM; MMIO with EFI_MMAP_ATTR_RUNTIME
+ * is the runtime services' own. */
+uint32_t efi_mmap_type(uint32_t efi_type, uint64_t attribute);
 
 /* Convert a GetMemoryMap() buffer of map_size bytes with descriptors of
  * desc_size bytes into at most max raw ranges. */

@@ -45,7 +45,7 @@
 #define MB2_UART_THR 0              /* transmit holding register */
 #define MB2_UART_LSR 5              /* line status register */
 #define MB2_LSR_THR_EMPTY 0x20
-#define MB2_TX_SPINS 100000         /* polls before a byte is given up */
+#define MB2_TX_WAIT_TICKS 10000000  /* TSC ticks before a byte is given up: 1 ms at 10 GHz, 10 ms at 1 GHz */
 #define MB2_VGA_TEXT 0xb8000
 #define MB2_VGA_ATTR 0x4f           /* white on red */
 #define MB2_VGA_CELLS 2000          /* 80 x 25 */

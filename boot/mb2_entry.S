@@ -90,12 +90,17 @@ no_long_mode:
 	mov	$MB2_VGA_ATTR, %ah
 	stosw
 	mov	%al, %bl
-	mov	$MB2_TX_SPINS, %ecx
-	mov	$(MB2_COM1 + MB2_UART_LSR), %dx
-4:	inb	%dx, %al
+	rdtsc
+	mov	%eax, %ecx		/* the wait's start: low 32 bits of the TSC */
+4:	mov	$(MB2_COM1 + MB2_UART_LSR), %dx
+	inb	%dx, %al
 	test	$MB2_LSR_THR_EMPTY, %al
 	jnz	5f
-	loop	4b
+	pause
+	rdtsc
+	sub	%ecx, %eax
+	cmp	$MB2_TX_WAIT_TICKS, %eax
+	jb	4b
 5:	mov	$(MB2_COM1 + MB2_UART_THR), %dx
 	mov	%bl, %al
 	outb	%al, %dx

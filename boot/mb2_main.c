@@ -49,9 +49,10 @@ static inline uint8_t mb2_inb(uint16_t port)
 static void mb2_serial(const char *s)
 {
 	for (; *s; s++) {
-		for (int i = 0; i < MB2_TX_SPINS; i++)
-			if (mb2_inb(MB2_COM1 + MB2_UART_LSR) & MB2_LSR_THR_EMPTY)
-				break;
+		uint64_t t0 = __builtin_ia32_rdtsc();
+		while (!(mb2_inb(MB2_COM1 + MB2_UART_LSR) & MB2_LSR_THR_EMPTY) &&
+		       __builtin_ia32_rdtsc() - t0 < MB2_TX_WAIT_TICKS)
+			__asm__ volatile("pause");
 		mb2_outb(MB2_COM1 + MB2_UART_THR, (uint8_t)*s);
 	}
 }

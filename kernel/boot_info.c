@@ -14,6 +14,9 @@ const char *boot_mem_type_name(uint32_t type)
 		[BOOT_MEM_FW_DATA] = "firmware_data",
 		[BOOT_MEM_MMIO] = "mmio",
 		[BOOT_MEM_PERSISTENT] = "persistent",
+		[BOOT_MEM_SPECIFIC] = "specific_purpose",
+		[BOOT_MEM_NOT_WB] = "ram_not_write_back",
+		[BOOT_MEM_MMIO_RUNTIME] = "mmio_runtime",
 	};
 	if (type < BOOT_MEM_TYPE_COUNT && names[type])
 		return names[type];

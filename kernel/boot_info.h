@@ -23,6 +23,9 @@ enum boot_mem_type {
 	BOOT_MEM_FW_DATA,         /* firmware runtime data */
 	BOOT_MEM_MMIO,            /* memory-mapped I/O described by the firmware */
 	BOOT_MEM_PERSISTENT,      /* persistent memory, not used */
+	BOOT_MEM_SPECIFIC,        /* specific-purpose RAM (UEFI EFI_MEMORY_SP: CXL, HBM): not general RAM, not used */
+	BOOT_MEM_NOT_WB,          /* RAM the firmware does not allow write-back caching on: not used */
+	BOOT_MEM_MMIO_RUNTIME,    /* MMIO the firmware's runtime services use (EFI_MEMORY_RUNTIME): mapped before ResetSystem */
 	BOOT_MEM_TYPE_COUNT
 };
 

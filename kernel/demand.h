@@ -19,7 +19,7 @@
 #define DEMAND_MAX_REGIONS 4
 #define DEMAND_MAX_BYTES (64ull << 30)   /* per region: 64 page directories */
 #define DEMAND_PDS (DEMAND_MAX_BYTES >> 30)
-#define DEMAND_VA_BASE 0x0000400000000000ull /* PML4 slot 128 onwards: far from the identity map */
+#define DEMAND_VA_BASE 0xffff800000000000ull /* PML4 slot 256 onwards: the upper half, clear of the identity map */
 #define DEMAND_VA_STRIDE (1ull << 39)    /* one PML4 slot (512 GiB) per region */
 
 /* Where a faulting page's memory comes from. */

@@ -29,15 +29,23 @@ static const char *first_failure;
 #define KBC_STATUS_CMD_PORT 0x64  /* 8042 status (read) and command (write) */
 #define KBC_STATUS_IN_FULL 0x02   /* the controller has not taken the last byte yet */
 #define KBC_CMD_PULSE_RESET 0xfe
-#define KBC_SPINS 100000          /* polls of the input buffer before giving up */
-#define RESET_SETTLE_SPINS 10000000
+#define KBC_WAIT_MS 100           /* the controller takes a byte within this, or it is not there */
+#define RESET_SETTLE_MS 500       /* a reset that works has happened by then */
 
 static struct acpi_fadt_info fadt_reset;
+static const struct boot_info *boot_map;  /* for the runtime services' MMIO */
 
 void finish_set_fadt(const struct acpi_fadt_info *fadt)
 {
 	if (fadt)
 		fadt_reset = *fadt;
+}
+
+static void settle(void)
+{
+	uint64_t deadline = tsc_deadline_ms(RESET_SETTLE_MS);
+	while (tsc_read() < deadline)
+		cpu_pause();
 }
 
 /* Try the FADT reset register, then the keyboard controller; returns if the machine did not reset. */
@@ -52,15 +60,32 @@ static void finish_bios_reset(void)
 			if (p)
 				*p = fadt_reset.reset_value;
 		}
-		for (int i = 0; i < RESET_SETTLE_SPINS; i++)
-			cpu_pause();
+		settle();
 		kprintf("finish: the ACPI reset register did not reset; trying the keyboard controller\n");
 	}
-	for (int i = 0; i < KBC_SPINS && (inb(KBC_STATUS_CMD_PORT) & KBC_STATUS_IN_FULL); i++)
+	uint64_t deadline = tsc_deadline_ms(KBC_WAIT_MS);
+	while ((inb(KBC_STATUS_CMD_PORT) & KBC_STATUS_IN_FULL) && tsc_read() < deadline)
 		cpu_pause();
 	outb(KBC_STATUS_CMD_PORT, KBC_CMD_PULSE_RESET);
-	for (int i = 0; i < RESET_SETTLE_SPINS; i++)
-		cpu_pause();
+	settle();
+}
+
+/* ResetSystem runs the firmware's runtime code in our page tables: its code
+ * and data are mapped as RAM, its device registers (EFI_MEMORY_RUNTIME MMIO:
+ * a reset register, the flash) only now. */
+static void map_runtime_mmio(void)
+{
+	for (uint32_t i = 0; boot_map && i < boot_map->mmap_count; i++) {
+		const struct boot_mem_range *m = &boot_map->mmap[i];
+		if (m->type == BOOT_MEM_MMIO_RUNTIME && !paging_map_mmio(m->base, m->length))
+			kprintf("finish: cannot map the firmware's MMIO at 0x%llx+0x%llx\n",
+				(unsigned long long)m->base, (unsigned long long)m->length);
+	}
+}
+
+void finish_set_memory_map(const struct boot_info *bi)
+{
+	boot_map = bi;
 }
 /* ---- end of BIOS reset hook ------------------------------------------------ */
 
@@ -111,18 +136,21 @@ void finish_now(bool ok)
 		break;
 	case FINISH_REBOOT:
 	case FINISH_POWEROFF:
+		smp_park_aps();
 		if (reset_fn) {
-			smp_park_aps();
+			map_runtime_mmio();
 			((efi_reset_fn)(uintptr_t)reset_fn)(mode == FINISH_REBOOT ? EFI_RESET_COLD
 										 : EFI_RESET_SHUTDOWN,
 							   0, 0, 0);
+			kprintf("finish: the firmware's ResetSystem returned\n");
 		}
-		if (mode == FINISH_REBOOT) { /* BIOS reset hook (issue 7) */
-			smp_park_aps();
+		if (mode == FINISH_REBOOT) {
+			/* Without UEFI, or when its ResetSystem failed: the FADT's reset
+			 * register, then the keyboard controller. */
 			finish_bios_reset();
 			kprintf("finish: the machine did not reset; halting\n");
 		} else {
-			kprintf("finish: no firmware power-off on this boot path (legacy BIOS); halting\n");
+			kprintf("finish: no way to power off on this boot path; halting\n");
 		}
 		break;
 	case FINISH_HALT:

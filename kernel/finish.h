@@ -19,6 +19,11 @@ void finish_setup(enum finish_mode mode, uint64_t efi_reset_system, uint64_t boo
 struct acpi_fadt_info;
 void finish_set_fadt(const struct acpi_fadt_info *fadt);
 
+/* The memory map, for the firmware's runtime MMIO (mapped before ResetSystem).
+ * Kept by reference: it must live for the run. */
+struct boot_info;
+void finish_set_memory_map(const struct boot_info *bi);
+
 /* Mark the run failed (a check or a workload failed); the done record says "fail". */
 void finish_mark_failed(const char *why);
 

@@ -194,7 +194,8 @@ void kernel_entry(struct boot_info *bi_in)
 	init_memory();                                       /* allocator and our own page tables */
 	fbcon_init(&bi.fb);                                  /* fbcon hook: the screen as a console */
 	init_acpi();                                         /* SPCR console, MADT, SRAT, FADT, HPET */
-	finish_set_fadt(&acpi.fadt);                         /* BIOS reset hook (issue 7): reboot without UEFI */
+	finish_set_fadt(&acpi.fadt);
+	finish_set_memory_map(&bi);                          /* the firmware's runtime MMIO, for ResetSystem */                         /* BIOS reset hook (issue 7): reboot without UEFI */
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
 	tsc_init(&acpi, &percpu[0].snap);                    /* frequency, invariance, overhead */
 	if (tsc_have_rdtscp)

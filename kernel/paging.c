@@ -22,6 +22,10 @@
 #define BELOW_4G 0x100000000ull
 #define PML4_SHIFT 39
 #define PML4_KERNEL_SLOT 511     /* the image at 0xffffffff80000000 */
+#define PML4_IDENTITY_SLOTS 256  /* the low half, VA = PA: RAM up to QB_MAX_PHYS, MMIO up to 2^47 */
+#define IDENTITY_LIMIT (1ull << 47)
+#define CPUID_ADDR_EAX_PHYS CPUID_MASK(7, 0) /* CPUID 80000008H EAX[7:0]: MAXPHYADDR */
+#define PHYS_BITS_DEFAULT 36     /* without leaf 80000008H (Intel SDM vol. 3A §4.1.4) */
 #define PML5_LOW_SLOT 0          /* 5-level paging: VA bits 56:48 = 0 */
 #define PML5_HIGH_SLOT 511       /* and all ones: both lead to the one PML4 */
 
@@ -30,6 +34,7 @@ static uint64_t *pml4;
 static uint64_t *pml5;           /* only with 5-level paging (CR4.LA57 at entry) */
 static uint64_t nx_bit;          /* PTE_NX if the CPU supports it, else 0 */
 static uint64_t table_pages;
+static uint64_t mmio_top = 1ull << PHYS_BITS_DEFAULT; /* device registers below this can be mapped */
 static uint64_t unmapped_ram;
 
 /* Section bounds from linker.ld. */
@@ -139,6 +144,12 @@ int paging_init(const struct boot_info *bi)
 	struct cpuid_regs r;
 	cpuid_raw(CPUID_LEAF_EXT_MAX, 0, &r);
 	uint32_t max_ext = r.eax;
+	if (max_ext >= CPUID_LEAF_ADDR) {
+		cpuid_raw(CPUID_LEAF_ADDR, 0, &r);
+		uint32_t bits = CPUID_FIELD(r.eax, CPUID_ADDR_EAX_PHYS);
+		if (bits >= PHYS_BITS_DEFAULT && bits < 64)
+			mmio_top = MIN(1ull << bits, IDENTITY_LIMIT);
+	}
 	if (max_ext >= CPUID_LEAF_EXT_FEATURES) {
 		cpuid_raw(CPUID_LEAF_EXT_FEATURES, 0, &r);
 		if (r.edx & (1u << CPUID_E1_EDX_NX)) {
@@ -225,7 +236,7 @@ int paging_init(const struct boot_info *bi)
 
 void *paging_map_mmio(uint64_t phys, uint64_t size)
 {
-	if (size == 0 || phys >= QB_MAX_PHYS || size > QB_MAX_PHYS - phys)
+	if (size == 0 || phys >= mmio_top || size > mmio_top - phys)
 		return 0;
 	uint64_t base = ALIGN_DOWN(phys, PAGE);
 	uint64_t end = ALIGN_UP(phys + size, PAGE);
@@ -269,8 +280,7 @@ bool paging_is_mapped(uint64_t phys, uint64_t len)
 
 bool paging_set_pml4(unsigned slot, uint64_t entry)
 {
-	unsigned identity_slots = (unsigned)((QB_MAX_PHYS - 1) >> PML4_SHIFT) + 1;
-	if (!pml4 || slot < identity_slots || slot >= PML4_KERNEL_SLOT || (entry && (pml4[slot] & PTE_P)))
+	if (!pml4 || slot < PML4_IDENTITY_SLOTS || slot >= PML4_KERNEL_SLOT || (entry && (pml4[slot] & PTE_P)))
 		return false;
 	pml4[slot] = entry;
 	return true;
@@ -294,6 +304,11 @@ int paging_levels(void)
 uint64_t paging_table_bytes(void)
 {
 	return table_pages * PAGE;
+}
+
+uint64_t paging_mmio_top(void)
+{
+	return mmio_top;
 }
 
 uint64_t paging_unmapped_ram(void)

@@ -14,15 +14,21 @@
 int paging_init(const struct boot_info *bi);
 
 /* Identity-map [phys, phys+size) uncached and non-executable (device
- * registers); already-mapped pages are left as they are. Returns the pointer
- * (== phys) or NULL if the range is out of reach or tables ran out. */
+ * registers); already-mapped pages are left as they are. Anything below the
+ * CPU's physical address width (CPUID 80000008H, at most 2^47, the low half)
+ * can be mapped. Returns the pointer (== phys) or NULL if the range is out of
+ * reach or tables ran out. */
 void *paging_map_mmio(uint64_t phys, uint64_t size);
+
+/* The end of what paging_map_mmio can reach. */
+uint64_t paging_mmio_top(void);
 
 /* True if every page of [phys, phys+len) is identity-mapped. */
 bool paging_is_mapped(uint64_t phys, uint64_t len);
 
 /* Install (entry != 0) or clear a top-level entry for a kernel-managed
- * region (kernel/demand.c). Refuses the identity map's and the kernel's slots. */
+ * region (kernel/demand.c): slots 256-510, the upper half. Refuses the
+ * identity map's slots (the low half) and the kernel's (511). */
 bool paging_set_pml4(unsigned slot, uint64_t entry);
 
 /* The NX bit to put in data entries: 1 << 63, or 0 if the CPU lacks NX. */

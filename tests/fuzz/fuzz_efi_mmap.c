@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct boot_mem_range *b = &raw[accepted];
 
 			FUZZ_ASSERT(b->base == d.phys_start && b->length == d.pages * EFI_MMAP_PAGE);
-			FUZZ_ASSERT(b->type == efi_mmap_type(d.type) && b->pad == 0);
+			FUZZ_ASSERT(b->type == efi_mmap_type(d.type, d.attribute) && b->pad == 0);
 		}
 		accepted++;
 	}

@@ -29,7 +29,10 @@ static int fmc_priority(uint32_t type)
 	case BOOT_MEM_FW_DATA: return 5;
 	case BOOT_MEM_FW_CODE: return 6;
 	case BOOT_MEM_PERSISTENT: return 7;
+	case BOOT_MEM_SPECIFIC: return 7;
+	case BOOT_MEM_NOT_WB: return 7;
 	case BOOT_MEM_MMIO: return 8;
+	case BOOT_MEM_MMIO_RUNTIME: return 8;
 	case BOOT_MEM_UNUSABLE: return 10;
 	default: return 9;             /* reserved, and unknown types like it */
 	}

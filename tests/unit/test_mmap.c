@@ -121,7 +121,7 @@ TEST(efi_types_and_descriptor_stride)
 	memset(map, 0xee, sizeof(map));
 	uint32_t types[4] = { EFI_MT_CONVENTIONAL, EFI_MT_BS_DATA, EFI_MT_RT_CODE, EFI_MT_ACPI_NVS };
 	for (int i = 0; i < 4; i++) {
-		struct efi_mem_desc d = { types[i], 0, (uint64_t)i * 0x10000, 0, 2, 0 };
+		struct efi_mem_desc d = { types[i], 0, (uint64_t)i * 0x10000, 0, 2, EFI_MMAP_ATTR_WB };
 		memcpy(map + 48 * i, &d, sizeof(d));
 	}
 	struct boot_mem_range raw[4];
@@ -132,9 +132,38 @@ TEST(efi_types_and_descriptor_stride)
 	CHECK(same(&raw[1], 0x10000, 2 * PG, BOOT_MEM_USABLE)); /* boot services data is free after exit */
 	CHECK(same(&raw[2], 0x20000, 2 * PG, BOOT_MEM_FW_CODE));
 	CHECK(same(&raw[3], 0x30000, 2 * PG, BOOT_MEM_ACPI_NVS));
-	CHECK_EQ_U(efi_mmap_type(EFI_MT_LOADER_DATA), BOOT_MEM_LOADER);
-	CHECK_EQ_U(efi_mmap_type(EFI_MT_UNACCEPTED), BOOT_MEM_RESERVED);
-	CHECK_EQ_U(efi_mmap_type(0x80000001u), BOOT_MEM_RESERVED);
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_LOADER_DATA, EFI_MMAP_ATTR_WB), BOOT_MEM_LOADER);
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_UNACCEPTED, EFI_MMAP_ATTR_WB), BOOT_MEM_RESERVED);
+	CHECK_EQ_U(efi_mmap_type(0x80000001u, EFI_MMAP_ATTR_WB), BOOT_MEM_RESERVED);
+}
+
+TEST(efi_attributes_decide_what_is_general_ram)
+{
+	const uint64_t ram = EFI_MMAP_ATTR_UC | EFI_MMAP_ATTR_WC | EFI_MMAP_ATTR_WT | EFI_MMAP_ATTR_WB;
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_CONVENTIONAL, ram), BOOT_MEM_USABLE);
+	/* CXL or HBM the firmware marks specific-purpose: never handed out. */
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_CONVENTIONAL, ram | EFI_MMAP_ATTR_SP), BOOT_MEM_SPECIFIC);
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_BS_DATA, EFI_MMAP_ATTR_WB | EFI_MMAP_ATTR_SP), BOOT_MEM_SPECIFIC);
+	/* RAM that may not be cached write-back: not general RAM either. */
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_CONVENTIONAL, EFI_MMAP_ATTR_UC), BOOT_MEM_NOT_WB);
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_BS_CODE, 0), BOOT_MEM_NOT_WB);
+	/* The runtime services' MMIO (a flash or reset register), kept apart to be mapped. */
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_MMIO, EFI_MMAP_ATTR_UC | EFI_MMAP_ATTR_RUNTIME), BOOT_MEM_MMIO_RUNTIME);
+	CHECK_EQ_U(efi_mmap_type(EFI_MT_MMIO, EFI_MMAP_ATTR_UC), BOOT_MEM_MMIO);
+
+	/* In a map, each keeps its own type and never merges with usable RAM. */
+	struct boot_mem_range raw[3] = {
+		{ 0x100000, 0x100000, efi_mmap_type(EFI_MT_CONVENTIONAL, ram), 0 },
+		{ 0x200000, 0x100000, efi_mmap_type(EFI_MT_CONVENTIONAL, ram | EFI_MMAP_ATTR_SP), 0 },
+		{ 0x300000, 0x100000, efi_mmap_type(EFI_MT_CONVENTIONAL, EFI_MMAP_ATTR_UC), 0 },
+	};
+	struct mmap_stats st;
+	uint32_t n = mmap_normalise(raw, 3, out, 8, &st);
+	CHECK_EQ_U(n, 3);
+	CHECK(same(&out[0], 0x100000, 0x100000, BOOT_MEM_USABLE));
+	CHECK(same(&out[1], 0x200000, 0x100000, BOOT_MEM_SPECIFIC));
+	CHECK(same(&out[2], 0x300000, 0x100000, BOOT_MEM_NOT_WB));
+	CHECK_EQ_U(mmap_total(out, n, BOOT_MEM_USABLE), 0x100000);
 }
 
 TEST(efi_malformed_maps_are_rejected)
@@ -165,5 +194,6 @@ int main(void)
 	RUN(output_overflow_is_counted_not_silent);
 	RUN(efi_types_and_descriptor_stride);
 	RUN(efi_malformed_maps_are_rejected);
+	RUN(efi_attributes_decide_what_is_general_ram);
 	return check_summary("mmap");
 }
