@@ -14,6 +14,7 @@
 #define XAPIC_SVR 0x0f0
 #define   SVR_ENABLE (1u << 8)
 #define   SVR_SPURIOUS_VECTOR 0xff
+#define XAPIC_EOI 0x0b0             /* end of interrupt (§11.8.5): write 0 */
 #define XAPIC_ESR 0x280             /* error status (§11.5.3): write, then read */
 #define   ESR_SEND_ACCEPT (1u << 2)     /* P6/Pentium: the message was not accepted */
 #define   ESR_ILLEGAL_VECTOR_SENT (1u << 5)
@@ -28,6 +29,7 @@
 #define   ICR_DEST_SHIFT_X2APIC 32
 
 /* ICR fields (§11.6.1 Figure 11-12). */
+#define ICR_DELIVERY_FIXED (0u << 8)
 #define ICR_DELIVERY_NMI (4u << 8)
 #define ICR_DELIVERY_INIT (5u << 8)
 #define ICR_DELIVERY_STARTUP (6u << 8)
@@ -191,4 +193,17 @@ uint32_t apic_last_esr(void)
 bool apic_send_nmi(uint32_t dest)
 {
 	return send(dest, ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT);
+}
+
+bool apic_send_fixed(uint32_t dest, uint8_t vector)
+{
+	return send(dest, ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT | vector);
+}
+
+void apic_eoi(void)
+{
+	if (x2)
+		wrmsr(X2APIC_MSR(XAPIC_EOI), 0);
+	else if (xapic)
+		xapic_write(XAPIC_EOI, 0);
 }

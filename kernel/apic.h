@@ -31,6 +31,12 @@ bool apic_send_init_deassert(uint32_t dest);
 bool apic_send_sipi(uint32_t dest, uint8_t vector);
 bool apic_send_nmi(uint32_t dest);
 
+/* A fixed interrupt with vector to one APIC ID (the idle CPUs' wake-up). */
+bool apic_send_fixed(uint32_t dest, uint8_t vector);
+
+/* End of interrupt, for a fixed interrupt being handled on this CPU. */
+void apic_eoi(void);
+
 /* The ESR's send-error bits after the last SIPI (xAPIC mode; 0 in x2APIC). */
 uint32_t apic_last_esr(void);
 

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "extable.h"
 #include "finish.h"
+#include "idle.h"
 #include "fmt.h"
 #include "lib.h"
 #include "percpu.h"
@@ -82,7 +83,11 @@ unsigned long fault_fixups(void)
 void fault_dispatch(struct fault_frame *f)
 {
 	struct percpu *me = this_cpu();
-	unsigned vec = (unsigned)(f->vector & 31);
+	if (f->vector >= IDT_EXCEPTIONS) {
+		idle_interrupt((unsigned)f->vector); /* a wake-up IPI, spurious or stray */
+		return;
+	}
+	unsigned vec = (unsigned)f->vector;
 
 	if (vec == VEC_GENERAL_PROTECTION) {
 		/* A listed instruction (an MSR that may not exist) resumes at its

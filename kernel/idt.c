@@ -28,8 +28,9 @@ struct idt_ptr {
 
 extern const uint64_t isr_stubs[IDT_EXCEPTIONS]; /* isr.S */
 extern const char isr_park[];                      /* isr.S */
+extern const char isr_irq_first[], isr_irq_end[];  /* isr.S */
 
-static struct idt_gate idt[IDT_EXCEPTIONS] __attribute__((aligned(16)));
+static struct idt_gate idt[IDT_VECTORS] __attribute__((aligned(16)));
 static struct idt_gate park_idt[IDT_EXCEPTIONS] __attribute__((aligned(16)));
 
 static void set_gate(struct idt_gate *g, uint64_t a, uint8_t ist)
@@ -51,6 +52,8 @@ void idt_init(void)
 					     : v == VEC_MACHINE_CHECK ? IST_MACHINE_CHECK : 0);
 		set_gate(&park_idt[v], (uint64_t)(uintptr_t)isr_park, 0);
 	}
+	for (unsigned v = IDT_EXCEPTIONS; v < IDT_VECTORS; v++)
+		set_gate(&idt[v], (uint64_t)(uintptr_t)isr_irq_first + (v - IDT_EXCEPTIONS) * IDT_IRQ_STUB_SIZE, 0);
 }
 
 void idt_park_ptr(uint16_t *limit, uint64_t *base)

@@ -1,10 +1,12 @@
-/* idt.h - the IDT: every CPU exception vector goes to fault_dispatch (Intel SDM vol. 3A §6.10, §6.14). */
+/* idt.h - the IDT: every vector goes to fault_dispatch, exceptions and interrupts alike (Intel SDM vol. 3A §6.10, §6.14). */
 #ifndef QB_KERNEL_IDT_H
 #define QB_KERNEL_IDT_H
 
 #include <stdint.h>
 
 #define IDT_EXCEPTIONS 32
+#define IDT_VECTORS 256       /* 32-255 are interrupts: kernel/idle.c handles them */
+#define IDT_IRQ_STUB_SIZE 16  /* kernel/isr.S: one stub per interrupt vector */
 
 /* Register frame built by kernel/isr.S; field order must match its pushes. */
 struct fault_frame {

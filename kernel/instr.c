@@ -3,6 +3,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "fmt.h"
+#include "idle.h"
 #include "lib.h"
 #include "machine.h"
 #include "mstate.h"
@@ -267,6 +268,8 @@ static void emit_run_state(const char *phase)
 	rec_str(r, "prefetch", mplan.prefetch_status ? mplan.prefetch_status : "kept");
 	rec_str(r, "prefetch_control", mcaps.prefetch.msr ? mcaps.prefetch.name : mcaps.prefetch.why);
 	rec_u64(r, "msr_writes", msr_writes);
+	rec_str(r, "idle_wait", idle_method_name());
+	rec_str(r, "idle_wait_why", idle_method_why());
 	rec_str(r, "pmu", pmu_describe(&pcaps[0]));
 	if (pcaps[0].kind == PMU_NONE && probe[0].pmu_why)
 		rec_str(r, "pmu_counters", probe[0].pmu_why);

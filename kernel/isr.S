@@ -64,6 +64,25 @@ isr_common:
 	add	$16, %rsp		/* vector and error code */
 	iretq
 
+/* Vectors 32-255: interrupts (the idle CPUs' wake-up IPI, the APIC's
+ * spurious vector, anything stray). Each stub is 16 bytes, in vector order
+ * from isr_irq_first, so that idt.c finds vector v at isr_irq_first +
+ * (v - 32) * IRQ_STUB_SIZE. None pushes an error code. */
+#define IRQ_STUB_SIZE 16
+	.balign IRQ_STUB_SIZE
+	.globl isr_irq_first, isr_irq_end
+isr_irq_first:
+	.set vec, 32
+	.rept 256 - 32
+	.balign IRQ_STUB_SIZE
+	pushq	$0
+	pushq	$vec
+	jmp	isr_common
+	.set vec, vec + 1
+	.endr
+	.balign IRQ_STUB_SIZE
+isr_irq_end:
+
 /* Every vector of the park IDT (kernel/idt.c): a parked CPU that takes an
  * NMI or an exception halts for good, NMIs blocked, interrupts off. Nothing
  * reads the frame, so parked CPUs may share one stack. */

@@ -12,6 +12,7 @@
 #include "gdt.h"
 #include "instr.h"
 #include "idt.h"
+#include "idle.h"
 #include "lib.h"
 #include "machine.h"
 #include "msr.h"
@@ -207,6 +208,7 @@ void kernel_entry(struct boot_info *bi_in)
 		panic("apic_init_bsp", "no usable local APIC");
 	smp_set_debug(opts.selftest == OPT_SELFTEST_AP_SILENT ? SMP_DEBUG_AP_SILENT
 		      : opts.selftest == OPT_SELFTEST_AP_LATE ? SMP_DEBUG_AP_LATE : SMP_DEBUG_NONE);
+	idle_init((enum idle_method)opts.idle);              /* how APs wait for work: MWAIT or HLT */
 	smp_init(&bi, &acpi, opts.cpus, opts.smp_timeout_ms); /* every enabled CPU, bounded */
 	smp_measure_tsc_offsets();                           /* each AP against the BSP */
 	machine_decode_topology(&acpi);                      /* packages, cores, threads, caches */

@@ -97,6 +97,13 @@ static const char *const opt_tristate_names[] = {
 	[OPT_SET_ON] = "on",
 };
 
+static const char *const opt_idle_names[] = {
+	[OPT_IDLE_AUTO] = "auto",
+	[OPT_IDLE_MWAIT] = "mwait",
+	[OPT_IDLE_HLT] = "hlt",
+	[OPT_IDLE_POLL] = "poll",
+};
+
 static const char *const opt_paging_names[] = {
 	[OPT_PAGING_4] = "4",
 	[OPT_PAGING_5] = "5",
@@ -172,6 +179,9 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "paging", .type = OPT_T_CHOICE, .def = OPT_PAGING_4,
 	  OPT_CHOICES(opt_paging_names), .offset = OPT_FIELD(paging),
 	  .help = "multiboot2 path: 5 enters the kernel with 5-level paging, as some firmware does" },
+	{ .name = "idle", .type = OPT_T_CHOICE, .def = OPT_IDLE_AUTO,
+	  OPT_CHOICES(opt_idle_names), .offset = OPT_FIELD(idle),
+	  .help = "how idle CPUs wait: MWAIT on real hardware, else HLT; poll keeps them busy" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

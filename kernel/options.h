@@ -65,6 +65,9 @@ enum opt_console {
 #define OPT_CONSOLE_BAUD_MIN 50
 #define OPT_CONSOLE_BAUD_MAX 4000000
 
+/* idle= : how CPUs wait for work (same order as kernel/idle.h's enum idle_method). */
+enum opt_idle { OPT_IDLE_AUTO, OPT_IDLE_MWAIT, OPT_IDLE_HLT, OPT_IDLE_POLL };
+
 /* paging= : the multiboot2 path's paging mode at kernel entry (index in "4", "5"). */
 enum opt_paging { OPT_PAGING_4, OPT_PAGING_5 };
 
@@ -89,6 +92,7 @@ struct options {
 	uint32_t console_addr_hi;    /* MMIO address bits 63:32 */
 	uint32_t console_baud;       /* 0: 115200 on I/O ports, the firmware's on MMIO */
 	enum opt_paging paging;      /* read by boot/mb2_main.c; the kernel only reports it */
+	enum opt_idle idle;          /* default OPT_IDLE_AUTO */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
+#include "idle.h"
 #include "lib.h"
 #include "percpu.h"
 #include "tsc.h"
@@ -132,6 +133,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 			continue;
 		percpu[c].job = j;
 		__atomic_add_fetch(&percpu[c].job_seq, 1, __ATOMIC_RELEASE);
+		idle_kick(c);
 	}
 
 	if (bsp_t != UINT32_MAX) {
@@ -211,7 +213,7 @@ void run_ap_loop(void)
 				me->state = CPU_HALTED;
 				cpu_halt_forever();
 			}
-			cpu_pause();
+			idle_wait(&me->job_seq, seen, &me->stop); /* MWAIT or HLT, never a spin */
 		}
 		seen = me->job_seq;
 		struct run_job *j = me->job;

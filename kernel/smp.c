@@ -4,6 +4,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "idt.h"
+#include "idle.h"
 #include "lib.h"
 #include "msr.h"
 #include "paging.h"
@@ -441,8 +442,10 @@ void smp_measure_tsc_offsets(void)
 void smp_park_aps(void)
 {
 	for (uint32_t i = 1; i < n_slots; i++)
-		if (percpu[i].state == CPU_ONLINE)
+		if (percpu[i].state == CPU_ONLINE) {
 			percpu[i].stop = 1;
+			idle_kick(i);
+		}
 	uint64_t deadline = tsc_deadline_ms(PARK_TIMEOUT_MS);
 	for (uint32_t i = 1; i < n_slots; i++)
 		while (percpu[i].state == CPU_ONLINE && tsc_read() < deadline)
