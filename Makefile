@@ -148,6 +148,11 @@ run: $(BUILD)/quietbench.efi
 boottest: $(BUILD)/quietbench.efi
 	python3 tests/boot/run_boot_tests.py --efi $<
 
+# CPUs left out of the run are halted in our park loop; console= moves the console.
+.PHONY: parktest
+parktest: $(BUILD)/quietbench.efi
+	python3 tests/boot/park_tests.py --efi $<
+
 # The counter workload's loops must really load, add and store (or LOCK XADD).
 asmtest: $(BUILD)/workloads/counter_loops.o
 	python3 tests/asm/check_counter_loops.py $<
@@ -158,7 +163,7 @@ HOST_PYTHON ?= /usr/bin/python3
 toolstest: | $(BUILD)/.deps-ok
 	$(HOST_PYTHON) -m pytest -q tests/tools
 
-test: unit asmtest toolstest boottest
+test: unit asmtest toolstest boottest parktest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from

@@ -102,6 +102,7 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_u64(r, "kernel_bytes", machine_kernel_bytes(bi));
 	rec_u64(r, "stack_bytes", machine_stack_bytes(bi));
 	rec_u64(r, "ap_startup_us", smp_startup_us());
+	rec_hex(r, "ap_trampoline", bi->trampoline_phys); /* where parked CPUs halt */
 	rec_u64(r, "cpus_found", smp_cpus_found());
 	rec_u64(r, "cpus_online", smp_cpus_online());
 	rec_u64(r, "cpus_parked", smp_cpus_parked());
