@@ -6,6 +6,7 @@
 #include "percpu.h"
 #include "serial.h"
 #include "spinlock.h"
+#include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define TEXT_BUF 1024
@@ -19,6 +20,9 @@ static struct rec rec_shared;
 static char rec_kind[32];          /* kind of the record being built, for the overflow report */
 static volatile int panic_mode;
 static unsigned long n_records, n_errors;
+static uint64_t out_bytes, out_ticks;  /* what printing has cost so far: serial and screen */
+
+#define RATE_MIN_BYTES 2048            /* measured throughput is trusted past this much output */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static int32_t cpu_index(void)
@@ -46,11 +50,19 @@ static void lock(struct spinlock *l)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+static void count_out(uint64_t t0, size_t n)
+{
+	out_ticks += tsc_read() - t0;
+	out_bytes += n;
+}
+
 void console_write(const char *s, size_t n)
 {
 	lock(&out_lock);
+	uint64_t t0 = tsc_read();
 	serial_write(s, n);
 	fbcon_write(s, n); /* fbcon hook: people's text on the screen too */
+	count_out(t0, n);
 	spin_unlock(&out_lock);
 }
 
@@ -66,6 +78,7 @@ void kprintf(const char *fmt, ...)
 	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
 	/* Serial terminals want CR LF. */
 	lock(&out_lock);
+	uint64_t t0 = tsc_read();
 	size_t start = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (buf[i] == '\n') {
@@ -76,6 +89,7 @@ void kprintf(const char *fmt, ...)
 	}
 	serial_write(buf + start, len - start);
 	fbcon_write(buf, len); /* fbcon hook: people's text on the screen too */
+	count_out(t0, len);
 	spin_unlock(&out_lock);
 }
 
@@ -104,8 +118,10 @@ void console_rec_emit(struct rec *r)
 	}
 	if (line) {
 		lock(&out_lock);
+		uint64_t t0 = tsc_read();
 		serial_write(line, len);
 		serial_write("\r\n", 2);
+		count_out(t0, len + 2);
 		spin_unlock(&out_lock);
 		n_records++;
 		if (!strncmp(line, "@qb {\"v\":1,\"kind\":\"error\"", 25))
@@ -140,9 +156,27 @@ void console_summary(const char *fmt, ...)
 	fbcon_summary_add(line);
 }
 
+void console_status(const char *line)
+{
+	fbcon_set_status(line); /* fbcon hook */
+}
+
+void console_summary_line(const char *line)
+{
+	fbcon_summary_add(line); /* fbcon hook */
+}
+
 void console_panic_mode(void)
 {
 	panic_mode = 1;
+}
+
+double console_bytes_per_s(void)
+{
+	uint64_t hz = tsc_hz();
+	if (out_bytes < RATE_MIN_BYTES || !hz || !out_ticks)
+		return 0;
+	return (double)out_bytes * (double)hz / (double)out_ticks;
 }
 
 unsigned long console_records(void)

@@ -29,9 +29,22 @@ void console_error(const char *what, const char *fmt, ...) __attribute__((format
  * screen's summary on bare metal; a text line in the Linux twin). */
 void console_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Replace the status line (the screen's bottom line on bare metal; nothing in
+ * the Linux twin, whose text already says it). */
+void console_status(const char *line);
+
+/* One line on the end-of-run summary screen, not printed as text (bare
+ * metal; nothing in the twin). */
+void console_summary_line(const char *line);
+
 /* From now on locks are taken with a short bound and then broken, so that a
  * CPU stopped while holding one cannot silence the report of a fatal fault. */
 void console_panic_mode(void);
+
+/* What printing has cost so far, in bytes per second of the time spent
+ * printing (serial and screen); 0 until there is enough to tell, or when
+ * printing costs nothing worth counting. */
+double console_bytes_per_s(void);
 
 /* Records emitted so far, and errors among them (the done record reports these). */
 unsigned long console_records(void);

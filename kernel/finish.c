@@ -20,6 +20,7 @@ typedef void (__attribute__((ms_abi)) *efi_reset_fn)(uint32_t type, uint64_t sta
 static enum finish_mode mode;
 static uint64_t reset_fn, start_tsc;
 static volatile int failed, finishing;
+static volatile unsigned long n_failures;
 static const char *first_failure;
 
 /* ---- BIOS reset hook (issue 7) ----------------------------------------------
@@ -101,7 +102,13 @@ void finish_mark_failed(const char *why)
 	if (!failed)
 		first_failure = why;
 	failed = 1;
+	__atomic_add_fetch(&n_failures, 1, __ATOMIC_RELAXED);
 	fbcon_note_failure(); /* fbcon hook: the workload's summary line says FAIL */
+}
+
+unsigned long finish_failures(void)
+{
+	return n_failures;
 }
 
 void finish_now(bool ok)

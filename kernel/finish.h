@@ -27,6 +27,9 @@ void finish_set_memory_map(const struct boot_info *bi);
 /* Mark the run failed (a check or a workload failed); the done record says "fail". */
 void finish_mark_failed(const char *why);
 
+/* How many times finish_mark_failed was called (a workload that adds to it failed). */
+unsigned long finish_failures(void);
+
 /* Emit `done` and end the run as set up. ok is ANDed with finish_mark_failed. */
 void finish_now(bool ok) __attribute__((noreturn));
 

@@ -8,7 +8,6 @@
 #include "fault.h"
 #include "fbcon.h" /* fbcon hook */
 #include "finish.h"
-#include "fmt.h" /* fbcon hook */
 #include "gdt.h"
 #include "instr.h"
 #include "idt.h"
@@ -25,6 +24,7 @@
 #include "serial_setup.h"
 #include "smp.h"
 #include "tsc.h"
+#include "sequence.h"
 #include "workload.h"
 
 #ifndef QB_BUILD_ID
@@ -129,50 +129,39 @@ static void init_acpi(void)
 
 static void run_workloads(void)
 {
-	struct wl_ctx ctx = {
-		.quick = opts.profile == OPT_PROFILE_QUICK,
-		.reps = opts.reps ? opts.reps : opts.profile == OPT_PROFILE_QUICK ? QUICK_REPS : FULL_REPS,
-		.flush = opts.flush == OPT_FLUSH_WBINVD,
-		.selftest_iters = opts.selftest_iters,
-		.iters = opts.iters,
-		.selftest_fault = opts.selftest == OPT_SELFTEST_FAULT_BSP ? 1
-				: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2
-				: opts.selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
-		.timeout_ms = run_default_timeout_ms,
-		.online = &online,
-		.topo = machine_topo(),
-		.cpu_of_topo = machine_cpu_of_topo(),
-		.bsp_cpuid = &percpu[0].snap,
-		.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1,
-		.platform = "bare-metal",
-		.has_wbinvd = true,
-		.has_fault_internals = true,
+	bool quick = opts.profile == OPT_PROFILE_QUICK;
+	static struct seq_run seq;
+	const struct serial_port *sp = serial_current();
+	seq = (struct seq_run){
+		.ctx = {
+			.quick = quick,
+			.reps = opts.reps ? opts.reps : quick ? QUICK_REPS : FULL_REPS,
+			.flush = opts.flush == OPT_FLUSH_WBINVD,
+			.selftest_iters = opts.selftest_iters,
+			.iters = opts.iters,
+			.selftest_fault = opts.selftest == OPT_SELFTEST_FAULT_BSP ? 1
+					: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2
+					: opts.selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
+			.timeout_ms = run_default_timeout_ms,
+			.online = &online,
+			.topo = machine_topo(),
+			.cpu_of_topo = machine_cpu_of_topo(),
+			.bsp_cpuid = &percpu[0].snap,
+			.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1,
+			.platform = "bare-metal",
+			.has_wbinvd = true,
+			.has_fault_internals = true,
+		},
+		.workloads = opts.workloads,
+		.budget_s = opts.budget_s ? opts.budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
+		.plan_only = opts.plan == OPT_ON,
+		.start_tsc = bi.entry_tsc,
+		/* What printing really cost so far; else 8N1's ten bits a byte. */
+		.serial_bytes_per_s = console_bytes_per_s() ? console_bytes_per_s()
+				    : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0,
+		.run_timeout_ms = opts.run_timeout_ms,
 	};
-	unsigned total = 0, k = 0;
-	for (unsigned i = 0; i < wl_count; i++)
-		total += (opts.workloads >> i) & 1;
-	for (unsigned i = 0; i < wl_count; i++) {
-		if (!((opts.workloads >> i) & 1))
-			continue;
-		kprintf("\n== workload %u of %u: %s - %s\n", ++k, total, wl_all[i].name, wl_all[i].summary);
-		char line[FBCON_LINE_LEN]; /* fbcon hook: progress on the status line */
-		fmt_snprintf(line, sizeof(line), "workload %u of %u: %s", k, total, wl_all[i].name);
-		fbcon_set_status(line);
-		unsigned long fails0 = fbcon_failures(), errors0 = console_errors(); /* fbcon hook */
-		instr_goal(wl_all[i].counters);
-		uint64_t t0 = tsc_read();
-		wl_all[i].run(&ctx);
-		uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
-		kprintf("== %s finished in %llu ms\n", wl_all[i].name, (unsigned long long)ms);
-		struct rec *r = console_rec_open("workload");
-		rec_str(r, "name", wl_all[i].name);
-		rec_u64(r, "elapsed_ms", ms);
-		console_rec_emit(r);
-		unsigned long errors = console_errors() - errors0; /* fbcon hook: one summary line per workload */
-		fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s)", wl_all[i].name,
-			     (unsigned long long)ms, fbcon_failures() == fails0 ? "ok" : "FAIL", errors);
-		fbcon_summary_add(line);
-	}
+	seq_go(&seq);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */

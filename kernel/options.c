@@ -29,6 +29,7 @@ enum opt_type {
 	OPT_T_WORKLOADS,  /* comma list of the caller's names or "all" */
 	OPT_T_IGNORED,    /* accepted and dropped (initrd= from OVMF) */
 	OPT_T_CONSOLE,    /* console=: a UART's place (see options.h), into console* */
+	OPT_T_DURATION,   /* 150, 150s, 30m, 2h, 1h30m: seconds in min..max */
 };
 
 struct opt_row {
@@ -182,6 +183,15 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "idle", .type = OPT_T_CHOICE, .def = OPT_IDLE_AUTO,
 	  OPT_CHOICES(opt_idle_names), .offset = OPT_FIELD(idle),
 	  .help = "how idle CPUs wait: MWAIT on real hardware, else HLT; poll keeps them busy" },
+	{ .name = "budget", .type = OPT_T_DURATION, .min = 1, .max = OPT_BUDGET_MAX_S,
+	  .zero_means = "full 30m, quick none", .offset = OPT_FIELD(budget_s),
+	  .help = "wall-clock time for the whole run: 150s, 30m, 2h, 1h30m" },
+	{ .name = "plan", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(plan),
+	  .help = "show the plan (configurations and their estimated time) and stop (the word alone means on)" },
+	{ .name = "run_timeout_ms", .type = OPT_T_UINT, .min = 1, .max = OPT_RUN_TIMEOUT_MS_MAX,
+	  .zero_means = "from the plan", .offset = OPT_FIELD(run_timeout_ms),
+	  .help = "one bound for every run, instead of the planned time x 4" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };
@@ -387,6 +397,47 @@ static void opt_list(struct opt_parser *p, const struct opt_row *row,
 		*dst = bits;
 }
 
+/* 150, 150s, 30m, 2h, 1h30m: a sum of numbers each with a unit (a lone
+ * number is seconds). */
+static void opt_duration(struct opt_parser *p, const struct opt_row *row, const char *key, size_t klen,
+			 const char *v, size_t vlen, uint32_t *dst)
+{
+	uint64_t total = 0, num = 0;
+	bool digits = false, units = false;
+	for (size_t i = 0; i < vlen; i++) {
+		char c = v[i];
+		if (c >= '0' && c <= '9') {
+			num = num * OPT_DEC_BASE + (uint64_t)(c - '0');
+			digits = true;
+			if (num > row->max)
+				goto range;
+			continue;
+		}
+		uint64_t mul = c == 's' ? 1 : c == 'm' ? 60 : c == 'h' ? 3600 : 0;
+		if (!mul || !digits) {
+			opt_error(p, key, klen, v, vlen, "not a duration (150s, 30m, 2h, 1h30m)");
+			return;
+		}
+		total += num * mul;
+		num = 0;
+		digits = false;
+		units = true;
+		if (total > row->max)
+			goto range;
+	}
+	if (digits && units) {
+		opt_error(p, key, klen, v, vlen, "a number without a unit after one with a unit");
+		return;
+	}
+	total += num;
+	if (total >= row->min && total <= row->max) {
+		*dst = (uint32_t)total;
+		return;
+	}
+range:
+	opt_error(p, key, klen, v, vlen, "out of range %us..%us", row->min, row->max);
+}
+
 static bool opt_prefix(const char *s, size_t n, const char *prefix)
 {
 	size_t pl = strlen(prefix);
@@ -527,6 +578,9 @@ static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 	case OPT_T_CONSOLE:
 		opt_console(p, w, klen, v, vlen, o);
 		break;
+	case OPT_T_DURATION:
+		opt_duration(p, row, w, klen, v, vlen, opt_field(o, row));
+		break;
 	default:
 		opt_list(p, row, w, klen, v, vlen, opt_field(o, row));
 		break;
@@ -642,6 +696,9 @@ int options_help(char *buf, size_t cap, const char *const *workload_names,
 			opt_append(buf, cap, &len, "%s=%s  %s (default auto)\n", row->name,
 				   OPT_CONSOLE_FORMS, row->help);
 			continue;
+		case OPT_T_DURATION:
+			fmt_snprintf(vals, sizeof(vals), "DURATION");
+			break;
 		default:
 			opt_choice_list(vals, sizeof(vals), row);
 			break;

@@ -12,6 +12,9 @@
 #define OPT_SMP_TIMEOUT_MS_DEFAULT 1000
 #define OPT_SELFTEST_ITERS_MAX 1000000000
 #define OPT_ITERS_MAX 0x80000000u        /* 2^31: the counter workload's per-thread increments */
+#define OPT_BUDGET_MAX_S (7u * 24 * 3600) /* a week: anything longer is a typo */
+#define OPT_BUDGET_FULL_S 1800            /* profile=full without budget=: 30 minutes */
+#define OPT_RUN_TIMEOUT_MS_MAX 3600000    /* an hour */
 
 /* profile= : how long the run is. */
 enum opt_profile {
@@ -93,6 +96,9 @@ struct options {
 	uint32_t console_baud;       /* 0: 115200 on I/O ports, the firmware's on MMIO */
 	enum opt_paging paging;      /* read by boot/mb2_main.c; the kernel only reports it */
 	enum opt_idle idle;          /* default OPT_IDLE_AUTO */
+	uint32_t budget_s;           /* wall-clock seconds for the run; 0: the profile's (full 30 min, quick none) */
+	enum opt_onoff plan;         /* OPT_ON: show the plan and stop */
+	uint32_t run_timeout_ms;     /* one bound for every run; 0: from the plan */
 };
 
 #define OPT_ERR_KEY_LEN 32

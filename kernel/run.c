@@ -25,6 +25,7 @@ struct run_job {
 	volatile uint32_t go __attribute__((aligned(CACHE_LINE)));
 	volatile uint32_t finished __attribute__((aligned(CACHE_LINE)));
 	volatile uint8_t done[QB_MAX_CPUS] __attribute__((aligned(CACHE_LINE)));
+	volatile uint8_t overran[QB_MAX_CPUS] __attribute__((aligned(CACHE_LINE)));
 	uint32_t thread_of_cpu[QB_MAX_CPUS];
 };
 
@@ -53,8 +54,8 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 		__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
-	struct run_thread th = { t, cpu, j->n, j->arg };
 	int64_t off = percpu[cpu].tsc_offset;
+	struct run_thread th = { t, cpu, j->n, j->arg, j->deadline + (uint64_t)off, &j->overran[t] };
 	struct instr_mark mark;
 	instr_begin(&mark);
 	uint64_t s = tsc_start();
@@ -107,6 +108,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		res = &scratch_res;
 	res->n = set->n;
 	res->n_failed = 0;
+	res->n_overran = 0;
 	res->start_skew = 0;
 	if (!valid_set(set, &bsp_t))
 		return res->status = RUN_BAD_SET;
@@ -118,10 +120,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	j->n = set->n;
 	j->res = res;
 	j->deadline = tsc_deadline_ms(timeout_ms);
+	uint64_t give_up = tsc_deadline_ms(timeout_ms + run_grace_ms(timeout_ms));
 	j->arrived = 0;
 	j->go = GO_WAIT;
 	j->finished = 0;
 	memset((void *)j->done, 0, set->n);
+	memset((void *)j->overran, 0, set->n);
 	memset(res->start, 0, set->n * sizeof(res->start[0]));
 	memset(res->end, 0, set->n * sizeof(res->end[0]));
 
@@ -146,7 +150,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	}
 	bool aborted = j->go != GO_RUN;
-	while (j->finished < j->n && tsc_read() < j->deadline)
+	while (j->finished < j->n && tsc_read() < give_up)
 		cpu_pause();
 
 	for (uint32_t t = 0; t < set->n; t++) {
@@ -160,6 +164,9 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		return res->status = RUN_NO_START;
 	if (res->n_failed)
 		return res->status = RUN_TIMEOUT;
+	res->n_overran = 0;
+	for (uint32_t t = 0; t < set->n; t++)
+		res->n_overran += j->overran[t];
 
 	uint64_t lo = ~0ull, hi = 0;
 	for (uint32_t t = 0; t < set->n; t++) {
@@ -167,7 +174,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		hi = MAX(hi, res->start[t]);
 	}
 	res->start_skew = hi - lo;
-	return res->status = RUN_OK;
+	return res->status = res->n_overran ? RUN_OVERRUN : RUN_OK;
+}
+
+uint64_t run_grace_ms(uint64_t timeout_ms)
+{
+	return MAX((uint64_t)RUN_GRACE_MIN_MS, timeout_ms / 4);
 }
 
 static void flush_fn(const struct run_thread *t)
@@ -199,6 +211,7 @@ const char *run_status_name(enum run_status s)
 	case RUN_BAD_SET: return "bad cpu set";
 	case RUN_NO_START: return "cpus did not reach the barrier";
 	case RUN_TIMEOUT: return "cpus did not finish";
+	case RUN_OVERRUN: return "overrun: the work passed its bound";
 	}
 	return "unknown";
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "instr.h"
 #include "qb_limits.h"
+#include "tsc.h"
 
 /* An ordered list of dense CPU numbers; thread t runs on cpu[t]. */
 struct cpuset {
@@ -19,7 +20,23 @@ struct run_thread {
 	uint32_t cpu;     /* dense CPU number */
 	uint32_t n;       /* threads in this run */
 	void *arg;        /* the caller's argument */
+	uint64_t deadline;          /* TSC: the run's bound; past it, stop early (run_overdue) */
+	volatile uint8_t *overran;  /* written by run_overran */
 };
+
+/* True once this thread is past the run's bound. A long loop checks it every
+ * so often (between chunks of a few thousand iterations), and stops early. */
+static inline bool run_overdue(const struct run_thread *t)
+{
+	return tsc_read() >= t->deadline;
+}
+
+/* Say that this thread stopped early at the bound: the run is an overrun,
+ * not a lost CPU, and the caller reports what the thread reached. */
+static inline void run_overran(const struct run_thread *t)
+{
+	*t->overran = 1;
+}
 
 typedef void (*run_fn)(const struct run_thread *t);
 
@@ -31,7 +48,8 @@ enum run_status {
 	RUN_OK = 0,
 	RUN_BAD_SET,      /* a CPU is not online, repeated, or the set is empty */
 	RUN_NO_START,     /* some CPUs never reached the barrier: nobody ran */
-	RUN_TIMEOUT,      /* some CPUs did not finish in time: they were stopped and left out */
+	RUN_TIMEOUT,      /* some CPUs did not answer in time: they were stopped and left out (lost) */
+	RUN_OVERRUN,      /* the work passed the bound: every thread stopped early by itself */
 };
 
 /* Per-run timing, in the BSP's TSC time base (each CPU's offset removed). */
@@ -45,15 +63,23 @@ struct run_result {
 	struct instr_thread instr[QB_MAX_CPUS]; /* per thread: noise and counters during fn */
 	uint32_t n_failed;               /* CPUs that did not arrive or finish */
 	uint32_t failed[QB_MAX_CPUS];    /* their dense numbers */
+	uint32_t n_overran;              /* threads that stopped early at the bound (run_overran) */
 };
 
 /* Run fn(t) on every CPU of set, all released from one barrier; the calling
- * CPU (the BSP) takes part if it is in the set. Waits at most timeout_ms for
- * everyone to arrive and then to finish; a CPU that misses the bound is
- * reported in an error record, stopped (INIT) and marked lost. res may be
- * NULL. Must be called on the BSP. */
+ * CPU (the BSP) takes part if it is in the set. timeout_ms bounds the run:
+ * every thread sees it as t->deadline and stops early past it (run_overdue,
+ * run_overran: RUN_OVERRUN). A CPU that does not arrive, or has not returned
+ * RUN_GRACE past the bound, is reported in an error record, stopped (INIT)
+ * and marked lost (RUN_NO_START, RUN_TIMEOUT). res may be NULL. Must be
+ * called on the BSP. */
 enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned flags,
 		       uint64_t timeout_ms, struct run_result *res);
+
+/* How long past the bound a thread may take to notice it and return, before
+ * it counts as lost: a quarter of the bound, at least RUN_GRACE_MIN_MS. */
+#define RUN_GRACE_MIN_MS 1000
+uint64_t run_grace_ms(uint64_t timeout_ms);
 
 /* WBINVD on every CPU of the set, one call each, in parallel. */
 enum run_status run_flush(const struct cpuset *set);

@@ -8,6 +8,7 @@
 #define SERIAL_COM1 0x3f8
 #define SERIAL_DEFAULT_BAUD 115200
 #define SERIAL_PC_CLOCK_HZ 1843200   /* the PC/AT UART crystal: 1.8432 MHz */
+#define SERIAL_BITS_PER_BYTE 10      /* 8N1: start, 8 data, stop */
 
 /* Where the UART's registers are, and how to program it. */
 struct serial_port {

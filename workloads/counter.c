@@ -7,7 +7,11 @@
  *   array-header-padded  the same with the length word alone on its line (the seed's fix)
  *   shared-atomic        every CPU does LOCK XADD on one counter: true sharing, the reference
  * Thread counts 1, 2, 4, ... all; placements compact and scatter; one pair per
- * topology relation; and a core-to-core matrix of the packed pair cost. */
+ * topology relation; and a core-to-core matrix of the packed pair cost.
+ *
+ * Each of these is a configuration in the run's plan (workloads/sequence.h):
+ * counter_plan lists them and times a short run of each; counter_run runs
+ * them with the iterations, repetitions and matrix sample the plan chose. */
 #include "workload.h"
 #include "console.h"
 #include "counter_loops.h"
@@ -15,18 +19,30 @@
 #include "fmt.h"
 #include "lib.h"
 #include "placement.h"
+#include "pmm.h"
 #include "report.h"
 #include "reps.h"
+#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define FULL_ITERS ((1ull << 31) / 4) /* the seed's int.MaxValue / 4 */
 #define QUICK_ITERS 20000ull
+#define MIN_ITERS 20000ull            /* fewer and the barrier weighs on the result */
+#define CALIB_ITERS 20000ull
+#define CHUNK 65536ull                /* increments between looks at the bound */
 #define BLOCK_WORDS 16                /* 128 bytes: one padded block */
-#define MATRIX_MAX_CPUS 64            /* above this the matrix samples CPUs evenly */
+#define MATRIX_ITERS (1ull << 18)     /* per pair: enough for a stable per-increment cost */
+#define MATRIX_REPS 5
 #define QUICK_MATRIX_REPS 2
+#define MATRIX_MIN_CPUS 8             /* a sample smaller than this shows no structure */
+#define MATRIX_INLINE_CPUS 64         /* larger matrices go out a row per record */
 #define MAX_COUNTS 16                 /* thread counts in a sweep (2^15 > QB_MAX_CPUS) */
+#define CALIB_TRIES 2
+#define REC_BYTES 1500                /* one result record and its text line */
+#define REC_BYTES_PER_THREAD 12
+#define MATRIX_BYTES_PER_PAIR 18      /* two numbers of the matrix and their share of text */
 
 enum layout { PACKED, PADDED, ARRAY_HEADER, ARRAY_HEADER_PADDED, SHARED_ATOMIC, N_LAYOUTS };
 
@@ -38,10 +54,16 @@ static const char *const layout_names[N_LAYOUTS] = {
 	[SHARED_ATOMIC] = "shared-atomic",
 };
 
+/* What a plan item's param[] hold: [0] kind, [1] layout, [2] threads, [3] placement or relation. */
+enum item_kind { KIND_SWEEP, KIND_BASE, KIND_PAIR, KIND_MATRIX };
+
+static const enum topo_rel pair_rels[] = { TOPO_REL_SMT, TOPO_REL_L2, TOPO_REL_L3, TOPO_REL_PACKAGE,
+					   TOPO_REL_REMOTE };
+
 /* ---- Types ---------------------------------------------------------------- */
 struct counter_job {
 	enum layout layout;
-	uint64_t iters;
+	uint64_t iters;                          /* per thread */
 	volatile uint64_t *counter[QB_MAX_CPUS]; /* thread t's counter */
 	volatile uint64_t *header;               /* array length word (array-header variants) */
 	uint64_t index[QB_MAX_CPUS];             /* thread t's array index (array-header variants) */
@@ -51,12 +73,13 @@ struct counter_job {
 
 /* One configuration's measurements. */
 struct counter_outcome {
-	bool ok;
+	bool ok, overrun;
 	const char *why;
 	uint32_t n;
 	struct reps *reps;                       /* the repetitions: slowest thread, noise, counters */
 	double tpi;                              /* median slowest ticks per increment */
 	double thread_tpi[QB_MAX_CPUS];          /* median per thread, per increment */
+	char reached[96];                        /* what an overrun got to */
 };
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -67,7 +90,7 @@ static struct counter_outcome out;
 static struct run_result res;
 static double top_pct[N_LAYOUTS];            /* slowdown at the most threads, compact */
 static uint32_t top_threads;
-static double matrix[MATRIX_MAX_CPUS][MATRIX_MAX_CPUS];
+static float small_matrix[MATRIX_INLINE_CPUS * MATRIX_INLINE_CPUS];
 static struct cpuset set;
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -75,19 +98,28 @@ static void counter_thread(const struct run_thread *t)
 {
 	struct counter_job *j = t->arg;
 	volatile uint64_t *c = j->counter[t->index];
-	uint64_t n = j->iters, made;
+	uint64_t n = j->iters, made = 0;
 	uint64_t s = tsc_start();
-	switch (j->layout) {
-	case ARRAY_HEADER:
-	case ARRAY_HEADER_PADDED:
-		made = counter_inc_checked(j->header + 1, j->header, j->index[t->index], n);
-		break;
-	case SHARED_ATOMIC:
-		made = counter_inc_atomic(c, n);
-		break;
-	default:
-		made = counter_inc_plain(c, n);
-		break;
+	/* In chunks, each an unchanged inner loop (tests/asm checks them), with a
+	 * look at the bound between chunks. */
+	for (uint64_t done = 0; done < n; done += CHUNK) {
+		uint64_t m = MIN(CHUNK, n - done);
+		switch (j->layout) {
+		case ARRAY_HEADER:
+		case ARRAY_HEADER_PADDED:
+			made += counter_inc_checked(j->header + 1, j->header, j->index[t->index], m);
+			break;
+		case SHARED_ATOMIC:
+			made += counter_inc_atomic(c, m);
+			break;
+		default:
+			made += counter_inc_plain(c, m);
+			break;
+		}
+		if (done + m < n && run_overdue(t)) {
+			run_overran(t);
+			break;
+		}
 	}
 	uint64_t e = tsc_end();
 	j->ticks[t->index] = e - s;
@@ -135,21 +167,44 @@ static bool counts_ok(uint32_t n)
 	return true;
 }
 
+/* Increments per thread for `units`: shared-atomic keeps the total constant
+ * across thread counts (units is the total), every other layout gives each
+ * thread `units`. */
+static uint64_t per_thread(enum layout l, uint64_t units, uint32_t n)
+{
+	if (l != SHARED_ATOMIC)
+		return units;
+	uint64_t each = units / n;
+	return each ? each : 1;
+}
+
 /* Warm-up plus reps timed repetitions of one configuration. */
-static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t iters,
-		    uint32_t reps)
+static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
+		    uint32_t reps, uint64_t timeout_ms)
 {
 	uint32_t n = s->n;
 	out.ok = true;
+	out.overrun = false;
 	out.why = 0;
 	out.n = n;
-	job.iters = iters;
+	job.iters = per_thread(l, units, n);
 	out.reps = reps_begin(n);
 	reps = MIN(reps, (uint32_t)REPS_MAX);
 	for (uint32_t r = 0; r <= reps; r++) {
 		lay_out(l, n);
-		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0,
-					    ctx->timeout_ms, &res);
+		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
+		if (st == RUN_OVERRUN) {
+			uint64_t least = job.iters;
+			for (uint32_t t = 0; t < n; t++)
+				least = MIN(least, job.done[t]);
+			fmt_snprintf(out.reached, sizeof(out.reached),
+				     "overrun: repetition %u stopped at the bound with %llu of %llu increments", r,
+				     (unsigned long long)least, (unsigned long long)job.iters);
+			out.ok = false;
+			out.overrun = true;
+			out.why = out.reached;
+			break;
+		}
 		if (st != RUN_OK) {
 			out.ok = false;
 			out.why = run_status_name(st);
@@ -162,19 +217,44 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 		}
 		if (r > 0) /* the first is an untimed warm-up */
 			reps_add(out.reps, job.ticks, res.instr);
+		seq_tick();
 	}
-	out.tpi = iters ? reps_stats(out.reps)->median / (double)iters : 0;
+	out.tpi = job.iters ? reps_stats(out.reps)->median / (double)job.iters : 0;
 	for (uint32_t t = 0; t < n; t++)
-		out.thread_tpi[t] = iters ? reps_thread_median(out.reps, t) / (double)iters : 0;
+		out.thread_tpi[t] = job.iters ? reps_thread_median(out.reps, t) / (double)job.iters : 0;
+}
+
+/* The set an item runs on; false if the topology has none (then it is not planned). */
+static bool item_set(const struct wl_ctx *ctx, enum item_kind k, uint32_t threads, uint32_t how, struct cpuset *s)
+{
+	switch (k) {
+	case KIND_SWEEP:
+		return place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)how, threads, s);
+	case KIND_BASE:
+		s->n = 1;
+		s->cpu[0] = ctx->cpu_of_topo[0];
+		return true;
+	case KIND_PAIR:
+		return place_pair(ctx->topo, ctx->cpu_of_topo, (enum topo_rel)how, s);
+	default:
+		return false;
+	}
+}
+
+static void pair_name(char *buf, size_t cap, enum topo_rel rel)
+{
+	fmt_snprintf(buf, cap, "pair-%s", topo_rel_name(rel));
 }
 
 /* The result record: statistics of the slowest thread, each thread, spread and slowdown. */
-static void report(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, const char *placement,
-		   uint64_t iters, double base_tpi)
+static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum layout l, const struct cpuset *s,
+		   const char *placement, double base_tpi)
 {
 	struct rec *r = report_result_open("counter", layout_names[l], s);
 	rec_obj_begin(r, "params");
-	rec_u64(r, "iters", iters);
+	rec_u64(r, "iters", job.iters);
+	if (l == SHARED_ATOMIC)
+		rec_u64(r, "total_increments", job.iters * s->n);
 	rec_str(r, "placement", placement);
 	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
@@ -193,98 +273,82 @@ static void report(const struct wl_ctx *ctx, enum layout l, const struct cpuset 
 		rec_f64(r, "slowdown_pct", 100.0 * out.tpi / base_tpi, 1);
 	else
 		rec_null(r, "slowdown_pct");
-	report_result_close(r, out.ok ? "ok" : "fail", out.ok ? 0 : out.why);
+	seq_item_report(r, it);
+	report_result_close(r, out.ok ? "ok" : out.overrun ? "overrun" : "fail", out.ok ? 0 : out.why);
+}
+
+static void report_skipped(enum layout l, const char *placement, const char *why)
+{
+	struct rec *r = report_result_open("counter", layout_names[l], 0);
+	rec_obj_begin(r, "params");
+	rec_str(r, "placement", placement);
+	rec_obj_end(r);
+	report_result_close(r, "skipped", why);
+	kprintf("  %-10s %-20s %-12s skipped: %s\n", "", layout_names[l], placement, why);
 }
 
 static void table_row(const char *threads_or_pair, const char *layout, const char *placement, double base_tpi)
 {
+	const char *note = out.ok ? "" : out.overrun ? "  OVERRUN" : "  CHECK FAILED";
 	if (base_tpi > 0)
 		kprintf("  %-10s %-20s %-12s %10.3f %8.0f%%%s\n", threads_or_pair, layout, placement, out.tpi,
-			100.0 * out.tpi / base_tpi, out.ok ? "" : "  CHECK FAILED");
+			100.0 * out.tpi / base_tpi, note);
 	else
-		kprintf("  %-10s %-20s %-12s %10.3f %9s%s\n", threads_or_pair, layout, placement, out.tpi, "-",
-			out.ok ? "" : "  CHECK FAILED");
+		kprintf("  %-10s %-20s %-12s %10.3f %9s%s\n", threads_or_pair, layout, placement, out.tpi, "-", note);
 }
 
-/* Layouts x thread counts x placements, as the seed's first two tables. */
-static void sweep(const struct wl_ctx *ctx, uint64_t iters)
+/* The CPUs a matrix of `pairs` pairs covers: the most whose pairs fit. */
+static uint32_t matrix_cpus(uint64_t pairs, uint32_t ncpu)
 {
-	uint32_t counts[MAX_COUNTS];
-	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
-	uint32_t total = N_LAYOUTS * nc * 2, k = 0;
-	kprintf("  %-10s %-20s %-12s %10s %9s\n", "threads", "layout", "placement", "ticks/inc", "slowdown");
-	for (unsigned l = 0; l < N_LAYOUTS; l++) {
-		double base = 0;
-		for (uint32_t i = 0; i < nc; i++) {
-			for (unsigned p = 0; p < 2; p++) {
-				k++;
-				if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)p, counts[i], &set)) {
-					console_error("counter", "no placement of %u threads", counts[i]);
-					continue;
-				}
-				measure(ctx, (enum layout)l, &set, iters, ctx->reps);
-				if (counts[i] == 1 && p == PLACE_COMPACT)
-					base = out.tpi;
-				report(ctx, (enum layout)l, &set, place_name((enum place_kind)p), iters, base);
-				if (i == nc - 1 && p == PLACE_COMPACT && base > 0) {
-					top_pct[l] = 100.0 * out.tpi / base;
-					top_threads = counts[i];
-				}
-				char th[16];
-				fmt_snprintf(th, sizeof(th), "%u", counts[i]);
-				table_row(th, layout_names[l], place_name((enum place_kind)p), base);
-			}
+	uint32_t k = 2;
+	while (k < ncpu && (uint64_t)(k + 1) * k / 2 <= pairs)
+		k++;
+	return MIN(k, ncpu);
+}
+
+static uint32_t matrix_reps(const struct wl_ctx *ctx)
+{
+	return ctx->quick ? MIN(ctx->reps, (uint32_t)QUICK_MATRIX_REPS) : MATRIX_REPS;
+}
+
+static uint64_t matrix_iters(uint64_t iters)
+{
+	return MIN(iters, MATRIX_ITERS);
+}
+
+/* Core-to-core: the packed two-thread cost for every pair of the sampled CPUs. */
+static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, uint64_t iters)
+{
+	static uint32_t pick[QB_MAX_CPUS];
+	uint32_t ncpu = ctx->topo->ncpu;
+	uint32_t n = place_sample(ncpu, matrix_cpus(it->units, ncpu), pick);
+	bool sampled = n < ncpu;
+	uint32_t reps = matrix_reps(ctx);
+	uint64_t bound = seq_timeout_ms(it);
+	float *m = small_matrix;
+	uint64_t bytes = (uint64_t)n * n * sizeof(float), phys = 0;
+	if (n > MATRIX_INLINE_CPUS) {
+		phys = pmm_alloc(ALIGN_UP(bytes, 4096) / 4096, PMM_ANY_NODE, 4096, 0, PMM_WORKLOAD);
+		if (!phys) {
+			console_error("counter", "no memory for a %u x %u matrix", n, n);
+			return;
 		}
-		kprintf("  (configuration %u of %u)\n", k, total);
+		m = (float *)(uintptr_t)phys;
 	}
-}
-
-/* The seed's "same L1 / same L2 / separate sockets" table: one packed pair per relation. */
-static void pairs(const struct wl_ctx *ctx, uint64_t iters, double base_tpi)
-{
-	static const enum topo_rel rels[] = { TOPO_REL_SMT, TOPO_REL_L2, TOPO_REL_L3, TOPO_REL_PACKAGE,
-					      TOPO_REL_REMOTE };
-	kprintf("\n  pairs, packed layout, 2 threads:\n");
-	for (unsigned i = 0; i < ARRAY_SIZE(rels); i++) {
-		char placement[24];
-		fmt_snprintf(placement, sizeof(placement), "pair-%s", topo_rel_name(rels[i]));
-		if (!place_pair(ctx->topo, ctx->cpu_of_topo, rels[i], &set)) {
-			struct rec *r = report_result_open("counter", "packed", 0);
-			rec_obj_begin(r, "params");
-			rec_str(r, "placement", placement);
-			rec_obj_end(r);
-			report_result_close(r, "skipped", place_pair_missing_reason(rels[i]));
-			kprintf("  %-10s skipped: %s\n", placement, place_pair_missing_reason(rels[i]));
-			continue;
-		}
-		measure(ctx, PACKED, &set, iters, ctx->reps);
-		report(ctx, PACKED, &set, placement, iters, base_tpi);
-		char cpus[24];
-		fmt_snprintf(cpus, sizeof(cpus), "%u,%u", set.cpu[0], set.cpu[1]);
-		table_row(cpus, "packed", placement, base_tpi);
-	}
-}
-
-/* Core-to-core: the packed two-thread cost for every pair of (sampled) CPUs. */
-static void core_to_core(const struct wl_ctx *ctx, uint64_t iters)
-{
-	uint32_t pick[MATRIX_MAX_CPUS];
-	uint32_t n = place_sample(ctx->topo->ncpu, MATRIX_MAX_CPUS, pick);
-	uint32_t reps = ctx->quick ? MIN(ctx->reps, (uint32_t)QUICK_MATRIX_REPS) : ctx->reps;
 	bool ok = true;
-	uint32_t pairs_total = n * (n - 1) / 2, k = 0;
-	kprintf("\n  core-to-core matrix: %u CPUs, %u pairs\n", n, pairs_total);
+	uint32_t pairs_total = n * (n - 1) / 2, overruns = 0;
+	kprintf("\n  core-to-core matrix: %u of %u CPUs%s, %u pairs, %llu increments x %u repetitions each\n", n,
+		ncpu, sampled ? " (an even sample)" : "", pairs_total, (unsigned long long)iters, reps);
 	for (uint32_t i = 0; i < n; i++) {
-		matrix[i][i] = -1;
+		m[i * n + i] = -1;
 		for (uint32_t j = i + 1; j < n; j++) {
 			set.n = 2;
 			set.cpu[0] = ctx->cpu_of_topo[pick[i]];
 			set.cpu[1] = ctx->cpu_of_topo[pick[j]];
-			measure(ctx, PACKED, &set, iters, reps);
-			ok &= out.ok;
-			matrix[i][j] = matrix[j][i] = out.ok ? out.tpi : -1;
-			if (++k % 16 == 0 || k == pairs_total)
-				kprintf("  (pair %u of %u)\n", k, pairs_total);
+			measure(ctx, PACKED, &set, iters, reps, bound);
+			ok &= out.ok || out.overrun;
+			overruns += out.overrun;
+			m[i * n + j] = m[j * n + i] = out.ok ? (float)out.tpi : -1;
 		}
 	}
 	struct rec *r = console_rec_open("matrix");
@@ -293,42 +357,237 @@ static void core_to_core(const struct wl_ctx *ctx, uint64_t iters)
 	rec_str(r, "unit", "ticks_per_increment");
 	rec_u64(r, "iters", iters);
 	rec_u64(r, "reps", reps);
+	rec_bool(r, "sampled", sampled);
+	rec_u64(r, "cpus_in_machine", ncpu);
+	rec_u64(r, "pairs", pairs_total);
+	if (overruns)
+		rec_u64(r, "overrun_pairs", overruns);
+	seq_item_report(r, it);
 	rec_arr_begin(r, "cpus");
 	for (uint32_t i = 0; i < n; i++)
 		rec_u64(r, 0, ctx->cpu_of_topo[pick[i]]);
 	rec_arr_end(r);
-	rec_arr_begin(r, "values");
-	for (uint32_t i = 0; i < n; i++) {
-		rec_arr_begin(r, 0);
-		for (uint32_t j = 0; j < n; j++) {
-			if (matrix[i][j] < 0)
-				rec_null(r, 0);
-			else
-				rec_f64(r, 0, matrix[i][j], 3);
+	bool inline_values = n <= MATRIX_INLINE_CPUS;
+	if (inline_values) {
+		rec_arr_begin(r, "values");
+		for (uint32_t i = 0; i < n; i++) {
+			rec_arr_begin(r, 0);
+			for (uint32_t j = 0; j < n; j++) {
+				if (m[i * n + j] < 0)
+					rec_null(r, 0);
+				else
+					rec_f64(r, 0, m[i * n + j], 3);
+			}
+			rec_arr_end(r);
 		}
 		rec_arr_end(r);
+	} else {
+		rec_u64(r, "rows", n); /* the values follow, one matrix_row record per row */
 	}
-	rec_arr_end(r);
 	rec_str(r, "check", ok ? "ok" : "fail");
 	console_rec_emit(r);
+	for (uint32_t i = 0; !inline_values && i < n; i++) {
+		r = console_rec_open("matrix_row");
+		rec_str(r, "workload", "counter");
+		rec_str(r, "variant", "packed");
+		rec_u64(r, "row", i);
+		rec_arr_begin(r, "values");
+		for (uint32_t j = 0; j < n; j++) {
+			if (m[i * n + j] < 0)
+				rec_null(r, 0);
+			else
+				rec_f64(r, 0, m[i * n + j], 3);
+		}
+		rec_arr_end(r);
+		console_rec_emit(r);
+	}
+	if (phys)
+		pmm_free(phys, ALIGN_UP(bytes, 4096) / 4096, PMM_WORKLOAD);
 	if (!ok)
 		finish_mark_failed("counter: a matrix pair failed its check");
 }
 
+/* The fixed part of one repetition on a set: barrier, flush. */
+static double fixed_cost(const struct wl_ctx *ctx, const struct cpuset *s)
+{
+	return seq_calibrate_fixed(s, ctx->flush, CALIB_TRIES);
+}
+
+/* One calibrated item: a short run of exactly this configuration. */
+static void calibrate(const struct wl_ctx *ctx, struct plan_item *it, enum layout l, const struct cpuset *s,
+		      uint64_t calib_units)
+{
+	measure(ctx, l, s, calib_units, 1, SEQ_CALIB_TIMEOUT_MS);
+	double slowest = seq_seconds((uint64_t)reps_stats(out.reps)->median);
+	uint64_t units_done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
+	it->unit_s = units_done ? slowest / (double)units_done : 0;
+	it->rep_fixed_s = fixed_cost(ctx, s);
+	if (!out.ok)
+		console_error("counter", "calibration of %s failed: %s", it->name, out.why ? out.why : "?");
+}
+
+static uint64_t wanted_iters(const struct wl_ctx *ctx)
+{
+	return ctx->iters ? ctx->iters : ctx->quick ? QUICK_ITERS : FULL_ITERS;
+}
+
+static struct plan_item *add_item(const struct wl_ctx *ctx, const char *name, enum item_kind k, enum layout l,
+				  uint32_t threads, uint32_t how)
+{
+	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
+	if (!it)
+		return 0;
+	uint64_t want = wanted_iters(ctx);
+	it->unit = PLAN_UNIT_ITERS;
+	it->want_units = want;
+	it->min_units = ctx->iters ? want : MIN(want, l == SHARED_ATOMIC ? MIN_ITERS * threads : MIN_ITERS);
+	if (l == SHARED_ATOMIC)
+		it->min_units = MIN(it->min_units, want);
+	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+	it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * threads;
+	it->param[0] = k;
+	it->param[1] = l;
+	it->param[2] = threads;
+	it->param[3] = how;
+	return it;
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
+void counter_plan(const struct wl_ctx *ctx)
+{
+	uint32_t counts[MAX_COUNTS];
+	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
+	uint64_t calib = MIN(wanted_iters(ctx), CALIB_ITERS);
+	char name[PLAN_NAME_LEN];
+	for (unsigned l = 0; l < N_LAYOUTS; l++)
+		for (uint32_t i = 0; i < nc; i++)
+			for (unsigned p = 0; p < 2; p++) {
+				if (!item_set(ctx, KIND_SWEEP, counts[i], p, &set)) {
+					console_error("counter", "no %s placement of %u threads",
+						      place_name((enum place_kind)p), counts[i]);
+					continue;
+				}
+				fmt_snprintf(name, sizeof(name), "%s %u threads %s", layout_names[l], counts[i],
+					     place_name((enum place_kind)p));
+				struct plan_item *it = add_item(ctx, name, KIND_SWEEP, (enum layout)l, counts[i], p);
+				if (it)
+					calibrate(ctx, it, (enum layout)l, &set,
+						  l == SHARED_ATOMIC ? calib * counts[i] : calib);
+			}
+	item_set(ctx, KIND_BASE, 1, 0, &set);
+	struct plan_item *it = add_item(ctx, "packed 1 thread (the pairs' base)", KIND_BASE, PACKED, 1, 0);
+	if (it)
+		calibrate(ctx, it, PACKED, &set, calib);
+	for (unsigned i = 0; i < ARRAY_SIZE(pair_rels); i++) {
+		if (!item_set(ctx, KIND_PAIR, 2, pair_rels[i], &set))
+			continue; /* no such pair here: reported as skipped by counter_run */
+		char pn[24];
+		pair_name(pn, sizeof(pn), pair_rels[i]);
+		fmt_snprintf(name, sizeof(name), "packed %s", pn);
+		it = add_item(ctx, name, KIND_PAIR, PACKED, 2, pair_rels[i]);
+		if (it)
+			calibrate(ctx, it, PACKED, &set, calib);
+	}
+	uint32_t ncpu = ctx->topo->ncpu;
+	if (ncpu < 2)
+		return;
+	/* The matrix: a unit is one pair, measured reps times with its own iterations.
+	 * Timed on the machine's two farthest CPUs (the first and the last). */
+	it = plan_add(ctx->plan, ctx->index, "core-to-core matrix, packed pairs");
+	if (!it)
+		return;
+	it->unit = PLAN_UNIT_PAIRS;
+	it->want_units = (uint64_t)ncpu * (ncpu - 1) / 2;
+	uint32_t kmin = MIN(ncpu, (uint32_t)MATRIX_MIN_CPUS);
+	it->min_units = (uint64_t)kmin * (kmin - 1) / 2;
+	it->want_reps = 0; /* one pass over the pairs; each pair repeats within */
+	it->param[0] = KIND_MATRIX;
+	it->out_bytes = (uint32_t)MIN((uint64_t)UINT32_MAX, it->want_units * MATRIX_BYTES_PER_PAIR + REC_BYTES);
+	set.n = 2;
+	set.cpu[0] = ctx->cpu_of_topo[0];
+	set.cpu[1] = ctx->cpu_of_topo[ncpu - 1];
+	uint64_t mi = matrix_iters(wanted_iters(ctx));
+	measure(ctx, PACKED, &set, MIN(mi, CALIB_ITERS), 1, SEQ_CALIB_TIMEOUT_MS);
+	double per_inc = job.iters ? seq_seconds((uint64_t)reps_stats(out.reps)->median) / (double)job.iters : 0;
+	double fixed = fixed_cost(ctx, &set);
+	it->unit_s = (matrix_reps(ctx) + 1) * ((double)mi * per_inc + fixed);
+	it->rep_fixed_s = 0;
+}
+
 void counter_run(const struct wl_ctx *ctx)
 {
-	uint64_t iters = ctx->iters ? ctx->iters : ctx->quick ? QUICK_ITERS : FULL_ITERS;
-	kprintf("counter: %llu increments per thread, %u repetitions, flush=%s\n", (unsigned long long)iters,
-		ctx->reps, wl_flush_name(ctx));
-	sweep(ctx, iters);
-	/* The pairs compare against one packed thread, as the seed's table does. */
-	set.n = 1;
-	set.cpu[0] = ctx->cpu_of_topo[0];
-	measure(ctx, PACKED, &set, iters, ctx->reps);
-	pairs(ctx, iters, out.tpi);
-	if (ctx->topo->ncpu >= 2)
-		core_to_core(ctx, iters);
+	uint64_t iters = wanted_iters(ctx);
+	uint32_t cursor = 0;
+	struct plan_item *it;
+	double base[N_LAYOUTS] = { 0 }, pair_base = 0;
+	kprintf("counter: up to %llu increments per thread (shared-atomic: in all), repetitions as planned, flush=%s\n",
+		(unsigned long long)iters, wl_flush_name(ctx));
+	kprintf("  %-10s %-20s %-12s %10s %9s\n", "threads", "layout", "placement", "ticks/inc", "slowdown");
+	unsigned next_rel = 0;
+	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
+		enum item_kind k = (enum item_kind)it->param[0];
+		enum layout l = (enum layout)it->param[1];
+		uint32_t threads = it->param[2], how = it->param[3];
+		char placement[24];
+		if (k == KIND_PAIR || k == KIND_MATRIX) {
+			/* Relations this machine lacks come before the next planned pair. */
+			while (next_rel < ARRAY_SIZE(pair_rels) && (k == KIND_MATRIX || pair_rels[next_rel] != how)) {
+				pair_name(placement, sizeof(placement), pair_rels[next_rel]);
+				report_skipped(PACKED, placement, place_pair_missing_reason(pair_rels[next_rel]));
+				next_rel++;
+			}
+			if (k == KIND_PAIR)
+				next_rel++;
+		}
+		seq_item_begin(ctx, it);
+		if (k == KIND_MATRIX) {
+			if (it->skip)
+				kprintf("\n  core-to-core matrix skipped: %s\n", seq_skip_reason(it));
+			else
+				core_to_core(ctx, it, matrix_iters(iters));
+			continue;
+		}
+		if (k == KIND_PAIR)
+			pair_name(placement, sizeof(placement), (enum topo_rel)how);
+		else
+			fmt_snprintf(placement, sizeof(placement), "%s", k == KIND_BASE ? "compact" : place_name((enum place_kind)how));
+		if (k == KIND_BASE)
+			kprintf("\n  pairs, packed layout, 2 threads:\n");
+		if (it->skip) {
+			report_skipped(l, placement, seq_skip_reason(it));
+			continue;
+		}
+		if (!item_set(ctx, k, threads, how, &set)) {
+			report_skipped(l, placement, "the placement is gone (CPUs lost since the plan)");
+			continue;
+		}
+		measure(ctx, l, &set, it->units, it->reps, seq_timeout_ms(it));
+		if (k == KIND_SWEEP && threads == 1 && how == PLACE_COMPACT)
+			base[l] = out.ok ? out.tpi : 0;
+		if (k == KIND_BASE) {
+			pair_base = out.ok ? out.tpi : 0;
+			continue; /* the pairs' reference, as the seed's table: not a row of its own */
+		}
+		double b = k == KIND_PAIR ? pair_base : base[l];
+		report(ctx, it, l, &set, placement, b);
+		if (k == KIND_SWEEP && how == PLACE_COMPACT && b > 0 && out.ok && threads >= top_threads) {
+			top_pct[l] = 100.0 * out.tpi / b;
+			top_threads = threads;
+		}
+		char th[24];
+		if (k == KIND_PAIR)
+			fmt_snprintf(th, sizeof(th), "%u,%u", set.cpu[0], set.cpu[1]);
+		else
+			fmt_snprintf(th, sizeof(th), "%u", threads);
+		table_row(th, layout_names[l], placement, b);
+	}
+	/* Relations after the last planned pair (and all of them when no pair was planned). */
+	while (next_rel < ARRAY_SIZE(pair_rels)) {
+		char placement[24];
+		pair_name(placement, sizeof(placement), pair_rels[next_rel]);
+		report_skipped(PACKED, placement, place_pair_missing_reason(pair_rels[next_rel]));
+		next_rel++;
+	}
 	console_summary("counter    %u threads vs 1: packed %.0f%%, padded %.0f%%, array-header %.0f%%, "
 			"array-header-padded %.0f%%, shared-atomic %.0f%%", top_threads, top_pct[PACKED],
 			top_pct[PADDED], top_pct[ARRAY_HEADER], top_pct[ARRAY_HEADER_PADDED], top_pct[SHARED_ATOMIC]);

@@ -10,7 +10,13 @@
  *      (rep stosb, non-temporal stores, CLZERO), the whole demand-zero path,
  *      and the first access to a mapped page (TLB miss) against a hot one;
  *   3. 4 KiB against 2 MiB pages;
- *   4. NUMA placement by first touch (first_touch_numa.c). */
+ *   4. NUMA placement by first touch (first_touch_numa.c).
+ *
+ * Each part is a configuration of the plan (workloads/sequence.h). Their
+ * costs come from a model calibrated at planning time: the cost of one
+ * demand-zero fault (4 KiB and 2 MiB) and of copying a byte. The page counts
+ * of parts 2 and 3 can be lowered by the budget; the copies cannot, as their
+ * size is the experiment. */
 #include "first_touch.h"
 #include "console.h"
 #include "demand.h"
@@ -20,6 +26,7 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
+#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -35,6 +42,20 @@
 #define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define SRC_PATTERN 0x9e3779b9u          /* anything non-zero and varying */
 #define FIT_DIVISOR 4                    /* each large buffer takes at most a quarter of free memory */
+#define MIN_PAGES 64                     /* fewer pages give no usable median */
+#define MIN_LARGE_PAGES 2
+#define CALIB_PAGES 32                   /* 4 KiB faults timed at planning */
+#define CALIB_COPY_BYTES (4ull << 20)    /* bytes copied at planning */
+#define COPY_PASSES_PER_ITERATION 3      /* the copy, and the checksums read around it */
+#define NUMA_PASSES 4                    /* two placement cases, each written then read */
+#define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */
+#define REC_BYTES 1500
+#define NUMA_CHASE_STEPS_FULL 2000000ull
+#define NUMA_CHASE_STEPS_QUICK 20000ull
+#define NUMA_MATRIX_BYTES_FULL (256ull << 20)
+#define NUMA_MATRIX_BYTES_QUICK (2ull << 20)
+#define NUMA_BYTES_FULL (1ull << 30)
+#define NUMA_BYTES_QUICK (16ull << 20)
 
 enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
@@ -45,6 +66,11 @@ static uint64_t scratch[FULL_PAGES > HOT_ACCESSES ? FULL_PAGES : HOT_ACCESSES];
 static struct cpuset bsp;
 static double first_vs_later;    /* copy-none-warm: iteration 1 against the mean of 2-5 */
 static double fault_4k_ticks;    /* demand-zero-4k: median ticks per fault */
+
+/* The sizes, decided at planning and kept for the run. */
+static struct ft_sizes {
+	uint64_t ints, pages, large;
+} sz;
 
 /* ---- Public helpers (first_touch.h) -------------------------------------- */
 struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
@@ -238,8 +264,10 @@ static void report_pages(const struct wl_ctx *ctx, const char *variant, uint64_t
 		page == DEMAND_PAGE_2M ? "2 MiB" : "4 KiB", st.median / (double)page, ok ? "" : "  CHECK FAILED");
 }
 
+static const struct plan_item *take(const struct wl_ctx *ctx, uint32_t *cursor);
+
 /* Demand-zero faults: with prezeroed pages (entry and return only), the whole path, and 2 MiB pages. */
-static void fault_costs(const struct wl_ctx *ctx, uint64_t n, uint64_t n_large)
+static void fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 {
 	static const struct { const char *variant; uint64_t page; enum demand_zeroing z; } kinds[] = {
 		{ "page-fault-entry", DEMAND_PAGE_4K, DEMAND_PREZEROED },
@@ -252,7 +280,12 @@ static void fault_costs(const struct wl_ctx *ctx, uint64_t n, uint64_t n_large)
 			ft_skip(kinds[k].variant, "needs the kernel's fault handler (ring 0)");
 			continue;
 		}
-		uint64_t pages = kinds[k].page == DEMAND_PAGE_2M ? n_large : n;
+		const struct plan_item *it = take(ctx, cursor);
+		if (!it || it->skip) {
+			ft_skip(kinds[k].variant, it ? seq_skip_reason(it) : "not in the plan");
+			continue;
+		}
+		uint64_t pages = it->units;
 		const char *why = 0, *fail = 0;
 		struct demand_region *r = demand_create(pages * kinds[k].page, kinds[k].page, DEMAND_FIRST_TOUCH,
 							kinds[k].z, 0, &why);
@@ -292,8 +325,9 @@ static void zero_clzero(void *p, uint64_t n)
 }
 
 /* Zeroing one 4 KiB page, each way, on pages just flushed from the caches. */
-static void zeroing_costs(const struct wl_ctx *ctx, uint64_t n)
+static void zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 {
+	uint64_t n = sz.pages;
 	static const struct { const char *variant; void (*fn)(void *, uint64_t); } ways[] = {
 		{ "zero-rep-stosb", zero_rep_stosb },
 		{ "zero-nt", zero_nt },
@@ -314,12 +348,18 @@ static void zeroing_costs(const struct wl_ctx *ctx, uint64_t n)
 			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
 			continue;
 		}
-		memset(pages, 0xa5, n * FT_PAGE);
+		const struct plan_item *it = take(ctx, cursor);
+		if (!it || it->skip) {
+			ft_skip(ways[w].variant, it ? seq_skip_reason(it) : "not in the plan");
+			continue;
+		}
+		uint64_t pages_now = MIN(n, it->units);
+		memset(pages, 0xa5, pages_now * FT_PAGE);
 		flush_bsp();
 		struct instr_mark mark;
 		struct instr_thread span;
 		instr_begin(&mark);
-		for (uint64_t i = 0; i < n; i++) {
+		for (uint64_t i = 0; i < pages_now; i++) {
 			uint64_t t0 = tsc_start();
 			ways[w].fn(pages + i * FT_PAGE, FT_PAGE);
 			uint64_t t1 = tsc_end();
@@ -327,9 +367,9 @@ static void zeroing_costs(const struct wl_ctx *ctx, uint64_t n)
 		}
 		instr_end(&mark, &span);
 		bool ok = true;
-		for (uint64_t i = 0; i < n * FT_PAGE && ok; i++)
+		for (uint64_t i = 0; i < pages_now * FT_PAGE && ok; i++)
 			ok = pages[i] == 0;
-		report_pages(ctx, ways[w].variant, n, FT_PAGE, 0, ok, ok ? 0 : "a page was not zeroed", &span);
+		report_pages(ctx, ways[w].variant, pages_now, FT_PAGE, 0, ok, ok ? 0 : "a page was not zeroed", &span);
 	}
 	pmm_free(phys, n, PMM_WORKLOAD);
 }
@@ -383,43 +423,173 @@ static void tlb_costs(const struct wl_ctx *ctx, uint64_t n)
 	demand_destroy(r);
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-void first_touch_run(const struct wl_ctx *ctx)
+/* Sizes: the profile's, shrunk to fit: src and dst (and the 2 MiB pages)
+ * within a quarter of free memory each, recorded in params.bytes. */
+static void decide_sizes(const struct wl_ctx *ctx)
 {
-	uint64_t ints = ctx->quick ? QUICK_COPY_INTS : FULL_COPY_INTS;
-	uint64_t pages = ctx->quick ? QUICK_PAGES : FULL_PAGES;
-	uint64_t large = ctx->quick ? QUICK_LARGE_PAGES : FULL_LARGE_PAGES;
-	/* Shrink to fit: src and dst (and the 2 MiB pages) within a quarter of free
-	 * memory each, so a small machine runs smaller copies, recorded in params.bytes. */
+	sz.ints = ctx->quick ? QUICK_COPY_INTS : FULL_COPY_INTS;
+	sz.pages = ctx->quick ? QUICK_PAGES : FULL_PAGES;
+	sz.large = ctx->quick ? QUICK_LARGE_PAGES : FULL_LARGE_PAGES;
 	uint64_t budget = pmm_free_bytes(PMM_ANY_NODE) / FIT_DIVISOR;
-	if (ints * sizeof(uint32_t) > budget) {
+	if (sz.ints * sizeof(uint32_t) > budget) {
 		uint64_t fit = ALIGN_DOWN(budget, FT_PAGE) / sizeof(uint32_t);
 		kprintf("first-touch: %llu MiB free: copies shrunk from %llu to %llu ints\n",
-			(unsigned long long)(pmm_free_bytes(PMM_ANY_NODE) >> 20), (unsigned long long)ints,
+			(unsigned long long)(pmm_free_bytes(PMM_ANY_NODE) >> 20), (unsigned long long)sz.ints,
 			(unsigned long long)fit);
-		ints = fit;
+		sz.ints = fit;
 	}
-	while (large > 1 && large * DEMAND_PAGE_2M > budget)
-		large /= 2;
+	while (sz.large > 1 && sz.large * DEMAND_PAGE_2M > budget)
+		sz.large /= 2;
+}
+
+/* Seconds per demand-zero fault of this page size (0 if it cannot be timed). */
+static double time_faults(uint64_t page, uint64_t n)
+{
+	const char *why = 0;
+	struct demand_region *r = demand_create(n * page, page, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	if (!r)
+		return 0;
+	volatile uint8_t *base = demand_base(r);
+	uint64_t t0 = tsc_read();
+	for (uint64_t i = 0; i < n; i++)
+		base[i * page] = 1;
+	uint64_t t1 = tsc_read();
+	demand_destroy(r);
+	return seq_seconds(t1 - t0) / (double)n;
+}
+
+/* Seconds to copy one byte, cache-cold. */
+static double time_copy(void)
+{
+	uint64_t pages = 2 * CALIB_COPY_BYTES / FT_PAGE;
+	uint64_t phys = pmm_alloc(pages, PMM_ANY_NODE, FT_PAGE, 0, PMM_WORKLOAD);
+	if (!phys)
+		return 0;
+	uint32_t *src = (uint32_t *)(uintptr_t)phys, *dst = src + CALIB_COPY_BYTES / sizeof(uint32_t);
+	uint64_t n = CALIB_COPY_BYTES / sizeof(uint32_t);
+	for (uint64_t i = 0; i < n; i++)
+		src[i] = (uint32_t)i;
+	flush_bsp();
+	uint64_t t0 = tsc_read();
+	for (uint64_t i = 0; i < n; i++)
+		((volatile uint32_t *)dst)[i] = src[i];
+	uint64_t t1 = tsc_read();
+	pmm_free(phys, pages, PMM_WORKLOAD);
+	return seq_seconds(t1 - t0) / (double)CALIB_COPY_BYTES;
+}
+
+static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t unit, uint64_t want,
+			     uint64_t min, double unit_s)
+{
+	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
+	if (!it)
+		return 0;
+	it->unit = unit;
+	it->want_units = want;
+	it->min_units = MIN(want, min);
+	it->want_reps = 0; /* each part is one measurement with its own samples */
+	it->out_bytes = REC_BYTES;
+	it->unit_s = unit_s;
+	return it;
+}
+
+static bool has_clzero(const struct wl_ctx *ctx)
+{
+	const struct cpuid_snap *s = ctx->bsp_cpuid;
+	return cpu_vendor_is_amd(cpuid_snap_vendor(s)) && s->have_ext8 && (s->ext8.ebx & CPUID_E8_EBX_CLZERO);
+}
+
+/* The next item of this workload, begun (NULL if the plan has none: it was full). */
+static const struct plan_item *take(const struct wl_ctx *ctx, uint32_t *cursor)
+{
+	const struct plan_item *it = plan_next(ctx->plan, ctx->index, cursor);
+	if (it)
+		seq_item_begin(ctx, it);
+	return it;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void first_touch_plan(const struct wl_ctx *ctx)
+{
+	decide_sizes(ctx);
+	bsp.n = 1;
+	bsp.cpu[0] = ctx->online->cpu[0];
+	/* Each twice: the first run warms the code paths (and an emulator's translations). */
+	(void)time_faults(FT_PAGE, CALIB_PAGES);
+	double fault = time_faults(FT_PAGE, CALIB_PAGES);
+	(void)time_faults(DEMAND_PAGE_2M, 1);
+	double large = time_faults(DEMAND_PAGE_2M, 1);
+	(void)time_copy();
+	double copy = time_copy();
+	uint64_t bytes = sz.ints * sizeof(uint32_t), pages = bytes / FT_PAGE;
+	for (int c = 0; c < N_CASES; c++) {
+		double s = ITERATIONS * COPY_PASSES_PER_ITERATION * (double)bytes * copy + 2.0 * (double)pages * fault;
+		add(ctx, case_names[c], PLAN_UNIT_PASSES, 1, 1, s);
+	}
+	if (ctx->has_fault_internals)
+		add(ctx, "page-fault-entry", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	add(ctx, "demand-zero-4k", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	add(ctx, "demand-zero-2m", PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES, large);
+	add(ctx, "zero-rep-stosb", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	add(ctx, "zero-nt", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	if (has_clzero(ctx))
+		add(ctx, "zero-clzero", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	if (ctx->has_fault_internals)
+		add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	if (ctx->nodes >= 2) {
+		uint64_t nb = ctx->quick ? NUMA_BYTES_QUICK : NUMA_BYTES_FULL;
+		uint64_t mb = ctx->quick ? NUMA_MATRIX_BYTES_QUICK : NUMA_MATRIX_BYTES_FULL;
+		uint64_t steps = ctx->quick ? NUMA_CHASE_STEPS_QUICK : NUMA_CHASE_STEPS_FULL;
+		double nn = (double)ctx->nodes * ctx->nodes;
+		double s = NUMA_PASSES * (double)nb * copy + 2.0 * (double)(nb / FT_PAGE) * fault +
+			   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP);
+		add(ctx, "numa placement and node matrices", PLAN_UNIT_PASSES, 1, 1, s);
+	}
+}
+
+void first_touch_run(const struct wl_ctx *ctx)
+{
+	uint32_t cursor = 0;
+	const struct plan_item *it;
 	bsp.n = 1;
 	bsp.cpu[0] = ctx->online->cpu[0];
 
 	kprintf("first-touch: copy %llu ints src -> dst, %d times in a row (ticks, faults):\n",
-		(unsigned long long)ints, ITERATIONS);
-	for (int c = 0; c < N_CASES; c++)
-		copy_case(ctx, (enum copy_case)c, ints);
-	kprintf("\n  one first touch, split (%llu pages of 4 KiB, %llu of 2 MiB):\n", (unsigned long long)pages,
-		(unsigned long long)large);
-	fault_costs(ctx, pages, large);
-	zeroing_costs(ctx, pages);
+		(unsigned long long)sz.ints, ITERATIONS);
+	for (int c = 0; c < N_CASES; c++) {
+		if (!(it = take(ctx, &cursor)) || it->skip)
+			ft_skip(case_names[c], it ? seq_skip_reason(it) : "not in the plan");
+		else
+			copy_case(ctx, (enum copy_case)c, sz.ints);
+	}
+	kprintf("\n  one first touch, split (up to %llu pages of 4 KiB, %llu of 2 MiB):\n",
+		(unsigned long long)sz.pages, (unsigned long long)sz.large);
+	fault_costs(ctx, &cursor);
+	zeroing_costs(ctx, &cursor);
 	if (ctx->has_fault_internals) {
-		tlb_costs(ctx, pages);
+		it = take(ctx, &cursor);
+		if (!it || it->skip) {
+			const char *why = it ? seq_skip_reason(it) : "not in the plan";
+			ft_skip("tlb-miss", why);
+			ft_skip("tlb-miss-cached", why);
+			ft_skip("hot-access", why);
+		} else {
+			tlb_costs(ctx, it->units);
+		}
 	} else {
 		ft_skip("tlb-miss", "needs TLB flushes on demand (ring 0)");
 		ft_skip("tlb-miss-cached", "needs TLB flushes on demand (ring 0)");
 		ft_skip("hot-access", "measured with the TLB-miss pages (ring 0)");
 	}
-	first_touch_numa(ctx);
+	if (ctx->nodes >= 2 && (!(it = take(ctx, &cursor)) || it->skip)) {
+		const char *why = it ? seq_skip_reason(it) : "not in the plan";
+		ft_skip("numa-one-cpu-warms", why);
+		ft_skip("numa-each-cpu-touches", why);
+		ft_skip("numa-latency", why);
+		ft_skip("numa-bandwidth", why);
+	} else {
+		first_touch_numa(ctx);
+	}
 	console_summary("first-touch unwarmed copy: iteration 1 took %.1fx iterations 2-5; a 4 KiB demand-zero fault %.0f ticks",
 			first_vs_later, fault_4k_ticks);
 }

@@ -97,7 +97,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	job.buf = demand_base(r);
 	job.words = r->size / sizeof(uint64_t);
 	job.write = true;
-	bool ok = run_on(each_cpu ? &all : &one, numa_thread, &job, 0, ctx->timeout_ms, 0) == RUN_OK;
+	bool ok = run_on(each_cpu ? &all : &one, numa_thread, &job, 0, run_default_timeout_ms, 0) == RUN_OK;
 	if (!ok)
 		fail = "the warming run failed";
 	/* Every page where the policy says, from the page tables and the allocator. */
@@ -128,7 +128,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 	struct reps *log = reps_begin(all.n);
 	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
-		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, ctx->timeout_ms, &res) != RUN_OK) {
+		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, run_default_timeout_ms, &res) != RUN_OK) {
 			ok = false;
 			fail = "the summing run failed";
 			break;
@@ -239,7 +239,7 @@ static void node_matrix(const struct wl_ctx *ctx)
 			build_chase(chase.buf, chase.lines);
 			one.n = 1;
 			one.cpu[0] = (uint32_t)cpu;
-			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, ctx->timeout_ms, 0) == RUN_OK) {
+			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, run_default_timeout_ms, 0) == RUN_OK) {
 				lat[i][j] = (double)chase.chase_ticks / (double)chase.steps;
 				bw[i][j] = chase.read_ticks ? (double)bytes / (double)chase.read_ticks : 0;
 			}

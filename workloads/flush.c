@@ -11,7 +11,8 @@
  *   none               nothing: the warm reference
  * and reports the flush's own cost and how cold the pass then was: 0% is as
  * warm as a pass right after another, 100% as cold as a pass after WBINVD on
- * every CPU. */
+ * every CPU. Each method is one configuration of the plan (workloads/sequence.h),
+ * its repetition (warming pass, flush, timed pass) timed once at calibration. */
 #include "workload.h"
 #include "console.h"
 #include "finish.h"
@@ -20,6 +21,7 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
+#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -32,6 +34,7 @@
 #define PAGE 4096ull
 #define COLD_GAP_MIN 1.05                 /* cold must be 5% slower than warm to scale against */
 #define CPUID_7_EBX_CLFLUSHOPT_BIT (1u << 23) /* Intel SDM vol. 2A, CPUID.(EAX=07H,ECX=0):EBX[23] */
+#define REC_BYTES 1400                    /* one result record and its text line */
 
 enum method { WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH, NONE, N_METHODS };
 static const char *const method_names[N_METHODS] = {
@@ -49,6 +52,15 @@ struct evict_job {
 static struct evict_job evict;
 static struct cpuset one, domains;
 static uint64_t flush_ticks[REPS_MAX], scratch[REPS_MAX];
+
+/* What both plan and run use: the buffers and sizes. */
+static struct flush_setup {
+	uint64_t llc, seed_bytes, evict_llc, set_bytes, big;
+	uint64_t set_phys, big_phys;
+	volatile uint64_t *set;
+	uint64_t words, want;
+	bool clflushopt;
+} fs;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void evict_thread(const struct run_thread *t)
@@ -120,7 +132,7 @@ static bool do_flush(const struct wl_ctx *ctx, enum method m, const volatile uin
 	case EVICT_SEED:
 	case EVICT_LLC:
 		evict.bytes = m == EVICT_SEED ? seed_bytes : llc;
-		return run_on(ctx->online, evict_thread, &evict, 0, ctx->timeout_ms, 0) == RUN_OK;
+		return run_on(ctx->online, evict_thread, &evict, 0, run_default_timeout_ms, 0) == RUN_OK;
 	case CLFLUSH:
 		clflush_range(set, set_bytes, clflushopt);
 		return true;
@@ -129,8 +141,8 @@ static bool do_flush(const struct wl_ctx *ctx, enum method m, const volatile uin
 	}
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-void flush_run(const struct wl_ctx *ctx)
+/* Size and fill the working set and the eviction buffer; false without memory. */
+static bool setup(const struct wl_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
 	uint64_t llc = 0;
@@ -144,79 +156,154 @@ void flush_run(const struct wl_ctx *ctx)
 			llc = c->size;
 		}
 	}
-	if (!llc)
-		llc = FALLBACK_LLC;
-	uint64_t seed_bytes = ctx->quick ? QUICK_EVICT_BYTES : SEED_EVICT_BYTES;
-	uint64_t evict_llc = ctx->quick ? MIN(llc, QUICK_EVICT_BYTES) : llc;
-	uint64_t set_bytes = ALIGN_DOWN(llc / 2, PAGE);
+	fs.llc = llc ? llc : FALLBACK_LLC;
+	fs.seed_bytes = ctx->quick ? QUICK_EVICT_BYTES : SEED_EVICT_BYTES;
+	fs.evict_llc = ctx->quick ? MIN(fs.llc, QUICK_EVICT_BYTES) : fs.llc;
+	fs.set_bytes = ALIGN_DOWN(fs.llc / 2, PAGE);
 	if (ctx->quick)
-		set_bytes = MIN(set_bytes, QUICK_SET_MAX);
-	uint64_t big = MAX(seed_bytes, evict_llc);
-	uint64_t set_phys = pmm_alloc(set_bytes / PAGE, (int)t->cpu[0].node, PAGE, 0, PMM_WORKLOAD);
-	uint64_t big_phys = pmm_alloc(ALIGN_UP(big, PAGE) / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_WORKLOAD);
-	if (!set_phys || !big_phys) {
-		console_error("flush", "no memory for the %llu-byte eviction buffer", (unsigned long long)big);
-		finish_mark_failed("flush: out of memory");
-		return;
+		fs.set_bytes = MIN(fs.set_bytes, QUICK_SET_MAX);
+	fs.big = MAX(fs.seed_bytes, fs.evict_llc);
+	fs.set_phys = pmm_alloc(fs.set_bytes / PAGE, (int)t->cpu[0].node, PAGE, 0, PMM_WORKLOAD);
+	fs.big_phys = pmm_alloc(ALIGN_UP(fs.big, PAGE) / PAGE, PMM_ANY_NODE, PAGE, 0, PMM_WORKLOAD);
+	if (!fs.set_phys || !fs.big_phys) {
+		if (fs.set_phys)
+			pmm_free(fs.set_phys, fs.set_bytes / PAGE, PMM_WORKLOAD);
+		if (fs.big_phys)
+			pmm_free(fs.big_phys, ALIGN_UP(fs.big, PAGE) / PAGE, PMM_WORKLOAD);
+		console_error("flush", "no memory for the %llu-byte eviction buffer", (unsigned long long)fs.big);
+		return false;
 	}
-	volatile uint64_t *set = (volatile uint64_t *)(uintptr_t)set_phys;
-	uint64_t words = set_bytes / sizeof(uint64_t), want = 0;
-	for (uint64_t i = 0; i < words; i++) {
-		set[i] = i;
-		want += i;
+	fs.set = (volatile uint64_t *)(uintptr_t)fs.set_phys;
+	fs.words = fs.set_bytes / sizeof(uint64_t);
+	fs.want = 0;
+	for (uint64_t i = 0; i < fs.words; i++) {
+		fs.set[i] = i;
+		fs.want += i;
 	}
-	evict.buf = (const volatile uint64_t *)(uintptr_t)big_phys;
-	for (uint64_t i = 0; i < big / sizeof(uint64_t); i++)
-		((volatile uint64_t *)(uintptr_t)big_phys)[i] = i;
+	evict.buf = (const volatile uint64_t *)(uintptr_t)fs.big_phys;
+	for (uint64_t i = 0; i < fs.big / sizeof(uint64_t); i++)
+		((volatile uint64_t *)(uintptr_t)fs.big_phys)[i] = i;
 	one.n = 1;
 	one.cpu[0] = ctx->online->cpu[0];
 	pick_domains(ctx);
-	bool clflushopt = ctx->bsp_cpuid->have_leaf7 && (ctx->bsp_cpuid->leaf7.ebx & CPUID_7_EBX_CLFLUSHOPT_BIT);
-	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+	fs.clflushopt = ctx->bsp_cpuid->have_leaf7 && (ctx->bsp_cpuid->leaf7.ebx & CPUID_7_EBX_CLFLUSHOPT_BIT);
+	return true;
+}
 
-	kprintf("flush: working set %llu bytes, last-level cache %llu bytes, %u LLC domain(s), %u repetitions\n",
-		(unsigned long long)set_bytes, (unsigned long long)llc, domains.n, reps);
-	/* The references first: warm (no flush) and cold (WBINVD everywhere, or
-	 * without WBINVD the coldest eviction read, measured last). */
-	static const enum method order[N_METHODS] = { NONE, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH };
+static void teardown(void)
+{
+	pmm_free(fs.big_phys, ALIGN_UP(fs.big, PAGE) / PAGE, PMM_WORKLOAD);
+	pmm_free(fs.set_phys, fs.set_bytes / PAGE, PMM_WORKLOAD);
+}
+
+/* The references first: warm (no flush) and cold (WBINVD everywhere, or
+ * without WBINVD the coldest eviction read, measured last). */
+static const enum method order[N_METHODS] = { NONE, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH };
+
+static bool runs_here(const struct wl_ctx *ctx, enum method m)
+{
+	return ctx->has_wbinvd || (m != WBINVD_ALL && m != WBINVD_DOMAIN);
+}
+
+/* One repetition: warm the set, flush, time a pass. False if something failed. */
+static bool one_rep(const struct wl_ctx *ctx, enum method m, uint64_t *flush, uint64_t *p, struct instr_thread *seen,
+		    const char **fail)
+{
+	uint64_t sum;
+	pass(fs.set, fs.words, &sum); /* warm the set: every method starts from a warm cache */
+	uint64_t f0 = tsc_start();
+	bool done = do_flush(ctx, m, (const volatile uint8_t *)fs.set, fs.set_bytes, fs.evict_llc, fs.seed_bytes,
+			     fs.clflushopt);
+	uint64_t f1 = tsc_end();
+	struct instr_mark mark;
+	instr_begin(&mark);
+	*p = pass(fs.set, fs.words, &sum);
+	instr_end(&mark, seen);
+	*flush = f1 - f0;
+	if (!done || sum != fs.want) {
+		*fail = done ? "the pass read wrong data" : "the flush run failed";
+		return false;
+	}
+	return true;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void flush_plan(const struct wl_ctx *ctx)
+{
+	if (!setup(ctx))
+		return;
+	for (unsigned i = 0; i < N_METHODS; i++) {
+		enum method m = order[i];
+		if (!runs_here(ctx, m))
+			continue;
+		struct plan_item *it = plan_add(ctx->plan, ctx->index, method_names[m]);
+		if (!it)
+			continue;
+		it->unit = PLAN_UNIT_PASSES;
+		it->want_units = it->min_units = 1;
+		it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+		it->out_bytes = REC_BYTES;
+		it->param[0] = m;
+		uint64_t fl = 0, p = 0;
+		struct instr_thread seen;
+		const char *fail = 0;
+		uint64_t t0 = tsc_read();
+		if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
+			console_error("flush", "calibration of %s: %s", method_names[m], fail);
+		it->unit_s = seq_seconds(tsc_read() - t0);
+	}
+	teardown();
+}
+
+void flush_run(const struct wl_ctx *ctx)
+{
+	if (!setup(ctx)) {
+		finish_mark_failed("flush: out of memory");
+		return;
+	}
+	kprintf("flush: working set %llu bytes, last-level cache %llu bytes, %u LLC domain(s), repetitions as planned\n",
+		(unsigned long long)fs.set_bytes, (unsigned long long)fs.llc, domains.n);
 	double warm = 0, cold = 0;
 	char line[160];
 	int used = fmt_snprintf(line, sizeof(line), "flush      cold %%:");
 	kprintf("  %-18s %14s %14s %8s\n", "method", "flush ticks", "pass ticks", "cold %");
+	uint32_t cursor = 0;
 	for (unsigned i = 0; i < N_METHODS; i++) {
 		enum method m = order[i];
-		if ((m == WBINVD_ALL || m == WBINVD_DOMAIN) && !ctx->has_wbinvd) {
+		if (!runs_here(ctx, m)) {
 			struct rec *r = report_result_open("flush", method_names[m], 0);
 			report_result_close(r, "skipped", "WBINVD is privileged: user code cannot run it");
 			kprintf("  %-18s skipped: WBINVD is privileged\n", method_names[m]);
 			continue;
 		}
+		const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
+		if (!it || it->param[0] != (uint32_t)m) {
+			console_error("flush", "%s is not in the plan", method_names[m]);
+			continue;
+		}
+		seq_item_begin(ctx, it);
+		if (it->skip) {
+			struct rec *r = report_result_open("flush", method_names[m], 0);
+			report_result_close(r, "skipped", seq_skip_reason(it));
+			kprintf("  %-18s skipped: %s\n", method_names[m], seq_skip_reason(it));
+			continue;
+		}
 		const char *fail = 0;
 		struct reps *log = reps_begin(1);
 		uint32_t got = 0;
-		for (uint32_t rep = 0; rep <= reps; rep++) {
-			uint64_t sum;
-			pass(set, words, &sum); /* warm the set: every method starts from a warm cache */
-			uint64_t f0 = tsc_start();
-			bool done = do_flush(ctx, m, (const volatile uint8_t *)set, set_bytes, evict_llc, seed_bytes,
-					     clflushopt);
-			uint64_t f1 = tsc_end();
-			struct instr_mark mark;
+		for (uint32_t rep = 0; rep <= it->reps; rep++) {
+			uint64_t fl, p;
 			struct instr_thread seen;
-			instr_begin(&mark);
-			uint64_t p = pass(set, words, &sum);
-			instr_end(&mark, &seen);
-			if (!done || sum != want) {
-				fail = done ? "the pass read wrong data" : "the flush run failed";
+			if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
 				break;
-			}
+			seq_tick();
 			if (rep == 0)
 				continue; /* untimed warm-up */
-			flush_ticks[got++] = f1 - f0;
+			flush_ticks[got++] = fl;
 			reps_add(log, &p, &seen);
 		}
-		struct stats fs, ps = *reps_stats(log);
-		stats_compute(flush_ticks, got, scratch, &fs);
+		struct stats fst, ps = *reps_stats(log);
+		stats_compute(flush_ticks, got, scratch, &fst);
 		if (m == NONE)
 			warm = ps.median;
 		if (m == WBINVD_ALL || (!ctx->has_wbinvd && (m == EVICT_SEED || m == EVICT_LLC)))
@@ -228,15 +315,15 @@ void flush_run(const struct wl_ctx *ctx)
 		struct rec *r = report_result_open("flush", method_names[m], m == CLFLUSH || m == NONE ? &one
 								: m == WBINVD_DOMAIN ? &domains : ctx->online);
 		rec_obj_begin(r, "params");
-		rec_u64(r, "set_bytes", set_bytes);
+		rec_u64(r, "set_bytes", fs.set_bytes);
 		if (m == EVICT_SEED || m == EVICT_LLC)
-			rec_u64(r, "evict_bytes", m == EVICT_SEED ? seed_bytes : evict_llc);
+			rec_u64(r, "evict_bytes", m == EVICT_SEED ? fs.seed_bytes : fs.evict_llc);
 		if (m == CLFLUSH)
-			rec_str(r, "instruction", clflushopt ? "clflushopt" : "clflush");
+			rec_str(r, "instruction", fs.clflushopt ? "clflushopt" : "clflush");
 		rec_str(r, "cold_reference", ctx->has_wbinvd ? "wbinvd-all" : "none: no WBINVD");
 		rec_obj_end(r);
 		reps_report(r, log);
-		rec_f64(r, "flush_ticks", fs.median, 1);
+		rec_f64(r, "flush_ticks", fst.median, 1);
 		if (scale) {
 			rec_f64(r, "cold_pct", pct, 1);
 		} else {
@@ -245,6 +332,7 @@ void flush_run(const struct wl_ctx *ctx)
 					 : !ctx->has_wbinvd ? "no WBINVD: no truly cold reference"
 					 : "cold and warm references within 5%: no scale (no caches modelled?)");
 		}
+		seq_item_report(r, it);
 		report_result_close(r, fail ? "fail" : "ok", fail);
 		if (used > 0 && (size_t)used < sizeof(line)) {
 			if (scale)
@@ -254,11 +342,10 @@ void flush_run(const struct wl_ctx *ctx)
 				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_names[m]);
 		}
 		if (scale)
-			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fs.median, ps.median, pct);
+			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fst.median, ps.median, pct);
 		else
-			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fs.median, ps.median, "-");
+			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fst.median, ps.median, "-");
 	}
 	console_summary("%s", line);
-	pmm_free(big_phys, ALIGN_UP(big, PAGE) / PAGE, PMM_WORKLOAD);
-	pmm_free(set_phys, set_bytes / PAGE, PMM_WORKLOAD);
+	teardown();
 }

@@ -9,7 +9,12 @@
  * false sharing from the effect of the scan order on the shared L3. Sizes:
  * `small` (the seed's 64 Ki ints, in L2), `llc` (half the smallest L3) and
  * `dram` (the seed's 512 Mi ints, capped by free memory, at least 4x the
- * largest L3). */
+ * largest L3).
+ *
+ * Every size x thread count x placement x variant x accumulator is a
+ * configuration of the plan (workloads/sequence.h): one pass per repetition,
+ * timed once each at calibration (a DRAM pass on a prefix still well past
+ * the L3, scaled up). */
 #include "workload.h"
 #include "console.h"
 #include "finish.h"
@@ -20,6 +25,7 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
+#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -39,6 +45,10 @@
 #define MAX_COUNTS 16
 #define PAGE 4096ull
 #define LARGE_ALIGN (2ull << 20)
+#define CALIB_DRAM_DIVISOR 8                  /* calibrate DRAM passes on an eighth of the array ... */
+#define CALIB_TRIES 2
+#define REC_BYTES 1300                        /* one result record and its text line */
+#define REC_BYTES_PER_THREAD 12
 
 enum variant { INTERLEAVED, BLOCKED_STRIDED, BLOCKED, N_VARIANTS };
 enum acc { SHARED_SLOT, PRIVATE, N_ACCS };
@@ -67,6 +77,14 @@ static struct cpuset set;
 static double summary[N_SIZES][N_VARIANTS][N_ACCS];   /* median ticks at all CPUs, compact */
 static double last_median;                              /* of the last configuration reported */
 
+/* The sizes, decided once at planning and kept for the run. */
+static struct loc_sizes {
+	uint64_t bytes[N_SIZES];
+	uint64_t dram_min;
+	uint64_t alloc;                                 /* bytes allocated: the largest size */
+	bool have_dram;
+} sizes;
+
 /* ---- Private Functions ---------------------------------------------------- */
 static void loc_thread(const struct run_thread *t)
 {
@@ -84,6 +102,8 @@ static void loc_thread(const struct run_thread *t)
 	uint64_t e = tsc_end();
 	j->priv[i][0] = sum;
 	j->ticks[i] = e - s;
+	if (run_overdue(t)) /* a pass cannot stop halfway; one past the bound is an overrun */
+		run_overran(t);
 }
 
 /* The seed's data: rand() % 100 from a fixed seed (here Knuth's MMIX 64-bit LCG). */
@@ -131,18 +151,18 @@ static uint64_t cache_bytes(const struct topo *t, uint8_t level, bool smallest)
 }
 
 /* Warm-up, then reps timed repetitions; false with a reason on any failure. */
-static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, const char **why,
-		    struct reps **out)
+static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, uint64_t timeout_ms,
+		    const char **why, struct reps **out)
 {
 	uint32_t n = set.n;
 	struct reps *log = reps_begin(n);
 	*out = log;
 	for (uint32_t r = 0; r <= reps; r++) {
 		memset(slot_line, 0, sizeof(slot_line));
-		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0,
-					    ctx->timeout_ms, &res);
+		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
+		seq_tick();
 		if (st != RUN_OK) {
-			*why = run_status_name(st);
+			*why = st == RUN_OVERRUN ? "overrun: a pass passed the bound" : run_status_name(st);
 			return false;
 		}
 		uint64_t sum = 0;
@@ -158,8 +178,8 @@ static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, co
 	return true;
 }
 
-static void report(const struct wl_ctx *ctx, enum size_class sz, const char *placement, bool ok,
-		   const char *why, struct reps *log)
+static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum size_class sz,
+		   const char *placement, bool ok, const char *why, struct reps *log)
 {
 	struct stats st = *reps_stats(log);
 	last_median = st.median;
@@ -188,7 +208,9 @@ static void report(const struct wl_ctx *ctx, enum size_class sz, const char *pla
 	rec_arr_end(r);
 	rec_f64(r, "slowest_ticks", slowest, 1);
 	rec_u64(r, "slowest_thread", slowest_t);
-	report_result_close(r, ok ? "ok" : "fail", ok ? 0 : why);
+	seq_item_report(r, it);
+	bool overrun = !ok && why && !strncmp(why, "overrun", 7);
+	report_result_close(r, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	kprintf("  %-6s %10llu %3u %-8s %-16s %-12s %14.0f %8.3f%s\n", size_names[sz],
 		(unsigned long long)(job.n * sizeof(uint32_t)), set.n, placement, variant_names[job.variant],
 		acc_names[job.acc], st.median,
@@ -237,8 +259,21 @@ static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
 	}
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-void locality_run(const struct wl_ctx *ctx)
+/* Calibration: the slowest thread's time for one pass of the job as set up (its sum is not checked). */
+static double time_pass(const struct wl_ctx *ctx)
+{
+	if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK) {
+		console_error("locality", "a calibration pass failed");
+		return 0;
+	}
+	uint64_t slow = 0;
+	for (uint32_t t = 0; t < set.n; t++)
+		slow = MAX(slow, job.ticks[t]);
+	return seq_seconds(slow);
+}
+
+/* Decide the sizes (once, at planning) and allocate the array; 0 without memory. */
+static uint64_t decide_sizes(const struct wl_ctx *ctx)
 {
 	const struct topo *tp = ctx->topo;
 	uint64_t l3_small = cache_bytes(tp, 3, true), l3_big = cache_bytes(tp, 3, false);
@@ -254,26 +289,95 @@ void locality_run(const struct wl_ctx *ctx)
 	dram_bytes = ALIGN_DOWN(MIN(dram_bytes, dram_cap), LARGE_ALIGN);
 
 	/* One array, on CPU 0's node; the smaller sizes are its prefixes. */
-	uint64_t bytes[N_SIZES] = { SMALL_INTS * sizeof(uint32_t), ALIGN_UP(llc_bytes, PAGE), 0 };
-	uint64_t small_need = MAX(bytes[SMALL], bytes[LLC]);
+	memset(&sizes, 0, sizeof(sizes));
+	sizes.bytes[SMALL] = SMALL_INTS * sizeof(uint32_t);
+	sizes.bytes[LLC] = ALIGN_UP(llc_bytes, PAGE);
+	sizes.dram_min = dram_min;
+	uint64_t small_need = MAX(sizes.bytes[SMALL], sizes.bytes[LLC]);
 	int node = (int)tp->cpu[0].node;
-	uint64_t phys = 0, want = 0;
-	want = dram_bytes;
+	uint64_t phys = 0, want = dram_bytes;
 	while (want >= dram_min && want >= small_need) {
 		phys = alloc_array(want, node);
 		if (phys)
 			break;
 		want = ALIGN_DOWN(want / 2, LARGE_ALIGN); /* fragmented: try half */
 	}
-	bool have_dram = phys != 0;
-	if (have_dram) {
-		bytes[DRAM] = want;
+	sizes.have_dram = phys != 0;
+	if (sizes.have_dram) {
+		sizes.bytes[DRAM] = want;
 	} else {
 		want = small_need;
 		phys = alloc_array(want, node);
 	}
+	sizes.alloc = phys ? want : 0;
+	return phys;
+}
+
+static void describe(char *buf, size_t cap, unsigned sz, uint32_t threads, unsigned pl, unsigned v, unsigned ac)
+{
+	fmt_snprintf(buf, cap, "%s %u threads %s %s %s", size_names[sz], threads, place_name((enum place_kind)pl),
+		     variant_names[v], acc_names[ac]);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void locality_plan(const struct wl_ctx *ctx)
+{
+	uint64_t phys = decide_sizes(ctx);
 	if (!phys) {
-		console_error("locality", "no memory for even the %llu-byte array", (unsigned long long)want);
+		console_error("locality", "no memory for even the %llu-byte array",
+			      (unsigned long long)MAX(sizes.bytes[SMALL], sizes.bytes[LLC]));
+		return;
+	}
+	uint32_t counts[MAX_COUNTS];
+	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
+	char name[PLAN_NAME_LEN];
+	job.a = (const uint32_t *)(uintptr_t)phys; /* unfilled: calibration only times the passes */
+	job.slots = slot_line;
+	for (unsigned sz = 0; sz < N_SIZES; sz++) {
+		if (sz == DRAM && !sizes.have_dram)
+			continue;
+		/* A DRAM pass is timed on a prefix still far past the L3, then scaled. */
+		uint64_t bytes = sizes.bytes[sz], calib = bytes;
+		if (sz == DRAM)
+			calib = MAX(sizes.dram_min, ALIGN_DOWN(bytes / CALIB_DRAM_DIVISOR, PAGE));
+		calib = MIN(calib, bytes);
+		for (uint32_t c = 0; c < nc; c++)
+			for (unsigned pl = 0; pl < 2; pl++) {
+				if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &set))
+					continue;
+				double fixed = seq_calibrate_fixed(&set, ctx->flush, CALIB_TRIES);
+				for (unsigned v = 0; v < N_VARIANTS; v++)
+					for (unsigned ac = 0; ac < N_ACCS; ac++) {
+						describe(name, sizeof(name), sz, counts[c], pl, v, ac);
+						struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
+						if (!it)
+							continue;
+						it->unit = PLAN_UNIT_PASSES;
+						it->want_units = it->min_units = 1;
+						it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+						it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * counts[c];
+						it->param[0] = sz;
+						it->param[1] = counts[c];
+						it->param[2] = pl;
+						it->param[3] = v | ac << 8;
+						job.variant = (enum variant)v;
+						job.acc = (enum acc)ac;
+						job.n = calib / sizeof(uint32_t);
+						it->unit_s = time_pass(ctx) * (double)bytes / (double)calib;
+						it->rep_fixed_s = fixed;
+					}
+			}
+	}
+	pmm_free(phys, ALIGN_UP(sizes.alloc, PAGE) / PAGE, PMM_WORKLOAD);
+}
+
+void locality_run(const struct wl_ctx *ctx)
+{
+	const struct topo *tp = ctx->topo;
+	uint64_t want = sizes.alloc;
+	uint64_t phys = want ? alloc_array(want, (int)tp->cpu[0].node) : 0;
+	if (!phys) {
+		console_error("locality", "no memory for the %llu-byte array planned", (unsigned long long)want);
 		finish_mark_failed("locality: out of memory");
 		return;
 	}
@@ -281,53 +385,54 @@ void locality_run(const struct wl_ctx *ctx)
 	fill(a, want / sizeof(uint32_t));
 	uint64_t expect[N_SIZES];
 	for (unsigned sz = 0; sz < N_SIZES; sz++)
-		expect[sz] = prefix_total(a, bytes[sz] / sizeof(uint32_t));
+		expect[sz] = prefix_total(a, sizes.bytes[sz] / sizeof(uint32_t));
 
-	uint32_t counts[MAX_COUNTS];
-	uint32_t nc = place_thread_counts(tp->ncpu, counts, MAX_COUNTS);
-	uint32_t total = N_SIZES * nc * 2 * N_VARIANTS * N_ACCS, k = 0;
-	kprintf("locality: sizes %llu / %llu / %llu bytes, %u repetitions, flush=%s, array on node %d\n",
-		(unsigned long long)bytes[SMALL], (unsigned long long)bytes[LLC],
-		have_dram ? (unsigned long long)bytes[DRAM] : 0ull, ctx->reps, wl_flush_name(ctx),
-		pmm_node_of(phys));
+	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, array on node %d\n",
+		(unsigned long long)sizes.bytes[SMALL], (unsigned long long)sizes.bytes[LLC],
+		sizes.have_dram ? (unsigned long long)sizes.bytes[DRAM] : 0ull, wl_flush_name(ctx), pmm_node_of(phys));
 	kprintf("  %-6s %10s %3s %-8s %-16s %-12s %14s %8s\n", "size", "bytes", "P", "placing", "variant",
 		"accumulator", "median ticks", "B/tick");
-	for (unsigned sz = 0; sz < N_SIZES; sz++) {
-		if (sz == DRAM && !have_dram) {
-			char why[96];
-			fmt_snprintf(why, sizeof(why), "not enough free memory for %llu MiB (4x the largest L3)",
-				     (unsigned long long)(dram_min >> 20));
-			skip_size(DRAM, why);
+	for (unsigned sz = 0; sz < N_SIZES; sz++)
+		for (unsigned v = 0; v < N_VARIANTS; v++)
+			for (unsigned ac = 0; ac < N_ACCS; ac++)
+				summary[sz][v][ac] = -1;
+	uint32_t cursor = 0;
+	struct plan_item *it;
+	job.a = a;
+	job.slots = slot_line;
+	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
+		unsigned sz = it->param[0], pl = it->param[2];
+		uint32_t threads = it->param[1];
+		job.variant = (enum variant)(it->param[3] & 0xff);
+		job.acc = (enum acc)(it->param[3] >> 8);
+		job.n = sizes.bytes[sz] / sizeof(uint32_t);
+		seq_item_begin(ctx, it);
+		if (it->skip || !place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, threads, &set)) {
+			struct rec *r = report_result_open("locality", variant_names[job.variant], 0);
+			rec_obj_begin(r, "params");
+			rec_str(r, "accumulator", acc_names[job.acc]);
+			rec_str(r, "size", size_names[sz]);
+			rec_u64(r, "threads", threads);
+			rec_str(r, "placement", place_name((enum place_kind)pl));
+			rec_obj_end(r);
+			report_result_close(r, "skipped", it->skip ? seq_skip_reason(it) : "the placement is gone");
 			continue;
 		}
-		job.a = a;
-		job.n = bytes[sz] / sizeof(uint32_t);
-		job.slots = slot_line;
-		for (uint32_t c = 0; c < nc; c++) {
-			for (unsigned pl = 0; pl < 2; pl++) {
-				if (!place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &set))
-					continue;
-				for (unsigned v = 0; v < N_VARIANTS; v++) {
-					for (unsigned ac = 0; ac < N_ACCS; ac++) {
-						job.variant = (enum variant)v;
-						job.acc = (enum acc)ac;
-						const char *why = 0;
-						struct reps *log = 0;
-						bool ok = measure(ctx, MIN(ctx->reps, (uint32_t)REPS_MAX), expect[sz],
-								  &why, &log);
-						report(ctx, (enum size_class)sz, place_name((enum place_kind)pl), ok,
-						       why, log);
-						if (c == nc - 1 && pl == PLACE_COMPACT)
-							summary[sz][v][ac] = ok ? last_median : -1;
-						k++;
-					}
-				}
-			}
-			kprintf("  (configuration %u of %u)\n", k, total);
-		}
+		const char *why = 0;
+		struct reps *log = 0;
+		bool ok = measure(ctx, it->reps, expect[sz], seq_timeout_ms(it), &why, &log);
+		report(ctx, it, (enum size_class)sz, place_name((enum place_kind)pl), ok, why, log);
+		if (threads == tp->ncpu && pl == PLACE_COMPACT)
+			summary[sz][job.variant][job.acc] = ok ? last_median : -1;
 	}
-	print_summary(tp->ncpu, bytes, have_dram);
-	unsigned big = have_dram ? DRAM : LLC;
+	if (!sizes.have_dram) {
+		char why[96];
+		fmt_snprintf(why, sizeof(why), "not enough free memory for %llu MiB (4x the largest L3)",
+			     (unsigned long long)(sizes.dram_min >> 20));
+		skip_size(DRAM, why);
+	}
+	print_summary(tp->ncpu, sizes.bytes, sizes.have_dram);
+	unsigned big = sizes.have_dram ? DRAM : LLC;
 	double foo = summary[big][INTERLEAVED][SHARED_SLOT], bar = summary[big][BLOCKED_STRIDED][SHARED_SLOT];
 	double foo_p = summary[big][INTERLEAVED][PRIVATE], bar_p = summary[big][BLOCKED_STRIDED][PRIVATE];
 	console_summary("locality   %s, %u threads: bar/foo %.2fx with the seed's shared slots, %.2fx private",

@@ -1,22 +1,28 @@
 /* registry.c - the table of workloads; a new workload adds one line here. */
 #include "workload.h"
 
+void selftest_plan(const struct wl_ctx *ctx);
 void selftest_run(const struct wl_ctx *ctx);
+void counter_plan(const struct wl_ctx *ctx);
 void counter_run(const struct wl_ctx *ctx);
+void locality_plan(const struct wl_ctx *ctx);
 void locality_run(const struct wl_ctx *ctx);
+void first_touch_plan(const struct wl_ctx *ctx);
 void first_touch_run(const struct wl_ctx *ctx);
+void flush_plan(const struct wl_ctx *ctx);
 void flush_run(const struct wl_ctx *ctx);
 
 const struct workload wl_all[] = {
-	{ "selftest", "every CPU increments its own padded slot: proves the workload API", selftest_run,
+	{ "selftest", "every CPU increments its own padded slot: proves the workload API", selftest_plan, selftest_run,
 	  PMU_GOAL_CYCLES_INSNS },
-	{ "counter", "false sharing: per-CPU counters packed, padded, behind an array header, or shared", counter_run,
+	{ "counter", "false sharing: per-CPU counters packed, padded, behind an array header, or shared", counter_plan, counter_run,
 	  PMU_GOAL_COHERENCE },
-	{ "locality", "interleaved vs blocked summing, shared-slot vs private accumulators, L2 to DRAM sizes", locality_run,
+	{ "locality", "interleaved vs blocked summing, shared-slot vs private accumulators, L2 to DRAM sizes", locality_plan, locality_run,
 	  PMU_GOAL_LLC },
-	{ "first-touch", "demand-zero page faults: the seed's warm-up cases, the cost of one fault, page sizes, NUMA", first_touch_run,
+	{ "first-touch", "demand-zero page faults: the seed's warm-up cases, the cost of one fault, page sizes, NUMA", first_touch_plan,
+	  first_touch_run,
 	  PMU_GOAL_TLB },
-	{ "flush", "how cold is cold: WBINVD, per-domain WBINVD, the seeds' eviction reads, CLFLUSH, none", flush_run,
+	{ "flush", "how cold is cold: WBINVD, per-domain WBINVD, the seeds' eviction reads, CLFLUSH, none", flush_plan, flush_run,
 	  PMU_GOAL_LLC },
 };
 const unsigned wl_count = sizeof(wl_all) / sizeof(wl_all[0]);

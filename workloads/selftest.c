@@ -5,7 +5,9 @@
  * compares every slot with the count it must have reached. */
 #include "workload.h"
 #include "console.h"
+#include "fmt.h"
 #include "lib.h"
+#include "sequence.h"
 #include "report.h"
 #include "reps.h"
 #include "stats.h"
@@ -18,6 +20,12 @@
 #define UNMAPPED_ADDRESS 0x00007f0000000000ull
 #define SELFTEST_HANG 3
 #define HANG_BOUND_MS 2000
+#define CHUNK 65536               /* increments between looks at the bound */
+#define MIN_ITERS 10000ull        /* fewer would time the barrier more than the loop */
+#define CALIB_ITERS 100000ull
+#define CALIB_TRIES 3
+#define REC_BYTES 2600            /* what the two result records and the text take */
+#define REC_BYTES_PER_CPU 40
 
 struct slot {
 	volatile uint64_t count;
@@ -41,20 +49,36 @@ static void increment(const struct run_thread *t)
 		for (;;) /* selftest=hang-ap: never finish; run_on's bound must stop this CPU */
 			__asm__ volatile("pause");
 	volatile uint64_t *c = &a->slots[t->index].count;
-	for (uint64_t i = 0; i < a->iters; i++)
-		*c = *c + 1;
+	for (uint64_t done = 0; done < a->iters; done += CHUNK) {
+		uint64_t n = MIN(CHUNK, a->iters - done);
+		for (uint64_t i = 0; i < n; i++)
+			*c = *c + 1;
+		if (run_overdue(t)) {
+			run_overran(t);
+			return;
+		}
+	}
 }
 
 /* One repetition; false if the run or the counts were wrong. */
-static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, struct reps *log, uint64_t *sk,
-		    const char **why)
+static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t timeout_ms, struct reps *log,
+		    uint64_t *sk, const char **why)
 {
 	for (uint32_t t = 0; t < ctx->online->n; t++)
 		slots[t].count = 0;
-	enum run_status s = run_on(ctx->online, increment, a, ctx->flush ? RUN_FLUSH : 0,
-				   ctx->timeout_ms, &res);
+	enum run_status s = run_on(ctx->online, increment, a, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
 	if (s != RUN_OK) {
-		*why = run_status_name(s);
+		if (s == RUN_OVERRUN) {
+			static char reached[96];
+			uint64_t least = a->iters;
+			for (uint32_t t = 0; t < ctx->online->n; t++)
+				least = MIN(least, slots[t].count);
+			fmt_snprintf(reached, sizeof(reached), "overrun: stopped at the bound with %llu of %llu increments",
+				     (unsigned long long)least, (unsigned long long)a->iters);
+			*why = reached;
+		} else {
+			*why = run_status_name(s);
+		}
 		return false;
 	}
 	for (uint32_t t = 0; t < ctx->online->n; t++) {
@@ -89,33 +113,89 @@ static void raise_fault(const struct wl_ctx *ctx)
 		touch_unmapped(0);
 	} else {
 		kprintf("selftest: page fault on cpu %u, as asked\n", one.cpu[0]);
-		run_on(&one, touch_unmapped, 0, 0, ctx->timeout_ms, 0);
+		run_on(&one, touch_unmapped, 0, 0, run_default_timeout_ms, 0);
 	}
 	console_error("selftest", "the requested page fault did not happen");
 }
 
+static uint64_t wanted_iters(const struct wl_ctx *ctx)
+{
+	return ctx->selftest_iters ? ctx->selftest_iters : ctx->quick ? QUICK_ITERS : FULL_ITERS;
+}
+
+static void skipped(const struct wl_ctx *ctx, const char *why)
+{
+	struct rec *r = report_result_open("selftest", "padded-increment", ctx->online);
+	report_result_close(r, "skipped", why);
+	r = report_result_open("selftest", "start-skew", ctx->online);
+	report_result_close(r, "skipped", why);
+	kprintf("selftest: skipped: %s\n", why);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void selftest_plan(const struct wl_ctx *ctx)
+{
+	struct plan_item *it = plan_add(ctx->plan, ctx->index, "padded-increment, every CPU");
+	if (!it)
+		return;
+	uint64_t want = wanted_iters(ctx);
+	it->unit = PLAN_UNIT_ITERS;
+	it->want_units = want;
+	it->min_units = ctx->selftest_iters ? want : MIN(want, MIN_ITERS); /* what the user set is kept */
+	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+	it->out_bytes = REC_BYTES + REC_BYTES_PER_CPU * ctx->online->n;
+	it->param[0] = ctx->online->n;
+	if (ctx->selftest_fault == SELFTEST_HANG) {
+		/* One CPU never finishes: nothing to calibrate, the bound is HANG_BOUND_MS. */
+		it->unit_s = 0;
+		it->rep_fixed_s = HANG_BOUND_MS / 1000.0;
+		return;
+	}
+	struct selftest_arg a = { false, MIN(want, CALIB_ITERS), slots };
+	const char *why = 0;
+	struct reps *log = reps_begin(ctx->online->n);
+	uint64_t sk;
+	if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, 0, &sk, &why) ||
+	    !one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, log, &sk, &why)) {
+		console_error("selftest", "calibration failed: %s", why);
+		return;
+	}
+	it->unit_s = seq_seconds((uint64_t)reps_stats(log)->median) / (double)a.iters;
+	it->rep_fixed_s = seq_calibrate_fixed(ctx->online, ctx->flush, CALIB_TRIES);
+}
+
 void selftest_run(const struct wl_ctx *ctx)
 {
-	struct selftest_arg a = { ctx->selftest_fault == SELFTEST_HANG, ctx->selftest_iters ? ctx->selftest_iters
-				  : ctx->quick ? QUICK_ITERS : FULL_ITERS, slots };
-	struct wl_ctx bounded = *ctx;
-	if (a.hang)
-		bounded.timeout_ms = HANG_BOUND_MS; /* the test should not wait the full default */
-	ctx = &bounded;
-	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+	uint32_t cursor = 0;
+	const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
+	if (!it) {
+		skipped(ctx, "not in the plan (it was full)");
+		return;
+	}
+	seq_item_begin(ctx, it);
+	if (it->skip) {
+		skipped(ctx, seq_skip_reason(it));
+		return;
+	}
+	struct selftest_arg a = { ctx->selftest_fault == SELFTEST_HANG, it->units, slots };
+	/* selftest=hang-ap: the test should not wait long for the CPU that never finishes. */
+	uint64_t bound = a.hang ? HANG_BOUND_MS : seq_timeout_ms(it);
+	uint32_t reps = it->reps;
 	const char *why = 0;
 	bool ok = true;
 
 	kprintf("selftest: %u CPUs x %llu increments, %u repetitions\n", ctx->online->n,
 		(unsigned long long)a.iters, reps);
-	ok = one_rep(ctx, &a, 0, 0, &why); /* untimed warm-up */
+	ok = one_rep(ctx, &a, bound, 0, 0, &why); /* untimed warm-up */
 	struct reps *log = reps_begin(ctx->online->n);
 	for (uint32_t r = 0; ok && r < reps; r++) {
 		kprintf("  repetition %u of %u\n", r + 1, reps);
-		ok = one_rep(ctx, &a, log, &skew[r], &why);
+		ok = one_rep(ctx, &a, bound, log, &skew[r], &why);
+		seq_tick();
 	}
 	uint32_t n = log->n;
 	struct stats st = *reps_stats(log);
+	bool overrun = why && !strncmp(why, "overrun", 7);
 	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
 	rec_obj_begin(rec, "params");
 	rec_u64(rec, "iters", a.iters);
@@ -123,7 +203,8 @@ void selftest_run(const struct wl_ctx *ctx)
 	rec_obj_end(rec);
 	reps_report(rec, log);
 	rec_f64(rec, "ticks_per_increment", a.iters ? st.median / (double)a.iters : 0, 3);
-	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
+	seq_item_report(rec, it);
+	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	double slow_median = st.median;
 
 	/* The barrier itself: how far apart the threads started. */
@@ -131,7 +212,7 @@ void selftest_run(const struct wl_ctx *ctx)
 	rec = report_result_open("selftest", "start-skew", ctx->online);
 	report_stats(rec, "ticks", &st);
 	reps_report_noise(rec, log);
-	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : why);
+	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
 		ok ? "ok" : "FAIL", slow_median, st.median);
 	console_summary("selftest   %u CPUs, %.1f ticks/increment, start skew %.0f ticks: %s", ctx->online->n,

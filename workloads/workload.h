@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cpuid_snap.h"
+#include "plan.h"
 #include "pmu.h"
 #include "run.h"
 #include "topo.h"
@@ -28,11 +29,19 @@ struct wl_ctx {
 	const char *platform;          /* "bare-metal" or "linux" */
 	bool has_wbinvd;               /* flushes are WBINVD (else an eviction read from every CPU) */
 	bool has_fault_internals;      /* page-fault handler timings, prezeroed pools, TLB flushes on demand */
+	/* The plan (workloads/sequence.h): plan() adds this workload's
+	 * configurations with their calibrated costs, run() walks them. */
+	struct plan *plan;
+	uint16_t index;                /* this workload's index in wl_all: its items in the plan */
 };
 
 struct workload {
 	const char *name;              /* as in workloads= */
 	const char *summary;           /* one line for the console */
+	/* Add every configuration to ctx->plan, in the order run() will walk
+	 * them, each with the cost of one unit measured by a short calibration. */
+	void (*plan)(const struct wl_ctx *ctx);
+	/* Run the configurations as planned (units, repetitions, skips). */
 	void (*run)(const struct wl_ctx *ctx);
 	enum pmu_goal counters;        /* what the performance counters measure during its runs */
 };

@@ -12,6 +12,7 @@
 /* ---- Private Variables ---------------------------------------------------- */
 static uint64_t start_tsc;
 static volatile int failed, finishing;
+static volatile unsigned long n_failures;
 static const char *first_failure;
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -27,6 +28,12 @@ void finish_mark_failed(const char *why)
 	if (!failed)
 		first_failure = why;
 	failed = 1;
+	__atomic_add_fetch(&n_failures, 1, __ATOMIC_RELAXED);
+}
+
+unsigned long finish_failures(void)
+{
+	return n_failures;
 }
 
 void finish_now(bool ok)

@@ -12,6 +12,7 @@
 #include "options.h"
 #include "run.h"
 #include "tsc.h"
+#include "sequence.h"
 #include "workload.h"
 
 #ifndef QB_BUILD_ID
@@ -120,41 +121,36 @@ static bool want_help(int argc, char **argv)
 }
 
 /* As kernel/main.c's run_workloads, on the platform's own terms. */
-static void run_workloads(void)
+static void run_workloads(uint64_t boot_tsc)
 {
-	struct wl_ctx ctx = {
-		.quick = opts.profile == OPT_PROFILE_QUICK,
-		.reps = opts.reps ? opts.reps : opts.profile == OPT_PROFILE_QUICK ? QUICK_REPS : FULL_REPS,
-		.flush = opts.flush == OPT_FLUSH_WBINVD,
-		.selftest_iters = opts.selftest_iters,
-		.iters = opts.iters,
-		.selftest_fault = 0,
-		.timeout_ms = run_default_timeout_ms,
-		.online = &online,
-		.topo = hostmachine_topo(),
-		.cpu_of_topo = hostmachine_cpu_of_topo(),
-		.bsp_cpuid = &hostcpu[0].snap,
-		.nodes = hostnuma_nodes(),
-		.platform = "linux",
-		.has_wbinvd = false,
-		.has_fault_internals = false,
+	bool quick = opts.profile == OPT_PROFILE_QUICK;
+	static struct seq_run seq;
+	seq = (struct seq_run){
+		.ctx = {
+			.quick = quick,
+			.reps = opts.reps ? opts.reps : quick ? QUICK_REPS : FULL_REPS,
+			.flush = opts.flush == OPT_FLUSH_WBINVD,
+			.selftest_iters = opts.selftest_iters,
+			.iters = opts.iters,
+			.selftest_fault = 0,
+			.timeout_ms = run_default_timeout_ms,
+			.online = &online,
+			.topo = hostmachine_topo(),
+			.cpu_of_topo = hostmachine_cpu_of_topo(),
+			.bsp_cpuid = &hostcpu[0].snap,
+			.nodes = hostnuma_nodes(),
+			.platform = "linux",
+			.has_wbinvd = false,
+			.has_fault_internals = false,
+		},
+		.workloads = opts.workloads,
+		.budget_s = opts.budget_s ? opts.budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
+		.plan_only = opts.plan == OPT_ON,
+		.start_tsc = boot_tsc,
+		.serial_bytes_per_s = 0, /* stdout: printing is not what takes time */
+		.run_timeout_ms = opts.run_timeout_ms,
 	};
-	unsigned total = 0, k = 0;
-	for (unsigned i = 0; i < wl_count; i++)
-		total += (opts.workloads >> i) & 1;
-	for (unsigned i = 0; i < wl_count; i++) {
-		if (!((opts.workloads >> i) & 1))
-			continue;
-		kprintf("\n== workload %u of %u: %s - %s\n", ++k, total, wl_all[i].name, wl_all[i].summary);
-		uint64_t t0 = tsc_read();
-		wl_all[i].run(&ctx);
-		uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
-		kprintf("== %s finished in %llu ms\n", wl_all[i].name, (unsigned long long)ms);
-		struct rec *r = console_rec_open("workload");
-		rec_str(r, "name", wl_all[i].name);
-		rec_u64(r, "elapsed_ms", ms);
-		console_rec_emit(r);
-	}
+	seq_go(&seq);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -184,6 +180,6 @@ int main(int argc, char **argv)
 	hostmachine_report_cpus();
 	hostmachine_report_caches();
 	run_online_set(&online, opts.cpus);
-	run_workloads();
+	run_workloads(boot_tsc);
 	finish_now(true);
 }

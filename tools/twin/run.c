@@ -38,6 +38,7 @@ struct run_job {
 	/* Written by the threads and copied to the caller's result at the end, so
 	 * that a lost thread finishing late never writes into a later run. */
 	uint64_t start[QB_MAX_CPUS], end[QB_MAX_CPUS];
+	volatile uint8_t overran[QB_MAX_CPUS];
 	struct instr_thread instr[QB_MAX_CPUS];    /* per thread: noise (TSC only) and counters (none) */
 };
 
@@ -78,8 +79,8 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 		__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
-	struct run_thread th = { t, cpu, j->n, j->arg };
 	int64_t off = hostcpu[cpu].tsc_offset;
+	struct run_thread th = { t, cpu, j->n, j->arg, j->deadline + (uint64_t)off, &j->overran[t] };
 	struct instr_mark mark;
 	instr_begin(&mark);
 	uint64_t s = tsc_start();
@@ -136,6 +137,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		res = &scratch_res;
 	res->n = set->n;
 	res->n_failed = 0;
+	res->n_overran = 0;
 	res->start_skew = 0;
 	if (!valid_set(set, &bsp_t))
 		return res->status = RUN_BAD_SET;
@@ -150,10 +152,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	j->flags = flags;
 	j->n = set->n;
 	j->deadline = tsc_deadline_ms(timeout_ms);
+	uint64_t give_up = tsc_deadline_ms(timeout_ms + run_grace_ms(timeout_ms));
 	j->arrived = 0;
 	j->go = GO_WAIT;
 	j->finished = 0;
 	memset((void *)j->done, 0, set->n);
+	memset((void *)j->overran, 0, set->n);
 	memset(j->start, 0, set->n * sizeof(j->start[0]));
 	memset(j->end, 0, set->n * sizeof(j->end[0]));
 
@@ -179,7 +183,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	}
 	bool aborted = j->go != GO_RUN;
-	while (j->finished < j->n && tsc_read() < j->deadline)
+	while (j->finished < j->n && tsc_read() < give_up)
 		__builtin_ia32_pause();
 
 	res->release_tsc = j->release_tsc;
@@ -199,6 +203,8 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		return res->status = RUN_NO_START;
 	if (res->n_failed)
 		return res->status = RUN_TIMEOUT;
+	for (uint32_t t = 0; t < set->n; t++)
+		res->n_overran += j->overran[t];
 
 	uint64_t lo = ~0ull, hi = 0;
 	for (uint32_t t = 0; t < set->n; t++) {
@@ -206,7 +212,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		hi = MAX(hi, res->start[t]);
 	}
 	res->start_skew = hi - lo;
-	return res->status = RUN_OK;
+	return res->status = res->n_overran ? RUN_OVERRUN : RUN_OK;
+}
+
+uint64_t run_grace_ms(uint64_t timeout_ms)
+{
+	return MAX((uint64_t)RUN_GRACE_MIN_MS, timeout_ms / 4);
 }
 
 static void flush_fn(const struct run_thread *t)
@@ -238,6 +249,7 @@ const char *run_status_name(enum run_status s)
 	case RUN_BAD_SET: return "bad cpu set";
 	case RUN_NO_START: return "cpus did not reach the barrier";
 	case RUN_TIMEOUT: return "cpus did not finish";
+	case RUN_OVERRUN: return "overrun: the work passed its bound";
 	}
 	return "unknown";
 }

@@ -1,0 +1,317 @@
+/* sequence.c - calibrate, plan, show, run: the run's workloads in order; see sequence.h. */
+#include "sequence.h"
+#include "console.h"
+#include "finish.h"
+#include "fmt.h"
+#include "instr.h"
+#include "lib.h"
+#include "run.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define STATUS_MS 1000               /* the status line at most this often */
+#define PLAN_CONFIGS_PER_RECORD 300  /* configurations listed in one plan_configs record */
+#define DUR_LEN 24
+#define LINE_LEN 160
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct plan the_plan;
+static struct seq_run *cur;
+static const struct plan_item *cur_item;
+static uint64_t item_start, last_progress, last_status;
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void dur(char *buf, size_t cap, double s)
+{
+	uint64_t t = s > 0 ? (uint64_t)(s + 0.5) : 0;
+	if (t >= 3600)
+		fmt_snprintf(buf, cap, "%lluh%02llum", (unsigned long long)(t / 3600),
+			     (unsigned long long)(t % 3600 / 60));
+	else if (t >= 60)
+		fmt_snprintf(buf, cap, "%llum%02llus", (unsigned long long)(t / 60), (unsigned long long)(t % 60));
+	else
+		fmt_snprintf(buf, cap, "%llus", (unsigned long long)t);
+}
+
+static uint64_t ms_ticks(uint64_t ms)
+{
+	return tsc_deadline_ms(ms) - tsc_read();
+}
+
+/* What is left: the items after the current one, and what the current one still has. */
+static double remaining_s(void)
+{
+	const struct plan *p = &the_plan;
+	if (!cur_item)
+		return p->estimated_s - p->spent_s;
+	uint32_t k = (uint32_t)(cur_item - p->item);
+	double left = 0;
+	for (uint32_t i = k + 1; i < p->n; i++)
+		left += p->item[i].planned_s;
+	double in = seq_seconds(tsc_read() - item_start);
+	return left + (cur_item->planned_s > in ? cur_item->planned_s - in : 0);
+}
+
+static void progress(bool text)
+{
+	char el[DUR_LEN], left[DUR_LEN], line[LINE_LEN];
+	uint64_t now = tsc_read();
+	dur(el, sizeof(el), seq_seconds(now - cur->start_tsc));
+	dur(left, sizeof(left), remaining_s());
+	uint32_t k = cur_item ? (uint32_t)(cur_item - the_plan.item) + 1 : 0;
+	fmt_snprintf(line, sizeof(line), "%s elapsed, about %s left: %s %u of %u%s%s", el, left,
+		     cur_item ? wl_all[cur_item->workload].name : "configuration", k, the_plan.n,
+		     cur_item ? ", " : "", cur_item ? cur_item->name : "");
+	if (text) {
+		kprintf("progress: %s\n", line);
+		last_progress = now;
+	}
+	console_status(line);
+	last_status = now;
+}
+
+static void emit_plan_records(const struct seq_run *s, const struct plan *p)
+{
+	struct rec *r = console_rec_open("plan");
+	if (p->budget_s > 0)
+		rec_f64(r, "budget_s", p->budget_s, 0);
+	else
+		rec_null(r, "budget_s");
+	rec_f64(r, "estimated_s", p->estimated_s, 1);
+	rec_f64(r, "calibration_s", p->spent_s, 1);
+	rec_str(r, "fit", p->how);
+	rec_f64(r, "units_scale", p->scale, 4);
+	if (p->reps_cap)
+		rec_u64(r, "reps_cap", p->reps_cap);
+	rec_u64(r, "configs", p->n);
+	rec_u64(r, "skipped", p->n_skipped);
+	if (p->n_lost)
+		rec_u64(r, "not_planned", p->n_lost);
+	rec_bool(r, "plan_only", s->plan_only);
+	rec_arr_begin(r, "workloads");
+	for (unsigned w = 0; w < wl_count; w++) {
+		if (!((s->workloads >> w) & 1))
+			continue;
+		uint32_t n, sk;
+		double sec = plan_workload_seconds(p, (uint16_t)w, &n, &sk);
+		rec_obj_begin(r, 0);
+		rec_str(r, "name", wl_all[w].name);
+		rec_f64(r, "estimated_s", sec, 1);
+		rec_u64(r, "configs", n);
+		rec_u64(r, "skipped", sk);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	console_rec_emit(r);
+
+	/* Every configuration, a few hundred per record. */
+	for (unsigned w = 0; w < wl_count; w++) {
+		uint32_t cursor = 0, listed = 0;
+		const struct plan_item *it = plan_next(&the_plan, (uint16_t)w, &cursor);
+		while (it) {
+			r = console_rec_open("plan_configs");
+			rec_str(r, "workload", wl_all[w].name);
+			rec_u64(r, "first", listed);
+			rec_arr_begin(r, "configs");
+			for (uint32_t k = 0; it && k < PLAN_CONFIGS_PER_RECORD; k++, listed++) {
+				rec_obj_begin(r, 0);
+				rec_str(r, "name", it->name);
+				if (it->skip) {
+					rec_str(r, "skipped", it->why);
+				} else {
+					rec_u64(r, it->unit == PLAN_UNIT_PAIRS ? "pairs"
+						   : it->unit == PLAN_UNIT_PASSES ? "passes" : "iters", it->units);
+					rec_u64(r, "reps", it->reps);
+					rec_f64(r, "planned_s", it->planned_s, 3);
+				}
+				rec_obj_end(r);
+				it = plan_next(&the_plan, (uint16_t)w, &cursor);
+			}
+			rec_arr_end(r);
+			console_rec_emit(r);
+		}
+	}
+}
+
+static void print_plan(const struct seq_run *s, const struct plan *p)
+{
+	char b[DUR_LEN], e[DUR_LEN], c[DUR_LEN];
+	dur(e, sizeof(e), p->estimated_s);
+	dur(c, sizeof(c), p->spent_s);
+	if (p->budget_s > 0) {
+		dur(b, sizeof(b), p->budget_s);
+		kprintf("\nplan: about %s in all, budget %s (%s); %s so far (start-up and calibration)\n", e, b,
+			p->how, c);
+	} else {
+		kprintf("\nplan: about %s in all, no budget (the quick profile keeps its sizes); %s so far\n", e, c);
+	}
+	if (p->scale < 1)
+		kprintf("plan: iterations and sampled pairs scaled to %.1f%% of the profile's\n", 100 * p->scale);
+	if (p->reps_cap)
+		kprintf("plan: at most %u repetitions per configuration\n", p->reps_cap);
+	if (p->n_skipped)
+		kprintf("plan: %u configuration(s) skipped: they do not fit the budget even at their minimum\n",
+			p->n_skipped);
+	if (p->n_lost)
+		console_error("plan", "%u configurations past the plan's limit of %u were not planned", p->n_lost,
+			      PLAN_MAX_ITEMS);
+	for (unsigned w = 0; w < wl_count; w++) {
+		if (!((s->workloads >> w) & 1))
+			continue;
+		uint32_t n, sk;
+		dur(e, sizeof(e), plan_workload_seconds(p, (uint16_t)w, &n, &sk));
+		kprintf("  %-12s %4u configurations, %u skipped, about %s\n", wl_all[w].name, n, sk, e);
+		if (!s->plan_only)
+			continue;
+		uint32_t cursor = 0;
+		for (const struct plan_item *it = plan_next(&the_plan, (uint16_t)w, &cursor); it;
+		     it = plan_next(&the_plan, (uint16_t)w, &cursor)) {
+			if (it->skip)
+				kprintf("    %-52s skipped: %s\n", it->name, it->why);
+			else if (it->reps)
+				kprintf("    %-52s %12llu %-6s x %3u reps %10.2f s\n", it->name,
+					(unsigned long long)it->units,
+					it->unit == PLAN_UNIT_PAIRS ? "pairs" : it->unit == PLAN_UNIT_PASSES ? "passes" : "iters",
+					it->reps, it->planned_s);
+			else
+				kprintf("    %-52s %12llu %-6s once     %10.2f s\n", it->name,
+					(unsigned long long)it->units,
+					it->unit == PLAN_UNIT_PAIRS ? "pairs" : it->unit == PLAN_UNIT_PASSES ? "passes" : "iters",
+					it->planned_s);
+		}
+	}
+}
+
+static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
+{
+	char line[LINE_LEN];
+	kprintf("\n== workload %u of %u: %s - %s\n", k, total, wl_all[i].name, wl_all[i].summary);
+	fmt_snprintf(line, sizeof(line), "workload %u of %u: %s", k, total, wl_all[i].name);
+	console_status(line);
+	unsigned long fails0 = finish_failures(), errors0 = console_errors();
+	instr_goal(wl_all[i].counters);
+	s->ctx.index = (uint16_t)i;
+	uint64_t t0 = tsc_read();
+	wl_all[i].run(&s->ctx);
+	uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
+	uint32_t n, sk;
+	double planned = plan_workload_seconds(&the_plan, (uint16_t)i, &n, &sk);
+	kprintf("== %s finished in %llu ms (planned %.0f ms)\n", wl_all[i].name, (unsigned long long)ms,
+		planned * 1000);
+	struct rec *r = console_rec_open("workload");
+	rec_str(r, "name", wl_all[i].name);
+	rec_u64(r, "elapsed_ms", ms);
+	rec_f64(r, "planned_s", planned, 1);
+	rec_u64(r, "configs", n);
+	rec_u64(r, "skipped", sk);
+	console_rec_emit(r);
+	fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s)", wl_all[i].name,
+		     (unsigned long long)ms, finish_failures() == fails0 ? "ok" : "FAIL",
+		     console_errors() - errors0);
+	console_summary_line(line);
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void seq_go(struct seq_run *s)
+{
+	cur = s;
+	cur_item = 0;
+	last_progress = last_status = tsc_read();
+	struct plan *p = &the_plan;
+	plan_reset(p, s->budget_s, s->serial_bytes_per_s);
+	s->ctx.plan = p;
+
+	/* Calibration: each workload adds its configurations and their unit costs. */
+	unsigned total = 0;
+	for (unsigned i = 0; i < wl_count; i++)
+		total += (s->workloads >> i) & 1;
+	kprintf("\nplan: calibrating %u workload(s)\n", total);
+	console_status("calibrating: what one unit of each loop costs");
+	uint64_t saved_bound = run_default_timeout_ms;
+	for (unsigned i = 0; i < wl_count; i++) {
+		if (!((s->workloads >> i) & 1))
+			continue;
+		s->ctx.index = (uint16_t)i;
+		s->ctx.timeout_ms = SEQ_CALIB_TIMEOUT_MS;
+		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS;
+		instr_goal(PMU_GOAL_COUNT); /* no counters while calibrating */
+		wl_all[i].plan(&s->ctx);
+	}
+	run_default_timeout_ms = saved_bound;
+	p->spent_s = seq_seconds(tsc_read() - s->start_tsc);
+	plan_fit(p);
+	print_plan(s, p);
+	emit_plan_records(s, p);
+	if (s->plan_only)
+		return;
+
+	unsigned k = 0;
+	for (unsigned i = 0; i < wl_count; i++)
+		if ((s->workloads >> i) & 1)
+			run_one(s, i, ++k, total);
+	cur_item = 0;
+	run_default_timeout_ms = saved_bound;
+	char el[DUR_LEN], est[DUR_LEN];
+	dur(el, sizeof(el), seq_seconds(tsc_read() - s->start_tsc));
+	dur(est, sizeof(est), the_plan.estimated_s);
+	kprintf("progress: all workloads done in %s (planned %s)\n", el, est);
+}
+
+void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)
+{
+	(void)ctx;
+	cur_item = it;
+	item_start = tsc_read();
+	run_default_timeout_ms = seq_timeout_ms(it);
+	seq_tick();
+}
+
+uint64_t seq_timeout_ms(const struct plan_item *it)
+{
+	if (cur && cur->run_timeout_ms)
+		return cur->run_timeout_ms;
+	double ms = plan_rep_seconds(it) * 1000.0 * SEQ_BOUND_MARGIN;
+	return ms > SEQ_BOUND_FLOOR_MS ? (uint64_t)ms : SEQ_BOUND_FLOOR_MS;
+}
+
+void seq_tick(void)
+{
+	if (!cur)
+		return;
+	uint64_t now = tsc_read();
+	if (now - last_progress >= ms_ticks(SEQ_PROGRESS_MS))
+		progress(true);
+	else if (now - last_status >= ms_ticks(STATUS_MS))
+		progress(false);
+}
+
+void seq_item_report(struct rec *r, const struct plan_item *it)
+{
+	rec_f64(r, "planned_s", it->planned_s, 3);
+	rec_f64(r, "measured_s", seq_seconds(tsc_read() - item_start), 3);
+}
+
+double seq_seconds(uint64_t ticks)
+{
+	uint64_t hz = tsc_hz();
+	return hz ? (double)ticks / (double)hz : 0;
+}
+
+static void empty_fn(const struct run_thread *t)
+{
+	(void)t;
+}
+
+double seq_calibrate_fixed(const struct cpuset *set, bool flush, unsigned tries)
+{
+	static struct run_result res;
+	uint64_t best = ~0ull;
+	for (unsigned i = 0; i < tries; i++) {
+		uint64_t t0 = tsc_read();
+		if (run_on(set, empty_fn, 0, flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK)
+			continue;
+		uint64_t dt = tsc_read() - t0;
+		best = MIN(best, dt);
+	}
+	return best == ~0ull ? 0 : seq_seconds(best);
+}
