@@ -148,6 +148,11 @@ run: $(BUILD)/quietbench.efi
 boottest: $(BUILD)/quietbench.efi
 	python3 tests/boot/run_boot_tests.py --efi $<
 
+# The plan: plan= stops after it, budget= is kept, run_timeout_ms= gives overruns.
+.PHONY: plantest
+plantest: $(BUILD)/quietbench.efi
+	python3 tests/boot/plan_tests.py --efi $<
+
 # CPUs left out of the run are halted in our park loop; console= moves the console.
 .PHONY: parktest
 parktest: $(BUILD)/quietbench.efi
@@ -163,7 +168,7 @@ HOST_PYTHON ?= /usr/bin/python3
 toolstest: | $(BUILD)/.deps-ok
 	$(HOST_PYTHON) -m pytest -q tests/tools
 
-test: unit asmtest toolstest boottest parktest
+test: unit asmtest toolstest boottest parktest plantest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from

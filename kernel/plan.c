@@ -5,12 +5,29 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define SEARCH_STEPS 48                  /* bisections of the units factor */
+#define SQRT_STEPS 40                    /* Newton steps: ample for doubles in [0, 1] */
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* Square root by Newton's method (no libm in the kernel); x in [0, 1]. */
+static double root(double x)
+{
+	if (x <= 0)
+		return 0;
+	double r = x < 1 ? 1 : x;
+	for (int i = 0; i < SQRT_STEPS; i++)
+		r = (r + x / r) / 2;
+	return r;
+}
+
+/* Units at factor f. Sampled pairs shrink with the square root of f: the
+ * CPUs a matrix covers fall linearly with f, so a tight budget still keeps
+ * a readable sample rather than a handful of CPUs. */
 static uint64_t units_at(const struct plan_item *it, double f)
 {
 	if (it->unit == PLAN_UNIT_PASSES || f >= 1.0)
 		return it->want_units;
+	if (it->unit == PLAN_UNIT_PAIRS)
+		f = root(f);
 	double u = (double)it->want_units * f;
 	uint64_t n = (uint64_t)u + (u > (double)(uint64_t)u);
 	return MIN(it->want_units, MAX(it->min_units, n));

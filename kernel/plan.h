@@ -9,8 +9,10 @@
  *
  * When the budget cannot hold everything as asked, plan_fit gives way in
  * this order, and says which step it took:
- *   1. the units of every scalable configuration by one common factor, never
- *      below each one's minimum (the work that still measures something);
+ *   1. the units of every scalable configuration by one common factor f (a
+ *      matrix's sampled pairs by the square root of f, so that the CPUs it
+ *      covers fall with f), never below each one's minimum (the work that
+ *      still measures something);
  *   2. the repetitions, never below PLAN_MIN_REPS;
  *   3. whole configurations, the dearest first, each skipped with the reason.
  * Nothing is ever shrunk below its minimum: it runs at the minimum or not at all. */

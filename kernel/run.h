@@ -67,9 +67,10 @@ struct run_result {
 };
 
 /* Run fn(t) on every CPU of set, all released from one barrier; the calling
- * CPU (the BSP) takes part if it is in the set. timeout_ms bounds the run:
- * every thread sees it as t->deadline and stops early past it (run_overdue,
- * run_overran: RUN_OVERRUN). A CPU that does not arrive, or has not returned
+ * CPU (the BSP) takes part if it is in the set. timeout_ms bounds the work
+ * from the barrier's release: every thread sees it as t->deadline and stops
+ * early past it (run_overdue, run_overran: RUN_OVERRUN). Reaching the
+ * barrier has its own bound, the longer of timeout_ms and RUN_ARRIVAL_MIN_MS. A CPU that does not arrive, or has not returned
  * RUN_GRACE past the bound, is reported in an error record, stopped (INIT)
  * and marked lost (RUN_NO_START, RUN_TIMEOUT). res may be NULL. Must be
  * called on the BSP. */
@@ -79,6 +80,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 /* How long past the bound a thread may take to notice it and return, before
  * it counts as lost: a quarter of the bound, at least RUN_GRACE_MIN_MS. */
 #define RUN_GRACE_MIN_MS 1000
+#define RUN_ARRIVAL_MIN_MS 1000  /* every CPU reaches the barrier within this (or the bound, if longer) */
 uint64_t run_grace_ms(uint64_t timeout_ms);
 
 /* WBINVD on every CPU of the set, one call each, in parallel. */

@@ -28,7 +28,9 @@ struct run_job {
 	void *arg;
 	unsigned flags;
 	uint32_t n;
-	uint64_t deadline;                    /* TSC: nobody waits past this */
+	uint64_t deadline;                    /* TSC: nobody waits for the barrier past this */
+	uint64_t work_ticks;                  /* the bound on the work, from the release */
+	volatile uint64_t work_deadline;      /* TSC: release + work_ticks, set at the release */
 	uint64_t release_tsc;
 	volatile uint32_t arrived __attribute__((aligned(HOSTCPU_LINE)));
 	volatile uint32_t go __attribute__((aligned(HOSTCPU_LINE)));
@@ -69,6 +71,7 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 		while (j->arrived < j->n && tsc_read() < j->deadline)
 			__builtin_ia32_pause();
 		j->release_tsc = tsc_read();
+		j->work_deadline = j->release_tsc + j->work_ticks;
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	} else {
 		while (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) == GO_WAIT && tsc_read() < j->deadline)
@@ -80,7 +83,7 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 		return;
 	}
 	int64_t off = hostcpu[cpu].tsc_offset;
-	struct run_thread th = { t, cpu, j->n, j->arg, j->deadline + (uint64_t)off, &j->overran[t] };
+	struct run_thread th = { t, cpu, j->n, j->arg, j->work_deadline + (uint64_t)off, &j->overran[t] };
 	struct instr_mark mark;
 	instr_begin(&mark);
 	uint64_t s = tsc_start();
@@ -151,8 +154,10 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	j->arg = arg;
 	j->flags = flags;
 	j->n = set->n;
-	j->deadline = tsc_deadline_ms(timeout_ms);
-	uint64_t give_up = tsc_deadline_ms(timeout_ms + run_grace_ms(timeout_ms));
+	/* The barrier has its own bound: waking, flushing and arriving are not the work. */
+	j->deadline = tsc_deadline_ms(MAX(timeout_ms, (uint64_t)RUN_ARRIVAL_MIN_MS));
+	j->work_ticks = tsc_deadline_ms(timeout_ms) - tsc_read();
+	j->work_deadline = ~0ull;
 	j->arrived = 0;
 	j->go = GO_WAIT;
 	j->finished = 0;
@@ -180,9 +185,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		while (j->arrived < j->n && tsc_read() < j->deadline)
 			__builtin_ia32_pause();
 		j->release_tsc = tsc_read();
+		j->work_deadline = j->release_tsc + j->work_ticks;
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	}
 	bool aborted = j->go != GO_RUN;
+	uint64_t give_up = (aborted ? tsc_read() : j->work_deadline) +
+			   (tsc_deadline_ms(run_grace_ms(timeout_ms)) - tsc_read());
 	while (j->finished < j->n && tsc_read() < give_up)
 		__builtin_ia32_pause();
 

@@ -1,0 +1,291 @@
+/* test_plan.c - host tests of kernel/plan.c on modelled machines: an 8-core desktop, a 2-socket 384-thread Genoa and a 768-thread Turin.
+ *
+ * Each model lists the configurations the workloads list on such a machine
+ * (thread counts from workloads/placement.c, the same layouts, sizes,
+ * placements and matrix) with per-unit costs of the right order for the
+ * part: a packed increment that slows with sharers, a contended LOCK XADD
+ * line that manages a few tens of millions a second in all, DRAM bandwidth
+ * that saturates, a ~1 us page fault. The planner must fit every plan into
+ * its budget, keep every configuration at or above its minimum, and skip
+ * only with a reason. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "lib.h"
+#include "placement.h"
+#include "plan.h"
+
+#define W_SELFTEST 0
+#define W_COUNTER 1
+#define W_LOCALITY 2
+#define W_FIRST_TOUCH 3
+#define W_FLUSH 4
+#define FULL_ITERS ((1ull << 31) / 4)
+#define MIN_ITERS 20000ull
+#define FULL_REPS 10
+#define SERIAL_BPS 11520.0        /* 115200 baud, 8N1 */
+#define MATRIX_MIN_CPUS 8
+#define MATRIX_ITERS (1ull << 18)
+#define MATRIX_REPS 5
+
+struct model {
+	const char *name;
+	uint32_t ncpu;
+	double ghz;                /* TSC-ish clock: costs below are in ns */
+	double packed_ns;          /* one packed increment, alone */
+	double sharer_ns;          /* added per other thread on the line */
+	double atomic_total_ns;    /* one contended LOCK XADD, all threads together */
+	double dram_gbs_thread;    /* one thread's DRAM read bandwidth */
+	double dram_gbs_max;       /* the machine's */
+	double fixed_us;           /* barrier and WBINVD per repetition */
+	uint64_t llc_bytes;
+};
+
+static const struct model desktop = { "8-core desktop", 8, 4.0, 0.3, 8, 8, 15, 60, 200, 32ull << 20 };
+static const struct model genoa = { "2-socket Genoa, 384 threads", 384, 2.4, 0.4, 15, 25, 12, 700, 2000,
+				    32ull << 20 };
+static const struct model turin = { "2-socket Turin, 768 threads", 768, 2.5, 0.4, 15, 25, 12, 900, 3000,
+				    32ull << 20 };
+
+static struct plan P;
+
+static struct plan_item *item(uint16_t w, const char *name, uint8_t unit, uint64_t want, uint64_t min,
+			      uint32_t reps, double unit_s, double fixed_s, uint32_t out)
+{
+	struct plan_item *it = plan_add(&P, w, name);
+	if (!it)
+		return 0;
+	it->unit = unit;
+	it->want_units = want;
+	it->min_units = min;
+	it->want_reps = reps;
+	it->unit_s = unit_s;
+	it->rep_fixed_s = fixed_s;
+	it->out_bytes = out;
+	return it;
+}
+
+/* What the five workloads list on this machine (profile=full). */
+static void build(const struct model *m, double budget_s)
+{
+	uint32_t counts[16];
+	uint32_t nc = place_thread_counts(m->ncpu, counts, 16);
+	double fixed = m->fixed_us * 1e-6;
+	plan_reset(&P, budget_s, SERIAL_BPS);
+	item(W_SELFTEST, "padded-increment", PLAN_UNIT_ITERS, 100000000, 10000, FULL_REPS, m->packed_ns * 1e-9,
+	     fixed, 3000);
+	for (int l = 0; l < 5; l++)
+		for (uint32_t i = 0; i < nc; i++)
+			for (int p = 0; p < 2; p++) {
+				uint32_t n = counts[i];
+				double ns = l == 4 ? m->atomic_total_ns       /* per total increment */
+					  : l == 1 || l == 3 ? m->packed_ns   /* padded: no sharing */
+					  : m->packed_ns + m->sharer_ns * (n - 1);
+				uint64_t min = l == 4 ? MIN(FULL_ITERS, MIN_ITERS * n) : MIN_ITERS;
+				item(W_COUNTER, "sweep", PLAN_UNIT_ITERS, FULL_ITERS, min, FULL_REPS, ns * 1e-9, fixed,
+				     1500 + 12 * n);
+			}
+	item(W_COUNTER, "base", PLAN_UNIT_ITERS, FULL_ITERS, MIN_ITERS, FULL_REPS, m->packed_ns * 1e-9, fixed, 1500);
+	for (int r = 0; r < 5; r++)
+		item(W_COUNTER, "pair", PLAN_UNIT_ITERS, FULL_ITERS, MIN_ITERS, FULL_REPS,
+		     (m->packed_ns + m->sharer_ns * (1 + r)) * 1e-9, fixed, 1500);
+	uint64_t pairs = (uint64_t)m->ncpu * (m->ncpu - 1) / 2;
+	double pair_s = (MATRIX_REPS + 1) * (MATRIX_ITERS * (m->packed_ns + 2 * m->sharer_ns) * 1e-9 + fixed);
+	item(W_COUNTER, "matrix", PLAN_UNIT_PAIRS, pairs, MATRIX_MIN_CPUS * (MATRIX_MIN_CPUS - 1) / 2, 0, pair_s, 0,
+	     (uint32_t)MIN(pairs * 18, 0xffffffffull));
+	const uint64_t sizes[3] = { 256 << 10, m->llc_bytes / 2, 2ull << 30 };
+	for (int sz = 0; sz < 3; sz++)
+		for (uint32_t i = 0; i < nc; i++)
+			for (int p = 0; p < 2; p++)
+				for (int v = 0; v < 6; v++) {
+					double gbs = sz < 2 ? 100.0 * counts[i]
+						   : fmin(m->dram_gbs_thread * counts[i], m->dram_gbs_max);
+					if (v % 2 == 0)
+						gbs /= 4; /* the shared-slot accumulators' false sharing */
+					item(W_LOCALITY, "locality", PLAN_UNIT_PASSES, 1, 1, FULL_REPS,
+					     (double)sizes[sz] / (gbs * 1e9), fixed, 1300 + 12 * counts[i]);
+				}
+	for (int c = 0; c < 3; c++)
+		item(W_FIRST_TOUCH, "copy", PLAN_UNIT_PASSES, 1, 1, 0, 0.2, 0, 1500);
+	for (int k = 0; k < 6; k++)
+		item(W_FIRST_TOUCH, "pages", PLAN_UNIT_ITERS, 4096, 64, 0, 1e-6, 0, 1500);
+	item(W_FIRST_TOUCH, "numa", PLAN_UNIT_PASSES, 1, 1, 0, 3.0, 0, 3000);
+	for (int k = 0; k < 6; k++)
+		item(W_FLUSH, "method", PLAN_UNIT_PASSES, 1, 1, FULL_REPS, 0.05, 0, 1400);
+}
+
+/* What every fitted plan must satisfy. */
+static void check_fitted(const char *what)
+{
+	double sum = P.spent_s;
+	uint32_t skipped = 0;
+	for (uint32_t i = 0; i < P.n; i++) {
+		const struct plan_item *it = &P.item[i];
+		if (it->skip) {
+			skipped++;
+			if (!it->why[0])
+				printf("  %s: item %u skipped without a reason\n", what, i);
+			CHECK(it->why[0] != 0);
+			CHECK(it->planned_s == 0);
+			continue;
+		}
+		CHECK(it->units >= it->min_units && it->units <= it->want_units);
+		if (it->unit == PLAN_UNIT_PASSES)
+			CHECK(it->units == it->want_units); /* a pass is never cut */
+		CHECK(it->reps <= it->want_reps);
+		CHECK(it->reps >= (it->want_reps < PLAN_MIN_REPS ? it->want_reps : PLAN_MIN_REPS));
+		CHECK(fabs(it->planned_s - plan_item_seconds(&P, it, it->units, it->reps)) < 1e-9);
+		sum += it->planned_s;
+	}
+	CHECK_EQ_U(skipped, P.n_skipped);
+	CHECK(fabs(sum - P.estimated_s) < 1e-6 * (1 + sum));
+	if (P.budget_s > 0 && P.n_skipped < P.n)
+		CHECK(P.estimated_s <= P.budget_s * (1 - PLAN_RESERVE) + 1e-6);
+}
+
+static const struct plan_item *matrix_item(void)
+{
+	for (uint32_t i = 0; i < P.n; i++)
+		if (P.item[i].unit == PLAN_UNIT_PAIRS)
+			return &P.item[i];
+	return 0;
+}
+
+TEST(desktop_fits_as_asked_with_an_ample_budget)
+{
+	build(&desktop, 7 * 24 * 3600.0);
+	CHECK_EQ_U(plan_fit(&P), 0);
+	CHECK_STR(P.how, "as asked");
+	check_fitted("desktop, a week");
+	for (uint32_t i = 0; i < P.n; i++)
+		CHECK(P.item[i].units == P.item[i].want_units && P.item[i].reps == P.item[i].want_reps);
+	CHECK(matrix_item()->units == 8 * 7 / 2); /* the whole matrix */
+}
+
+TEST(desktop_in_thirty_minutes)
+{
+	build(&desktop, 1800);
+	CHECK_EQ_U(plan_fit(&P), 0);
+	check_fitted("desktop, 30 min");
+	CHECK(P.estimated_s > 0.5 * 1800); /* the budget is used, not wasted */
+	CHECK(matrix_item()->units == matrix_item()->want_units);
+}
+
+TEST(genoa_in_thirty_minutes)
+{
+	build(&genoa, 1800);
+	uint32_t skipped = plan_fit(&P);
+	check_fitted("genoa, 30 min");
+	const struct plan_item *m = matrix_item();
+	CHECK(!m->skip && m->units < m->want_units && m->units >= m->min_units); /* sampled */
+	CHECK(P.scale < 1);
+	/* shared-atomic at 384 threads must still run, at least at its minimum */
+	uint32_t atomic_run = 0;
+	for (uint32_t i = 0; i < P.n; i++)
+		atomic_run += P.item[i].workload == W_COUNTER && P.item[i].min_units > MIN_ITERS && !P.item[i].skip;
+	CHECK(atomic_run > 0);
+	printf("  genoa 30 min: %s, scale %.4f, reps cap %u, %u skipped, %.0f s, matrix %llu of %llu pairs\n", P.how,
+	       P.scale, P.reps_cap, skipped, P.estimated_s, (unsigned long long)m->units,
+	       (unsigned long long)m->want_units);
+}
+
+TEST(turin_in_thirty_minutes)
+{
+	build(&turin, 1800);
+	uint32_t skipped = plan_fit(&P);
+	check_fitted("turin, 30 min");
+	const struct plan_item *m = matrix_item();
+	CHECK(!m->skip && m->units < m->want_units);
+	printf("  turin 30 min: %s, scale %.4f, reps cap %u, %u skipped, %.0f s, matrix %llu of %llu pairs\n", P.how,
+	       P.scale, P.reps_cap, skipped, P.estimated_s, (unsigned long long)m->units,
+	       (unsigned long long)m->want_units);
+}
+
+TEST(turin_in_two_minutes_skips_with_reasons)
+{
+	build(&turin, 120);
+	uint32_t skipped = plan_fit(&P);
+	check_fitted("turin, 2 min");
+	CHECK(skipped > 0);
+	CHECK_STR(P.how, "configurations skipped");
+	for (uint32_t i = 0; i < P.n; i++)
+		if (P.item[i].skip)
+			CHECK(!strncmp(P.item[i].why, "does not fit the budget", 23));
+	CHECK(P.estimated_s <= 120 * (1 - PLAN_RESERVE) + 1e-6);
+}
+
+TEST(a_larger_budget_never_plans_less)
+{
+	double last = 0;
+	uint32_t last_skipped = ~0u;
+	for (double b = 60; b <= 48 * 3600; b *= 2) {
+		build(&genoa, b);
+		uint32_t sk = plan_fit(&P);
+		check_fitted("genoa, rising budget");
+		CHECK(P.estimated_s + 1e-6 >= last);
+		CHECK(sk <= last_skipped);
+		last = P.estimated_s;
+		last_skipped = sk;
+	}
+}
+
+TEST(budget_spent_before_the_workloads)
+{
+	build(&desktop, 10);
+	P.spent_s = 30; /* calibration alone took longer than the budget */
+	plan_fit(&P);
+	CHECK_EQ_U(P.n_skipped, P.n);
+	for (uint32_t i = 0; i < P.n; i++)
+		CHECK(!strncmp(P.item[i].why, "budget used up before the workloads", 35));
+	CHECK(fabs(P.estimated_s - 30) < 1e-9);
+}
+
+TEST(no_budget_keeps_everything)
+{
+	build(&turin, 0);
+	CHECK_EQ_U(plan_fit(&P), 0);
+	CHECK_STR(P.how, "no budget");
+	for (uint32_t i = 0; i < P.n; i++)
+		CHECK(P.item[i].units == P.item[i].want_units && P.item[i].reps == P.item[i].want_reps);
+}
+
+TEST(walking_a_workload_and_the_limit)
+{
+	build(&desktop, 1800);
+	uint32_t cursor = 0, n = 0, total;
+	for (struct plan_item *it = plan_next(&P, W_FLUSH, &cursor); it; it = plan_next(&P, W_FLUSH, &cursor)) {
+		CHECK_EQ_U(it->workload, W_FLUSH);
+		n++;
+	}
+	CHECK_EQ_U(n, 6);
+	plan_fit(&P);
+	double s = plan_workload_seconds(&P, W_FLUSH, &total, 0);
+	CHECK_EQ_U(total, 6);
+	CHECK(s > 0);
+
+	plan_reset(&P, 100, 0);
+	for (uint32_t i = 0; i < PLAN_MAX_ITEMS + 5; i++)
+		plan_add(&P, 0, "x");
+	CHECK_EQ_U(P.n, PLAN_MAX_ITEMS);
+	CHECK_EQ_U(P.n_lost, 5);
+	char long_name[200];
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	plan_reset(&P, 100, 0);
+	CHECK(strlen(plan_add(&P, 0, long_name)->name) == PLAN_NAME_LEN - 1);
+}
+
+int main(void)
+{
+	RUN(desktop_fits_as_asked_with_an_ample_budget);
+	RUN(desktop_in_thirty_minutes);
+	RUN(genoa_in_thirty_minutes);
+	RUN(turin_in_thirty_minutes);
+	RUN(turin_in_two_minutes_skips_with_reasons);
+	RUN(a_larger_budget_never_plans_less);
+	RUN(budget_spent_before_the_workloads);
+	RUN(no_budget_keeps_everything);
+	RUN(walking_a_workload_and_the_limit);
+	return check_summary("plan");
+}
