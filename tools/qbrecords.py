@@ -120,6 +120,33 @@ def of_kind(records, kind):
     return [r for r in records if r.get("kind") == kind]
 
 
+def matrices(records):
+    """The matrix records, each with its values: a large matrix says "rows": n and its
+    rows follow as matrix_row records (one per row, "row": i); they are put back
+    together here. A row that is missing leaves the matrix's "values" None."""
+    out = []
+    pending = None
+    for r in records:
+        kind = r.get("kind")
+        if kind == "matrix":
+            m = dict(r)
+            if "values" not in m and isinstance(m.get("rows"), int):
+                m["values"] = [None] * m["rows"]
+                pending = m
+            else:
+                pending = None
+            out.append(m)
+        elif kind == "matrix_row" and pending is not None:
+            i = r.get("row")
+            if (r.get("workload"), r.get("variant")) == (pending.get("workload"), pending.get("variant")) and \
+                    isinstance(i, int) and 0 <= i < len(pending["values"]):
+                pending["values"][i] = r.get("values")
+    for m in out:
+        if isinstance(m.get("values"), list) and any(v is None for v in m["values"]):
+            m["values"] = None
+    return out
+
+
 def done(records):
     """The last done record, or None."""
     d = of_kind(records, "done")

@@ -568,3 +568,25 @@ def test_table_shows_clean_and_flagged_counts(tmp_path):
     assert table.clean_cell({"n": 3}) == "-"
     line = table.noise_line(res)
     assert line == ["  repetitions: 7 clean, 1 flagged (smi); unavailable: counters, freq_mhz_min"]
+
+
+# ---- matrices sent a row per record ---------------------------------------------------
+def test_matrix_rows_are_put_back_together():
+    n = 70  # above the kernel's 64 CPUs inline
+    head = {"v": 1, "kind": "matrix", "workload": "counter", "variant": "packed", "unit": "ticks_per_increment",
+            "cpus": list(range(n)), "rows": n, "check": "ok"}
+    rows = [{"v": 1, "kind": "matrix_row", "workload": "counter", "variant": "packed", "row": i,
+             "values": [None if i == j else float(i + j) for j in range(n)]} for i in range(n)]
+    text = "\n".join(rec_line(r) for r in [head] + rows) + "\n"
+    recs, problems = qbrecords.parse_text(text)
+    assert not problems
+    (m,) = qbrecords.matrices(recs)
+    assert len(m["values"]) == n and m["values"][3][5] == 8.0 and m["values"][4][4] is None
+    # a row lost on the wire leaves no half matrix behind
+    recs, _ = qbrecords.parse_text("\n".join(rec_line(r) for r in [head] + rows[:-1]) + "\n")
+    assert qbrecords.matrices(recs)[0]["values"] is None
+    # a small matrix still carries its values inline, untouched
+    small = dict(head, values=[[None, 1.0], [1.0, None]], cpus=[0, 1])
+    del small["rows"]
+    recs, _ = qbrecords.parse_text(rec_line(small) + "\n")
+    assert qbrecords.matrices(recs)[0]["values"] == [[None, 1.0], [1.0, None]]

@@ -139,7 +139,7 @@ MATRIX_TITLES = {
 
 
 def matrices(run, outdir):
-    ms = [m for m in run.of_kind("matrix") if m.get("values")]
+    ms = [m for m in run.matrices() if m.get("values")]
     if not ms:
         raise Skip("no matrix records")
     out = []

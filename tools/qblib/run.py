@@ -54,7 +54,7 @@ class Run:
         return [r for r in self.of_kind("result") if workload is None or r.get("workload") == workload]
 
     def matrices(self, workload=None):
-        return [r for r in self.of_kind("matrix") if workload is None or r.get("workload") == workload]
+        return [r for r in qbrecords.matrices(self.records) if workload is None or r.get("workload") == workload]
 
     def workloads(self):
         """Workload names in the order their first result or matrix appears."""

@@ -59,7 +59,7 @@ def counter_cell(r):
     if r.get("check") == "skipped":
         return "skipped"
     s = "%s %7s" % (num(r.get("ticks_per_increment")), pct(r.get("slowdown_pct")))
-    return s + (" FAIL" if r.get("check") != "ok" else "")
+    return s + {"ok": "", "overrun": " OVERRUN"}.get(r.get("check"), " FAIL")
 
 
 def counter_sweep(res):
@@ -95,7 +95,8 @@ def counter_pairs(res):
             out.append("  %-13s skipped: %s" % (place, r.get("reason", "")))
             continue
         note = "-- %s, CPUs %s" % (PAIR_MEANING.get(place, place), ",".join(str(c) for c in r.get("cpus", [])))
-        fail = "  FAIL: %s" % r.get("reason", "") if r.get("check") != "ok" else ""
+        fail = "" if r.get("check") == "ok" else "  %s: %s" % (
+            "OVERRUN" if r.get("check") == "overrun" else "FAIL", r.get("reason", ""))
         out.append("  %-13s %d = %9s %7s  %s%s" % (place, r.get("threads") or 2, num(r.get("ticks_per_increment")),
                                                   pct(r.get("slowdown_pct")), note, fail))
     out.append("")
