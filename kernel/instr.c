@@ -17,13 +17,17 @@
 #define FREQ_SAMPLE_US 2000          /* APERF/MPERF window for the per-CPU state record */
 #define BIOS_SIGN_ID_REV_SHIFT 32    /* Intel: IA32_BIOS_SIGN_ID[63:32] is the revision */
 #define AMD_PATCH_LEVEL_MASK 0xffffffffull
+#define NO_L3 UINT32_MAX
 #define CPUID_16_EAX_BASE_MHZ CPUID_MASK(15, 0) /* Intel SDM vol. 2A, CPUID leaf 16H */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct noise_caps ncaps[QB_MAX_CPUS];
 static struct pmu_caps pcaps[QB_MAX_CPUS];
 static struct pmu_plan plans[QB_MAX_CPUS];
-static bool l3_leader[QB_MAX_CPUS];
+static bool l3_leader[QB_MAX_CPUS];   /* the first CPU of each L3: probes its counters */
+static uint32_t l3_id[QB_MAX_CPUS];    /* each CPU's L3 (a cache index of the topology), or NO_L3 */
+static bool l3_counts[QB_MAX_CPUS];    /* counts its L3 in the current run */
+static volatile bool in_run;           /* between instr_run_set and instr_run_done */
 static struct mstate_saved saved[QB_MAX_CPUS];
 static struct mstate_caps mcaps;
 static struct mstate_plan mplan;
@@ -40,6 +44,7 @@ static struct cpu_probe {
 	const char *src_why[INSTR_SRC_COUNT];
 	const char *turbo_why, *prefetch_why;
 	const char *pmu_why;
+	char pmu_busy[80];            /* the PMU is in someone else's use, or ignores writes */
 	volatile uint32_t gp_msr;     /* first MSR that faulted in rd/wr after the probe, 0: none */
 } probe[QB_MAX_CPUS];
 
@@ -152,7 +157,27 @@ static void probe_fn(const struct run_thread *t)
 		for (uint32_t e = 0; ok && e < pl->n; e++) {
 			if (pl->ev[e].scope == PMU_SCOPE_L3 && !l3_leader[c])
 				continue;
+			ok = readable(pl->ev[e].sel_msr, &p->pmu_why) && readable(pl->ev[e].ctr_msr, &p->pmu_why);
+		}
+		/* Before the first write: a counter already counting belongs to
+		 * someone else (firmware, a BMC agent), as Linux's check_hw_exists. */
+		uint32_t busy = ok ? pmu_in_use(pl, l3_leader[c], rd) : 0;
+		if (busy) {
+			fmt_snprintf(p->pmu_busy, sizeof(p->pmu_busy),
+				     "in use by the firmware: MSR 0x%x was counting before QuietBench", busy);
+			p->pmu_why = p->pmu_busy;
+			ok = false;
+		}
+		for (uint32_t e = 0; ok && e < pl->n; e++) {
+			if (pl->ev[e].scope == PMU_SCOPE_L3 && !l3_leader[c])
+				continue;
 			ok = writable(pl->ev[e].sel_msr, &p->pmu_why) && writable(pl->ev[e].ctr_msr, &p->pmu_why);
+		}
+		if (ok && !safe_mode && !pmu_counter_holds(pl, rd, wr)) {
+			fmt_snprintf(p->pmu_busy, sizeof(p->pmu_busy),
+				     "counters do not hold a written value (an emulated PMU?)");
+			p->pmu_why = p->pmu_busy;
+			ok = false;
 		}
 		if (!ok) {
 			pc->kind = PMU_NONE;
@@ -343,15 +368,20 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 		ncaps[c] = noise_detect(&percpu[c].snap);
 		pcaps[c] = pmu_detect(&percpu[c].snap);
 	}
-	/* One CPU per L3 counts the L3's own events. */
+	/* Each L3's counters are one set, shared by its CPUs: the first CPU of
+	 * it probes them, and in each run the run's first CPU on it counts them. */
+	for (uint32_t c = 0; c < QB_MAX_CPUS; c++)
+		l3_id[c] = NO_L3;
 	for (uint32_t i = 0; i < t->ncaches; i++) {
 		const struct topo_cache *k = &t->cache[i];
 		if (k->level != 3 || k->type == TOPO_CACHE_INSTRUCTION)
 			continue;
+		bool first = true;
 		for (uint32_t n = 0; n < t->ncpu; n++)
 			if (topo_cpuset_has(&k->shared_by, n)) {
-				l3_leader[cpu_of[n]] = true;
-				break;
+				l3_leader[cpu_of[n]] = first;
+				l3_id[cpu_of[n]] = i;
+				first = false;
 			}
 	}
 	/* What CPUID promised, tried on every CPU: a #GP drops that part. */
@@ -425,12 +455,49 @@ void instr_goal(enum pmu_goal g)
 	}
 }
 
+void instr_run_set(const uint32_t *cpus, uint32_t n)
+{
+	static uint32_t l3_of[QB_MAX_CPUS];
+	static bool seen[QB_MAX_CPUS], counts[QB_MAX_CPUS];
+	for (uint32_t k = 0; k < n; k++)
+		l3_of[k] = l3_id[cpus[k]];
+	pmu_l3_counting(l3_of, n, seen, QB_MAX_CPUS, counts);
+	for (uint32_t k = 0; k < n; k++)
+		l3_counts[cpus[k]] = counts[k];
+	in_run = true;
+}
+
+void instr_run_done(void)
+{
+	in_run = false;
+}
+
+void instr_prepare(void)
+{
+	uint32_t c = this_cpu()->index;
+	const struct noise_caps *n = &ncaps[c];
+	uint64_t v;
+	if (safe_mode)
+		return;
+	/* The log bits are sticky: cleared here, a bit set afterwards is this
+	 * repetition's event (Intel SDM vol. 3B §15.8.5: software clears a log
+	 * bit by writing 0 to it). */
+	if (n->therm && n->therm_log && msr_read_safe(MSR_IA32_THERM_STATUS, &v) == MSR_OK && (v & n->therm_log))
+		wr(MSR_IA32_THERM_STATUS, v & THERM_STATUS_LOG_BITS & ~n->therm_log);
+	if (n->pkg_therm && n->pkg_log && msr_read_safe(MSR_IA32_PACKAGE_THERM_STATUS, &v) == MSR_OK &&
+	    (v & n->pkg_log))
+		wr(MSR_IA32_PACKAGE_THERM_STATUS, v & PKG_THERM_STATUS_LOG_BITS & ~n->pkg_log);
+}
+
 void instr_begin(struct instr_mark *m)
 {
 	uint32_t c = this_cpu()->index;
+	if (!in_run)
+		instr_prepare();
 	m->counting = counting && plans[c].n;
+	m->with_l3 = in_run ? l3_counts[c] : l3_id[c] != NO_L3;
 	if (m->counting)
-		pmu_start(&plans[c], l3_leader[c], rd, wr);
+		pmu_start(&plans[c], m->with_l3, rd, wr);
 	sample(&ncaps[c], &m->s);
 }
 
@@ -441,8 +508,8 @@ void instr_end(const struct instr_mark *m, struct instr_thread *out)
 	sample(&ncaps[c], &after);
 	out->pmu_n = 0;
 	if (m->counting) {
-		pmu_read(&plans[c], rd, out->pmu);
-		pmu_stop(&plans[c], l3_leader[c], rd, wr);
+		pmu_read(&plans[c], m->with_l3, rd, out->pmu);
+		pmu_stop(&plans[c], m->with_l3, rd, wr);
 		out->pmu_n = plans[c].n;
 	}
 	/* The frequency is compared within a result (kernel/reps.c), not here. */
@@ -469,6 +536,11 @@ const char *instr_pmu_why(void)
 	if (counting)
 		return 0;
 	return plans[0].why ? plans[0].why : pcaps[0].why ? pcaps[0].why : "no performance counters";
+}
+
+const char *instr_therm_note(void)
+{
+	return safe_mode ? "undetectable after the first event: safe mode clears no thermal log bit" : 0;
 }
 
 uint64_t instr_msr_writes(void)

@@ -24,6 +24,10 @@ struct instr_thread {
 struct instr_mark {
 	struct noise_sample s;
 	bool counting;
+	bool with_l3;                /* this CPU counts its L3 (once per L3 in a run) */
+	bool sched_ok;               /* Linux twin: the thread's switches and CPU were read */
+	uint64_t switches;           /* Linux twin: context switches so far */
+	int32_t cpu;                 /* Linux twin: the CPU it started on */
 };
 
 /* turbo= and prefetch=, in the order of enum opt_tristate (kernel/options.h). */
@@ -41,6 +45,18 @@ void instr_state_restore(void);
 /* Choose the events counted during the following runs (none in safe mode). */
 void instr_goal(enum pmu_goal g);
 
+/* A run on cpus[0 .. n-1] is about to start (BSP, before the release):
+ * in it, the first CPU on each L3 counts the L3's events. instr_run_done
+ * ends it; outside a run the calling CPU counts its own L3. */
+void instr_run_set(const uint32_t *cpus, uint32_t n);
+void instr_run_done(void);
+
+/* Before the barrier of a repetition, on each CPU: clear the sticky thermal
+ * and power-limit log bits, so that a bit set during the repetition is seen
+ * (not in safe mode, which writes no MSR). instr_begin does it itself
+ * outside a run. */
+void instr_prepare(void);
+
 /* Around one repetition, on the CPU that runs it. */
 void instr_begin(struct instr_mark *m);
 void instr_end(const struct instr_mark *m, struct instr_thread *out);
@@ -50,6 +66,11 @@ uint32_t instr_pmu_events(void);
 const char *instr_pmu_name(unsigned k);
 const char *instr_pmu_note(void);           /* substitutions made, or NULL */
 const char *instr_pmu_why(void);            /* why nothing is counted, or NULL */
+
+/* When thermal throttling is detected only until its first event (safe mode
+ * clears no sticky log bit), that caveat; NULL when each repetition sees its
+ * own events. */
+const char *instr_therm_note(void);
 
 /* MSR writes made to change the machine's state (0 in safe mode). */
 uint64_t instr_msr_writes(void);

@@ -109,6 +109,18 @@ uint32_t msr_faulted(uint32_t *out, uint32_t cap);
 #define   THERM_STATUS_CURRENT_LIMIT_LOG (1ull << 13)
 #define   THERM_STATUS_CROSS_DOMAIN (1ull << 14)    /* core only, CPUID.06H:EAX[7] HWP */
 #define   THERM_STATUS_CROSS_DOMAIN_LOG (1ull << 15)
+#define   THERM_STATUS_THRESHOLD1_LOG (1ull << 7)
+#define   THERM_STATUS_THRESHOLD2_LOG (1ull << 9)
+/* Every log bit (R/WC0) of the core and the package register: a write keeps
+ * a log bit written as 1 and clears one written as 0; the status bits are
+ * read-only (Linux: THERM_STATUS_CLEAR_CORE_MASK / _PKG_MASK). */
+#define   THERM_STATUS_LOG_BITS (THERM_STATUS_THERMAL_LOG | THERM_STATUS_PROCHOT_LOG | \
+				 THERM_STATUS_CRITICAL_LOG | THERM_STATUS_THRESHOLD1_LOG | \
+				 THERM_STATUS_THRESHOLD2_LOG | THERM_STATUS_POWER_LIMIT_LOG | \
+				 THERM_STATUS_CURRENT_LIMIT_LOG | THERM_STATUS_CROSS_DOMAIN_LOG)
+#define   PKG_THERM_STATUS_LOG_BITS (THERM_STATUS_THERMAL_LOG | THERM_STATUS_PROCHOT_LOG | \
+				     THERM_STATUS_CRITICAL_LOG | THERM_STATUS_THRESHOLD1_LOG | \
+				     THERM_STATUS_THRESHOLD2_LOG | THERM_STATUS_POWER_LIMIT_LOG)
 
 /* Turbo and prefetchers */
 #define MSR_IA32_MISC_ENABLE 0x000001a0u

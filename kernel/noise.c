@@ -39,7 +39,8 @@ static const uint8_t intel_smi_models[] = {
 	0x57, 0x85,				/* Xeon Phi Knights Landing / Mill */
 };
 
-static const char *const flag_names[NOISE_FLAG_COUNT] = { "smi", "freq", "throttle", "tsc_backwards" };
+static const char *const flag_names[NOISE_FLAG_COUNT] = { "smi", "freq", "throttle", "tsc_backwards",
+								     "context_switch", "migration" };
 
 /* ---- Private Functions ----------------------------------------------------- */
 

@@ -22,7 +22,9 @@
 #define NOISE_FLAG_FREQ		(1u << 1)	/* frequency beyond NOISE_FREQ_TOLERANCE */
 #define NOISE_FLAG_THROTTLE	(1u << 2)	/* thermal or power-limit throttling */
 #define NOISE_FLAG_TSC_BACKWARDS (1u << 3)	/* the TSC went backwards */
-#define NOISE_FLAG_COUNT	4
+#define NOISE_FLAG_SWITCH	(1u << 4)	/* Linux twin: the thread was switched out */
+#define NOISE_FLAG_MIGRATION	(1u << 5)	/* Linux twin: the thread moved to another CPU */
+#define NOISE_FLAG_COUNT	6
 
 /* The sources this CPU reports, from CPUID only (an emulated MSR may read 0). */
 struct noise_caps {
@@ -62,6 +64,9 @@ struct noise_rep {
 	bool have_pkg_therm;
 	uint64_t pkg_therm_bits;
 	bool throttled;
+	bool have_sched;	/* Linux twin: context switches and migrations were counted */
+	uint64_t switches;	/* voluntary and involuntary context switches */
+	bool migrated;		/* ran on another CPU at the end than at the start */
 	uint32_t flags;		/* NOISE_FLAG_* */
 	bool flagged;
 };

@@ -31,6 +31,7 @@ enum { ARCH_CYCLES = 0, ARCH_INSNS = 1, ARCH_LLC_REF = 3, ARCH_LLC_MISS = 4 };
 #define NO_FIXED (-1)
 
 #define MAX_GOAL_EVENTS 3
+#define PMU_TEST_VALUE 0xabcdull	/* written and read back, as Linux's check_hw_exists */
 
 /* ---- Types ----------------------------------------------------------------- */
 
@@ -496,10 +497,22 @@ void pmu_start(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd,
 		wr(p->global_msr, p->global_value);
 }
 
-void pmu_read(const struct pmu_plan *p, pmu_rdmsr_fn rd, uint64_t *vals)
+void pmu_read(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd, uint64_t *vals)
 {
 	for (uint32_t i = 0; i < p->n; i++)
-		vals[i] = rd(p->ev[i].ctr_msr);
+		vals[i] = p->ev[i].scope == PMU_SCOPE_L3 && !with_l3 ? 0 : rd(p->ev[i].ctr_msr);
+}
+
+void pmu_l3_counting(const uint32_t *l3_of, uint32_t n, bool *seen, uint32_t n_l3, bool *counts)
+{
+	for (uint32_t i = 0; i < n_l3; i++)
+		seen[i] = false;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t l3 = l3_of[k];
+		counts[k] = l3 < n_l3 && !seen[l3];
+		if (counts[k])
+			seen[l3] = true;
+	}
 }
 
 void pmu_stop(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd,
@@ -517,6 +530,42 @@ void pmu_stop(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd,
 		else
 			wr(e->sel_msr, 0);
 	}
+}
+
+/* The bits of an event's select that say it counts: a fixed counter's
+ * OS/USR field, or a general-purpose or L3 select's enable bit. */
+static uint64_t enable_bits(const struct pmu_event *e)
+{
+	return e->fixed ? e->sel_value : PERFEVTSEL_EN;
+}
+
+uint32_t pmu_in_use(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct pmu_event *e = &p->ev[i];
+
+		if (e->scope == PMU_SCOPE_L3 && !with_l3)
+			continue;
+		if (rd(e->sel_msr) & enable_bits(e))
+			return e->sel_msr;
+	}
+	return 0;
+}
+
+bool pmu_counter_holds(const struct pmu_plan *p, pmu_rdmsr_fn rd, pmu_wrmsr_fn wr)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct pmu_event *e = &p->ev[i];
+
+		if (e->scope == PMU_SCOPE_L3)
+			continue;
+		uint64_t old = rd(e->ctr_msr);
+		wr(e->ctr_msr, PMU_TEST_VALUE);
+		bool held = rd(e->ctr_msr) == PMU_TEST_VALUE;
+		wr(e->ctr_msr, old);
+		return held;
+	}
+	return true;
 }
 
 uint64_t pmu_delta(const struct pmu_event *e, uint64_t before, uint64_t after)

@@ -110,12 +110,39 @@ int pmu_plan(const struct pmu_caps *c, enum pmu_goal g, struct pmu_plan *out);
 void pmu_start(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd,
 	       pmu_wrmsr_fn wr);
 
-/* Reads every planned counter into vals[0 .. p->n - 1] (no writes). */
-void pmu_read(const struct pmu_plan *p, pmu_rdmsr_fn rd, uint64_t *vals);
+/* Reads every planned counter into vals[0 .. p->n - 1] (no writes). An
+ * L3-scope event is read only when with_l3 is true and is 0 otherwise, so
+ * that summing over a run's threads counts each L3 once. */
+void pmu_read(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd, uint64_t *vals);
+
+/*
+ * Chooses which CPUs of a run program, read and stop the L3 counters: the
+ * first CPU of the run on each L3. l3_of[k] is the L3 (0 .. n_l3 - 1) of the
+ * run's k-th CPU, or an id >= n_l3 when that CPU has none; seen is scratch
+ * for n_l3 flags. counts[k] is set for those first CPUs only, so an L3 is
+ * counted exactly once, and never by a CPU outside the run.
+ */
+void pmu_l3_counting(const uint32_t *l3_of, uint32_t n, bool *seen, uint32_t n_l3, bool *counts);
 
 /* Stops the plan: global enable off and the plan's select bits cleared. */
 void pmu_stop(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd,
 	      pmu_wrmsr_fn wr);
+
+/*
+ * Before taking the counters over (as Linux's check_hw_exists): returns the
+ * first select MSR of the plan whose enable bits are already set, that is a
+ * counter the firmware (or a hypervisor, or a BMC agent) is using, or 0.
+ * L3-scope selects are checked only when with_l3 is true.
+ */
+uint32_t pmu_in_use(const struct pmu_plan *p, bool with_l3, pmu_rdmsr_fn rd);
+
+/*
+ * Writes a test value into the plan's first core counter, reads it back and
+ * restores the old value; false when the counter does not hold what was
+ * written (an emulated PMU that ignores writes). A plan without a core
+ * counter passes.
+ */
+bool pmu_counter_holds(const struct pmu_plan *p, pmu_rdmsr_fn rd, pmu_wrmsr_fn wr);
 
 /* Returns after - before modulo 2^e->width (a counter that wrapped once). */
 uint64_t pmu_delta(const struct pmu_event *e, uint64_t before, uint64_t after);

@@ -5,7 +5,7 @@
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define FLAG_KINDS 4                         /* NOISE_FLAG_SMI .. NOISE_FLAG_TSC_BACKWARDS */
+#define FLAG_KINDS NOISE_FLAG_COUNT
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct reps the_log;
@@ -24,6 +24,28 @@ static void write_stats(struct rec *r, const struct stats *st)
 	rec_f64(r, "cv", st->cv, 4);
 }
 
+/* What "clean" was checked for: the detectors that really ran on this
+ * result's CPUs (a source the CPU lacks, or whose MSR faulted, is not one). */
+static void write_detectors(struct rec *rec, const struct reps *r)
+{
+	rec_arr_begin(rec, "detectors");
+	if (r->have_freq)
+		rec_str(rec, 0, "aperf_mperf");
+	if (r->have_smi)
+		rec_str(rec, 0, "smi");
+	if (r->have_therm)
+		rec_str(rec, 0, "thermal");
+	if (r->have_sched) {
+		rec_str(rec, 0, "context_switches");
+		rec_str(rec, 0, "migrations");
+	}
+	rec_str(rec, 0, "tsc_backwards");
+	rec_arr_end(rec);
+	const char *why = r->have_therm ? instr_therm_note() : 0;
+	if (why)
+		rec_str(rec, "thermal_note", why);
+}
+
 /* Fold one thread's view of a repetition into the repetition's flags. */
 static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *freq_sum, uint32_t *freq_n)
 {
@@ -39,6 +61,8 @@ static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *
 	}
 	if (n->have_therm || n->have_pkg_therm)
 		r->have_therm = true;
+	if (n->have_sched)
+		r->have_sched = true;
 	return f;
 }
 
@@ -111,6 +135,7 @@ void reps_report(struct rec *rec, struct reps *r)
 	rec_obj_begin(rec, "clean");
 	rec_u64(rec, "reps", ns.n_clean);
 	rec_u64(rec, "flagged", ns.n_flagged);
+	write_detectors(rec, r);
 	write_stats(rec, &ns.clean);
 	rec_obj_end(rec);
 
@@ -143,6 +168,10 @@ void reps_report_noise(struct rec *rec, struct reps *r)
 	else
 		rec_str(rec, "throttled_reps", unavailable(INSTR_SRC_THERM));
 	rec_u64(rec, "tsc_backwards_reps", r->flagged_by[3]);
+	if (r->have_sched) {
+		rec_u64(rec, "switched_reps", r->flagged_by[4]);
+		rec_u64(rec, "migrated_reps", r->flagged_by[5]);
+	}
 	rec_arr_begin(rec, "flags");
 	for (uint32_t b = 0; b < FLAG_KINDS; b++)
 		if ((r->flags >> b) & 1)

@@ -21,16 +21,18 @@
 struct reps {
 	uint32_t threads, n;
 	uint64_t slowest[REPS_MAX];             /* per repetition: the slowest thread, overhead removed */
-	uint64_t thread[QB_MAX_CPUS][REPS_MAX]; /* per thread and repetition */
 	bool flagged[REPS_MAX];
 	uint32_t flags;                         /* union of NOISE_FLAG_* seen */
-	uint32_t flagged_by[4];                 /* repetitions flagged for smi, freq, throttle, tsc */
-	bool have_freq, have_smi, have_therm;
+	uint32_t flagged_by[NOISE_FLAG_COUNT];  /* repetitions flagged for each NOISE_FLAG_* bit */
+	bool have_freq, have_smi, have_therm, have_sched;
 	double ref_mhz, freq_min, freq_max;
 	uint64_t smis;
 	uint32_t pmu_n;                         /* counters read in every repetition (0: none) */
 	uint64_t pmu[REPS_MAX][PMU_MAX_EVENTS]; /* per repetition: summed over threads */
 	struct stats stats;                     /* over all repetitions, after reps_stats() */
+	/* Last, and not cleared by reps_begin (2 MiB at 1024 CPUs): every
+	 * field above is reset for each configuration. */
+	uint64_t thread[QB_MAX_CPUS][REPS_MAX]; /* per thread and repetition */
 };
 
 /* Start collecting a configuration run on `threads` threads (the one shared log). */
@@ -47,7 +49,8 @@ const struct stats *reps_stats(struct reps *r);
 double reps_thread_median(struct reps *r, uint32_t t);
 
 /* Write unit, the statistics over all repetitions, "clean" (the same over
- * unflagged ones, with counts), "noise" and "counters" into a result record. */
+ * unflagged ones, with counts and the detectors that really ran), "noise"
+ * and "counters" into a result record. */
 void reps_report(struct rec *rec, struct reps *r);
 
 /* Only "noise" and "counters" of the repetitions (for a result whose

@@ -41,6 +41,7 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 {
 	if (j->flags & RUN_FLUSH)
 		cpu_wbinvd();
+	instr_prepare();
 	__atomic_add_fetch(&j->arrived, 1, __ATOMIC_ACQ_REL);
 	if (coordinator) {
 		while (j->arrived < j->n && tsc_read() < j->deadline)
@@ -115,6 +116,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	res->start_skew = 0;
 	if (!valid_set(set, &bsp_t))
 		return res->status = RUN_BAD_SET;
+	instr_run_set(set->cpu, set->n);
 
 	struct run_job *j = &job;
 	j->fn = fn;
@@ -160,6 +162,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 			   (tsc_deadline_ms(run_grace_ms(timeout_ms)) - tsc_read());
 	while (j->finished < j->n && tsc_read() < give_up)
 		cpu_pause();
+	instr_run_done();
 
 	for (uint32_t t = 0; t < set->n; t++) {
 		if (j->done[t])

@@ -118,6 +118,17 @@ def check_common(case, recs, problems, errors):
               "selftest %s ran on %s threads" % (r.get("variant"), r.get("threads")), errors)
         for key in ("n", "min", "median", "mean", "max", "stddev", "unit", "cpus", "params" if r.get("variant") == "padded-increment" else "n"):
             check(key in r, "result %s lacks %s" % (r.get("variant"), key), errors)
+        # "clean" names the detectors that ran: the TSC check always, a source
+        # the noise block calls unavailable never.
+        clean, noise = r.get("clean") or {}, r.get("noise") or {}
+        det = clean.get("detectors")
+        if isinstance(clean, dict) and "reps" in clean:
+            check(isinstance(det, list) and "tsc_backwards" in det,
+                  "result %s: clean.detectors %s" % (r.get("variant"), det), errors)
+            for name, field in (("aperf_mperf", "freq_mhz_min"), ("smi", "smis"), ("thermal", "throttled_reps")):
+                check(not (det and name in det and isinstance(noise.get(field), str)),
+                      "result %s: detector %s listed but %s is %s" % (r.get("variant"), name, field, noise.get(field)),
+                      errors)
 
 
 def check_bad_options(recs, errors):

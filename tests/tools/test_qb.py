@@ -337,7 +337,7 @@ def test_table_generic_workload(tmp_path):
     r = qb("table", log)
     assert r.returncode == 0, r.stderr
     assert re.search(r"^  variant +threads +params +median ticks +min +max +cv +clean +check$", r.stdout, re.M)
-    assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +10 +15 +0\.1000 +- +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +10 +15 +0\.1000 unstable +- +ok$", r.stdout, re.M), r.stdout
 
 
 def test_table_bad_run_is_usage_error(tmp_path):
@@ -568,6 +568,22 @@ def test_table_shows_clean_and_flagged_counts(tmp_path):
     assert table.clean_cell({"n": 3}) == "-"
     line = table.noise_line(res)
     assert line == ["  repetitions: 7 clean, 1 flagged (smi); unavailable: counters, freq_mhz_min"]
+
+
+def test_table_says_unchecked_and_unstable():
+    """Under QEMU only the TSC check runs: the table says "unchecked", not "clean";
+    a cv above 5% is marked unstable."""
+    from qblib import table  # noqa: E402
+    qemu = {"kind": "result", "workload": "counter", "variant": "a", "n": 3, "cv": 0.2,
+            "clean": {"reps": 3, "flagged": 0, "detectors": ["tsc_backwards"]}, "noise": {"flags": []}}
+    metal = {"kind": "result", "workload": "counter", "variant": "b", "n": 3, "cv": 0.01,
+             "clean": {"reps": 2, "flagged": 1, "detectors": ["aperf_mperf", "smi", "thermal", "tsc_backwards"]},
+             "noise": {"flags": ["smi"]}}
+    assert table.clean_cell(qemu) == "unchecked 3/3"
+    assert table.clean_cell(metal) == "2/3"
+    assert table.cv_cell(qemu) == "0.2000 unstable" and table.cv_cell(metal) == "0.0100"
+    assert table.noise_line([qemu, metal]) == [
+        "  repetitions: 2 clean, 1 flagged (smi), 3 unchecked (no noise detector ran); 1 result(s) unstable (cv > 0.05)"]
 
 
 # ---- matrices sent a row per record ---------------------------------------------------

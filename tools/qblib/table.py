@@ -147,23 +147,49 @@ def common_params(res):
     return {k: v for k, v in measured[0].items() if all(p.get(k, object()) == v for p in measured[1:])}
 
 
+UNSTABLE_CV = 0.05   # a result whose repetitions vary more than this is marked unstable
+
+
+def checked(r):
+    """True when a real noise detector (APERF/MPERF, SMI count, thermal, context
+    switches) ran for the result; the TSC going backwards alone checks nothing
+    that disturbs a measurement. Records without "detectors" predate it: None."""
+    c = r.get("clean")
+    if not isinstance(c, dict) or "detectors" not in c:
+        return None
+    return any(d != "tsc_backwards" for d in c.get("detectors") or [])
+
+
 def clean_cell(r):
-    """Clean repetitions out of all, e.g. "3/3"; "-" when the result has no repetition log."""
+    """Clean repetitions out of all, e.g. "3/3"; "unchecked 3/3" when no real
+    detector ran; "-" when the result has no repetition log."""
     c = r.get("clean")
     if not isinstance(c, dict):
         return "-"
-    return "%s/%s" % (c.get("reps", "?"), r.get("n", "?"))
+    cell = "%s/%s" % (c.get("reps", "?"), r.get("n", "?"))
+    return "unchecked " + cell if checked(r) is False else cell
+
+
+def cv_cell(r):
+    """The coefficient of variation, marked unstable past UNSTABLE_CV."""
+    cv = r.get("cv")
+    if cv is None:
+        return "-"
+    return "%.4f%s" % (cv, " unstable" if cv > UNSTABLE_CV else "")
 
 
 def noise_line(res):
     """One line per workload: how many repetitions were clean, what flagged the others,
     and which noise sources were unavailable."""
-    clean = flagged = 0
+    clean = flagged = unchecked = 0
     flags, unavailable = set(), set()
     for r in res:
         c = r.get("clean")
         if isinstance(c, dict):
-            clean += c.get("reps", 0)
+            if checked(r) is False:
+                unchecked += c.get("reps", 0)
+            else:
+                clean += c.get("reps", 0)
             flagged += c.get("flagged", 0)
         n = r.get("noise")
         if isinstance(n, dict):
@@ -171,11 +197,16 @@ def noise_line(res):
             unavailable.update(k for k, v in n.items() if v == "unavailable")
         if r.get("counters") == "unavailable":
             unavailable.add("counters")
-    if not clean and not flagged:
+    if not clean and not flagged and not unchecked:
         return []
     line = "  repetitions: %d clean, %d flagged" % (clean, flagged)
     if flags:
         line += " (%s)" % ", ".join(sorted(flags))
+    if unchecked:
+        line += ", %d unchecked (no noise detector ran)" % unchecked
+    unstable = sum(1 for r in res if (r.get("cv") or 0) > UNSTABLE_CV)
+    if unstable:
+        line += "; %d result(s) unstable (cv > %g)" % (unstable, UNSTABLE_CV)
     if unavailable:
         line += "; unavailable: %s" % ", ".join(sorted(unavailable))
     return [line]
@@ -197,7 +228,7 @@ def generic(run, wl):
         for r in res:
             row = [r.get("variant", "-"), num(r.get("threads")), params_text(r.get("params"), common),
                    num(r.get("median"), 1), num(r.get("min"), 1), num(r.get("max"), 1),
-                   "-" if r.get("cv") is None else "%.4f" % r["cv"], clean_cell(r)]
+                   cv_cell(r), clean_cell(r)]
             row += [num(r.get("ticks_per_increment"))] if per_inc else []
             row += [" ".join(num(x, 1) for x in r.get("iteration_ticks") or []) or "-"] if per_iter else []
             check = r.get("check", "-")
