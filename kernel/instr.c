@@ -482,11 +482,11 @@ void instr_prepare(void)
 	/* The log bits are sticky: cleared here, a bit set afterwards is this
 	 * repetition's event (Intel SDM vol. 3B §15.8.5: software clears a log
 	 * bit by writing 0 to it). */
-	if (n->therm && n->therm_log && msr_read_safe(MSR_IA32_THERM_STATUS, &v) == MSR_OK && (v & n->therm_log))
-		wr(MSR_IA32_THERM_STATUS, v & THERM_STATUS_LOG_BITS & ~n->therm_log);
-	if (n->pkg_therm && n->pkg_log && msr_read_safe(MSR_IA32_PACKAGE_THERM_STATUS, &v) == MSR_OK &&
-	    (v & n->pkg_log))
-		wr(MSR_IA32_PACKAGE_THERM_STATUS, v & PKG_THERM_STATUS_LOG_BITS & ~n->pkg_log);
+	if (n->therm && msr_read_safe(MSR_IA32_THERM_STATUS, &v) == MSR_OK && noise_log_clear(n, false, v, &v))
+		wr(MSR_IA32_THERM_STATUS, v);
+	if (n->pkg_therm && msr_read_safe(MSR_IA32_PACKAGE_THERM_STATUS, &v) == MSR_OK &&
+	    noise_log_clear(n, true, v, &v))
+		wr(MSR_IA32_PACKAGE_THERM_STATUS, v);
 }
 
 void instr_begin(struct instr_mark *m)

@@ -153,6 +153,16 @@ void noise_delta(const struct noise_caps *c, const struct noise_sample *before,
 	out->flagged = out->flags != 0;
 }
 
+bool noise_log_clear(const struct noise_caps *c, bool pkg, uint64_t v, uint64_t *write)
+{
+	uint64_t mine = pkg ? c->pkg_log : c->therm_log;
+	uint64_t all = pkg ? PKG_THERM_STATUS_LOG_BITS : THERM_STATUS_LOG_BITS;
+	if (!(pkg ? c->pkg_therm : c->therm) || !(v & mine))
+		return false;
+	*write = v & all & ~mine;
+	return true;
+}
+
 const char *noise_flag_name(uint32_t flag)
 {
 	for (unsigned i = 0; i < NOISE_FLAG_COUNT; i++)

@@ -97,6 +97,16 @@ void noise_delta(const struct noise_caps *c, const struct noise_sample *before,
 		 const struct noise_sample *after, uint64_t tsc_hz, double ref_mhz,
 		 struct noise_rep *out);
 
+/*
+ * The value to write to IA32_THERM_STATUS (pkg false) or
+ * IA32_PACKAGE_THERM_STATUS (pkg true), read as v, that clears the sticky
+ * log bits this CPU's detector watches (Intel SDM vol. 3B §15.8.5: a log bit
+ * is cleared by writing 0 and kept by writing 1; the status bits are
+ * read-only). Other log bits are written as read, so they stay. Returns
+ * false when none of the watched log bits is set: no write is needed.
+ */
+bool noise_log_clear(const struct noise_caps *c, bool pkg, uint64_t v, uint64_t *write);
+
 /* Returns the short name of one NOISE_FLAG_* bit ("smi", "freq", ...). */
 const char *noise_flag_name(uint32_t flag);
 

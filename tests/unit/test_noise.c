@@ -200,6 +200,44 @@ TEST(flag_throttle)
 	CHECK_STR(noise_flag_name(NOISE_FLAG_THROTTLE), "throttle");
 }
 
+/* A fake IA32_THERM_STATUS with the SDM's write semantics: status bits and
+ * the digital readout are read-only, a log bit written 0 clears and written
+ * 1 stays (R/WC0). */
+static uint64_t fake_therm_write(uint64_t now, uint64_t written)
+{
+	return (now & ~THERM_STATUS_LOG_BITS) | (now & written & THERM_STATUS_LOG_BITS);
+}
+
+/* One event at boot used to blind the detector for the whole run: the log
+ * stayed set, so no later repetition saw a "new" log bit. Cleared before
+ * each repetition, the second event is seen. */
+TEST(log_cleared_before_each_repetition)
+{
+	struct noise_caps c = CAPS0(&m_skylake);
+	struct noise_sample b, a;
+	struct noise_rep r;
+	uint64_t msr = THERM_STATUS_THERMAL_LOG | THERM_STATUS_THRESHOLD1_LOG | 0x3Full << 16, w = 0;
+
+	CHECK(noise_log_clear(&c, false, msr, &w));
+	msr = fake_therm_write(msr, w);
+	CHECK_EQ_U(msr & THERM_STATUS_THERMAL_LOG, 0);		/* ours: cleared */
+	CHECK(msr & THERM_STATUS_THRESHOLD1_LOG);		/* not watched: kept */
+	CHECK_EQ_U(msr >> 16 & 0x7F, 0x3F);			/* readout untouched */
+	CHECK(!noise_log_clear(&c, false, msr, &w));		/* nothing left to clear */
+
+	pair(&b, &a, 1, 1);
+	b.therm = msr;
+	a.therm = msr | THERM_STATUS_THERMAL_LOG;		/* the second event */
+	noise_delta(&c, &b, &a, TSC_HZ, 3000.0, &r);
+	CHECK_EQ_U(r.flags, NOISE_FLAG_THROTTLE);
+
+	uint64_t pkg = THERM_STATUS_POWER_LIMIT_LOG | THERM_STATUS_POWER_LIMIT;
+	CHECK(noise_log_clear(&c, true, pkg, &w));
+	CHECK_EQ_U(w & THERM_STATUS_POWER_LIMIT_LOG, 0);
+	struct noise_caps q = CAPS0(&m_qemu);				/* no thermal MSRs */
+	CHECK(!noise_log_clear(&q, false, ~0ull, &w));
+}
+
 TEST(flag_tsc_backwards)
 {
 	struct noise_caps c = CAPS0(&m_qemu);
@@ -316,6 +354,7 @@ int main(void)
 	RUN(flag_smi);
 	RUN(flag_frequency_drop);
 	RUN(flag_throttle);
+	RUN(log_cleared_before_each_repetition);
 	RUN(flag_tsc_backwards);
 	RUN(unavailable_stays_unavailable);
 	RUN(stats_all_clean);
