@@ -19,6 +19,7 @@
 #include "paging.h"
 #include "percpu.h"
 #include "pmm.h"
+#include "reps.h"
 #include "run.h"
 #include "serial.h"
 #include "serial_setup.h"
@@ -211,6 +212,7 @@ void kernel_entry(struct boot_info *bi_in)
 	instr_init((enum instr_setting)opts.turbo, (enum instr_setting)opts.prefetch, /* noise sources, counters */
 		   opts.safe == OPT_ON);
 	instr_state_apply();                                 /* turbo and prefetchers as asked; state records */
+	reps_keep_samples(opts.samples == OPT_ON);           /* samples=on: every repetition in the results */
 	run_online_set(&online, opts.cpus);
 	run_workloads();
 	instr_state_restore();                               /* exactly what was changed, put back */

@@ -192,6 +192,9 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "run_timeout_ms", .type = OPT_T_UINT, .min = 1, .max = OPT_RUN_TIMEOUT_MS_MAX,
 	  .zero_means = "from the plan", .offset = OPT_FIELD(run_timeout_ms),
 	  .help = "one bound for every run, instead of the planned time x 4" },
+	{ .name = "samples", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(samples),
+	  .help = "every repetition's ticks in each result, as a samples list (the word alone means on)" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

@@ -99,6 +99,7 @@ struct options {
 	uint32_t budget_s;           /* wall-clock seconds for the run; 0: the profile's (full 30 min, quick none) */
 	enum opt_onoff plan;         /* OPT_ON: show the plan and stop */
 	uint32_t run_timeout_ms;     /* one bound for every run; 0: from the plan */
+	enum opt_onoff samples;      /* OPT_ON: every repetition's ticks in each result */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -138,7 +138,8 @@ struct plan_item *plan_add(struct plan *p, uint16_t workload, const char *name)
 double plan_item_seconds(const struct plan *p, const struct plan_item *it, uint64_t units, uint32_t reps)
 {
 	double rep = (double)units * it->unit_s + it->rep_fixed_s;
-	double out = p->serial_bytes_per_s > 0 ? it->out_bytes / p->serial_bytes_per_s : 0;
+	double bytes = (double)it->out_bytes + (double)p->bytes_per_rep * reps;
+	double out = p->serial_bytes_per_s > 0 ? bytes / p->serial_bytes_per_s : 0;
 	return (double)(reps + 1) * rep + out;
 }
 

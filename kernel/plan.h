@@ -59,6 +59,7 @@ struct plan {
 	double budget_s;                 /* 0: no budget, everything as asked */
 	double spent_s;                  /* already gone before the first workload (boot, calibration) */
 	double serial_bytes_per_s;       /* 0: printing is free (no serial port) */
+	uint32_t bytes_per_rep;          /* printed per timed repetition (samples=on), besides out_bytes */
 	uint32_t n;
 	uint32_t n_skipped;
 	double scale;                    /* the common factor on scalable units (1: as asked) */

@@ -9,6 +9,7 @@
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct reps the_log;
+static bool keep_samples;
 static uint64_t scratch[2 * REPS_MAX];
 static uint64_t column[REPS_MAX];
 
@@ -67,6 +68,16 @@ static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+void reps_keep_samples(bool on)
+{
+	keep_samples = on;
+}
+
+bool reps_samples_on(void)
+{
+	return keep_samples;
+}
+
 struct reps *reps_begin(uint32_t threads)
 {
 	memset(&the_log, 0, offsetof(struct reps, thread));
@@ -138,6 +149,12 @@ void reps_report(struct rec *rec, struct reps *r)
 	write_detectors(rec, r);
 	write_stats(rec, &ns.clean);
 	rec_obj_end(rec);
+	if (keep_samples) {
+		rec_arr_begin(rec, "samples");
+		for (uint32_t k = 0; k < r->n; k++)
+			rec_u64(rec, 0, r->slowest[k]);
+		rec_arr_end(rec);
+	}
 
 	reps_report_noise(rec, r);
 }

@@ -35,6 +35,12 @@ struct reps {
 	uint64_t thread[QB_MAX_CPUS][REPS_MAX]; /* per thread and repetition */
 };
 
+/* samples=on: reps_report adds "samples", every repetition's ticks (the
+ * slowest thread's, overhead removed, in order). Off by default: a record
+ * then grows by up to REPS_MAX numbers. */
+void reps_keep_samples(bool on);
+bool reps_samples_on(void);
+
 /* Start collecting a configuration run on `threads` threads (the one shared log). */
 struct reps *reps_begin(uint32_t threads);
 

@@ -1,5 +1,6 @@
 /* sequence.c - calibrate, plan, show, run: the run's workloads in order; see sequence.h. */
 #include "sequence.h"
+#include "reps.h"
 #include "console.h"
 #include "finish.h"
 #include "fmt.h"
@@ -9,6 +10,7 @@
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
+#define SAMPLE_BYTES 11 /* one number of a samples list (up to 10 digits and a comma) */
 #define STATUS_MS 1000               /* the status line at most this often */
 #define PLAN_CONFIGS_PER_RECORD 300  /* configurations listed in one plan_configs record */
 #define DUR_LEN 24
@@ -219,6 +221,7 @@ void seq_go(struct seq_run *s)
 	last_progress = last_status = tsc_read();
 	struct plan *p = &the_plan;
 	plan_reset(p, s->budget_s, s->serial_bytes_per_s);
+	p->bytes_per_rep = reps_samples_on() ? SAMPLE_BYTES : 0;
 	s->ctx.plan = p;
 
 	/* Calibration: each workload adds its configurations and their unit costs. */

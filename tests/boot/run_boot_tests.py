@@ -338,9 +338,22 @@ def check_cpu_left_out(what, state, lost):
     return check_it
 
 
+def check_samples(recs, errors):
+    """samples=on: each result with repetitions lists every one, in ticks."""
+    with_reps = [r for r in qbrecords.of_kind(recs, "result") if isinstance(r.get("clean"), dict)]
+    check(with_reps, "no result with repetitions", errors)
+    for r in with_reps:
+        s = r.get("samples")
+        if not isinstance(s, list) or len(s) != r.get("n"):
+            errors.append("result %s/%s: samples %s for n=%s" % (r.get("workload"), r.get("variant"), s, r.get("n")))
+        elif sorted(s)[0] != r.get("min") or sorted(s)[-1] != r.get("max"):
+            errors.append("result %s/%s: samples %s do not span min %s .. max %s"
+                          % (r.get("workload"), r.get("variant"), s, r.get("min"), r.get("max")))
+
+
 CASES = [
     Case("smp1", 1),
-    Case("smp2", 2),
+    Case("smp2", 2, args="samples=on", extra_check=check_samples),
     Case("smp4", 4),
     Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2),
     Case("bad-options", 2, args="reps=abc bogus=1 cpus=0 workloads=selftest,nosuch", extra_check=check_bad_options),

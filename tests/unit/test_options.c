@@ -507,9 +507,22 @@ TEST(machine_state_keys)
 	CHECK_EQ_U(opts.turbo, OPT_KEEP);
 }
 
+TEST(samples_key)
+{
+	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.samples, OPT_OFF);
+	CHECK_EQ_U(parse("samples"), 0);
+	CHECK_EQ_U(opts.samples, OPT_ON);
+	CHECK_EQ_U(parse("samples=on"), 0);
+	CHECK_EQ_U(opts.samples, OPT_ON);
+	CHECK_EQ_U(parse("samples=all"), 1);
+	CHECK_EQ_U(opts.samples, OPT_OFF);
+}
+
 int main(void)
 {
 	RUN(defaults_and_empty_lines);
+	RUN(samples_key);
 	RUN(every_key_good);
 	RUN(number_limits);
 	RUN(bad_choices_keep_default);

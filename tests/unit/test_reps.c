@@ -121,10 +121,22 @@ TEST(twin_detectors_and_safe_mode_note)
 	therm_note = 0;
 }
 
+TEST(samples_when_asked)
+{
+	struct reps *r = reps_begin(2);
+	add(r, 110, 0, false, false);
+	add(r, 150, 0, false, false);
+	CHECK(!strstr(report(r), "samples"));
+	reps_keep_samples(true);
+	CHECK(strstr(report(r), "\"samples\":[100,140]"));	/* the timer's 10 ticks removed */
+	reps_keep_samples(false);
+}
+
 int main(void)
 {
 	RUN(flagged_repetition_left_out_of_clean);
 	RUN(next_configuration_starts_clean);
 	RUN(twin_detectors_and_safe_mode_note);
+	RUN(samples_when_asked);
 	return check_summary("reps");
 }

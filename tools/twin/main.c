@@ -10,6 +10,7 @@
 #include "hostnuma.h"
 #include "lib.h"
 #include "options.h"
+#include "reps.h"
 #include "run.h"
 #include "tsc.h"
 #include "sequence.h"
@@ -105,6 +106,7 @@ static void parse_options(int argc, char **argv)
 			       "the fault path under test is the kernel's exception handler");
 	opts.selftest = OPT_SELFTEST_NORMAL;
 	opts.dump = 0;
+	reps_keep_samples(opts.samples == OPT_ON);
 }
 
 static bool want_help(int argc, char **argv)
