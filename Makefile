@@ -264,7 +264,7 @@ flashtest:
 #   make host        build/quietbench-host
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
-TWIN_KERNEL_SRCS := kernel/spinlock.c kernel/plan.c kernel/record.c kernel/fmt.c kernel/crc32.c kernel/stats.c kernel/options.c \
+TWIN_KERNEL_SRCS := kernel/spinlock.c kernel/plan.c kernel/record.c kernel/fmt.c kernel/crc32.c kernel/stats.c kernel/options.c kernel/options_report.c \
 	kernel/report.c kernel/topo.c kernel/cpuid_snap.c kernel/tsc.c kernel/reps.c kernel/noise.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \

@@ -26,6 +26,12 @@
 #define TAG_LEN 6                   /* "error:", "fatal:", "panic:" */
 #define ERROR_LINES 8               /* "error:" lines kept for the summary */
 #define TEXT_COL 1                  /* header, status and summary text start one cell in */
+#define BANNER_MAX_SCALE 8          /* banner letters: at most 8x the font */
+#define BANNER_MIN_SCALE 2          /* smaller than 2x is no banner: a title line instead */
+#define BANNER_MIN_BODY_LEFT 4      /* body rows left below a banner for the summary */
+#define BANNER_OK_RGB 0x1e7b34
+#define BANNER_FAIL_RGB 0xb01c1c
+#define BANNER_TEXT_RGB 0xffffff
 
 /* Cell colours: a grid cell is (attr << 8) | character. */
 enum attr { ATTR_BODY, ATTR_HEADER, ATTR_STATUS, ATTR_ERROR, ATTR_TITLE, ATTR_COUNT };
@@ -377,24 +383,67 @@ void fbcon_summary_add(const char *line)
 	spin_unlock(&lock);
 }
 
+/* Grid rows a banner of len characters takes at the largest scale that fits
+ * three quarters of the width (0 if it does not fit with room for the
+ * summary), and that scale. */
+static uint32_t banner_rows(size_t len, uint32_t *scale)
+{
+	if (!len)
+		return 0;
+	uint32_t sc = (uint32_t)(surf.width * 3 / 4 / (len * fbcon_font.width));
+	sc = MIN(sc, (uint32_t)BANNER_MAX_SCALE);
+	if (sc < BANNER_MIN_SCALE)
+		return 0;
+	uint32_t px = fbcon_font.height * sc + 2 * surf.cell_h; /* a cell of band above and below */
+	uint32_t r = (px + surf.cell_h - 1) / surf.cell_h;
+	if (r + BANNER_MIN_BODY_LEFT > body_rows)
+		return 0;
+	*scale = sc;
+	return r;
+}
+
+/* Draw the banner's band and letters over grid rows [row, row + n), which
+ * hold blanks in `want` and `shown` alike, so no flush draws over it. */
+static void draw_banner(uint32_t row, uint32_t n, uint32_t scale, const char *text, bool ok)
+{
+	uint32_t bg = fbcon_px_color(&surf, ok ? BANNER_OK_RGB : BANNER_FAIL_RGB);
+	uint32_t fg = fbcon_px_color(&surf, BANNER_TEXT_RGB);
+	uint32_t y = row * surf.cell_h, h = n * surf.cell_h;
+	uint32_t w = (uint32_t)strlen(text) * fbcon_font.width * scale;
+	fbcon_px_fill(&surf, 0, y, surf.width, h, bg);
+	fbcon_px_text_big(&surf, &fbcon_font, (surf.width - w) / 2, y + (h - fbcon_font.height * scale) / 2, scale,
+			  text, fg, bg);
+}
+
 void fbcon_show_summary(void)
+{
+	fbcon_show_summary_banner(0, true);
+}
+
+void fbcon_show_summary_banner(const char *banner, bool ok)
 {
 	if (!active || !fb_lock())
 		return;
 	frozen = true;
 	clear_body();
-	put_line(body_top, "Summary (every result is on the serial port as a record)", ATTR_TITLE);
+	uint32_t scale = 0, band = banner ? banner_rows(strlen(banner), &scale) : 0;
+	uint32_t top = body_top + band, left = body_rows - band;
+	if (banner && !band) {
+		put_line(top++, banner, ok ? ATTR_TITLE : ATTR_ERROR);
+		left--;
+	}
+	put_line(top, "Summary (every result is on the serial port as a record)", ATTR_TITLE);
 	/* The summary lines, then the error lines the cleared body held. */
 	uint32_t errors = MIN(n_error_lines, ERROR_LINES);
 	uint32_t total = n_summary + (errors ? errors + 2 : 0);
-	uint32_t room = body_rows > 2 ? body_rows - 2 : 0; /* below the title and a blank line */
+	uint32_t room = left > 2 ? left - 2 : 0; /* below the title and a blank line */
 	uint32_t fit = total <= room ? total : (room ? room - 1 : 0);
 	uint32_t lost = summary_dropped + (n_error_lines - errors) + (total - fit);
 	char title[FBCON_LINE_LEN];
 	fmt_snprintf(title, sizeof(title), "Errors: %u line(s) during the run%s", n_error_lines,
 		     n_error_lines > errors ? ", the first ones:" : ":");
 	for (uint32_t i = 0; i < fit; i++) {
-		uint32_t row = body_top + 2 + i, e = i - n_summary;
+		uint32_t row = top + 2 + i, e = i - n_summary;
 		if (i < n_summary)
 			put_line(row, summary[i], has_fail(summary[i]) ? ATTR_ERROR : ATTR_BODY);
 		else if (e == 1)
@@ -405,9 +454,11 @@ void fbcon_show_summary(void)
 	if (lost && room) {
 		char more[FBCON_LINE_LEN];
 		fmt_snprintf(more, sizeof(more), "... and %u more lines that do not fit", lost);
-		put_line(body_top + 2 + fit, more, ATTR_TITLE);
+		put_line(top + 2 + fit, more, ATTR_TITLE);
 	}
 	flush();
+	if (band)
+		draw_banner(body_top, band, scale, banner, ok);
 	spin_unlock(&lock);
 }
 

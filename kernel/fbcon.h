@@ -71,6 +71,12 @@ void fbcon_summary_add(const char *line);
  * are counted in a last line. */
 void fbcon_show_summary(void);
 
+/* The same, under a large banner across the top of the body: banner in
+ * letters several cells high (as big as fit three quarters of the width,
+ * up to 8x the font), white on green when ok, on red when not. A screen too
+ * small for it gets the banner as a title line instead. */
+void fbcon_show_summary_banner(const char *banner, bool ok);
+
 /* Count a failed check (finish_mark_failed calls this), so the summary line
  * of a workload can say whether it failed. */
 void fbcon_note_failure(void);

@@ -128,3 +128,49 @@ void fbcon_px_cell(const struct fbcon_surface *s, const struct fbcon_font *font,
 			store_line(dst, line, s->cell_w);
 	}
 }
+
+void fbcon_px_fill(const struct fbcon_surface *s, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint32_t px)
+{
+	uint32_t line[MAX_CELL_W];
+	for (uint32_t i = 0; i < MAX_CELL_W; i++)
+		line[i] = px;
+	if (x >= s->width || y >= s->height)
+		return;
+	w = w > s->width - x ? s->width - x : w;
+	h = h > s->height - y ? s->height - y : h;
+	for (uint32_t r = 0; r < h; r++) {
+		uint32_t *row = s->base + (uint64_t)(y + r) * s->pitch_px + x;
+		for (uint32_t c = 0; c < w; c += MAX_CELL_W)
+			store_line(row + c, line, w - c < MAX_CELL_W ? w - c : MAX_CELL_W);
+	}
+}
+
+void fbcon_px_text_big(const struct fbcon_surface *s, const struct fbcon_font *font, uint32_t x, uint32_t y,
+		       uint32_t scale, const char *text, uint32_t fg, uint32_t bg)
+{
+	scale = scale < 1 ? 1 : scale > FBCON_PX_MAX_SCALE ? FBCON_PX_MAX_SCALE : scale;
+	uint32_t gw = font->width * scale, align = 32 - 8 * font->row_bytes;
+	for (; *text; text++, x += gw) {
+		if (x >= s->width)
+			return;
+		uint8_t ch = (uint8_t)*text;
+		uint32_t g = ch >= font->first && ch - font->first < font->count ? ch - font->first : font->count;
+		const uint8_t *bits = font->bits + (uint64_t)g * font->height * font->row_bytes;
+		for (uint32_t gy = 0; gy < font->height; gy++, bits += font->row_bytes) {
+			uint32_t row_bits = 0;
+			for (uint32_t b = 0; b < font->row_bytes; b++)
+				row_bits = row_bits << 8 | bits[b];
+			row_bits <<= align;
+			/* Runs of equal pixels in a glyph row become one fill each. */
+			for (uint32_t gx = 0; gx < font->width;) {
+				uint32_t on = row_bits >> 31, run = 0;
+				while (gx < font->width && (row_bits >> 31) == on) {
+					row_bits <<= 1;
+					gx++;
+					run++;
+				}
+				fbcon_px_fill(s, x + (gx - run) * scale, y + gy * scale, run * scale, scale, on ? fg : bg);
+			}
+		}
+	}
+}

@@ -41,4 +41,14 @@ void fbcon_px_clear(const struct fbcon_surface *s, uint32_t px);
 void fbcon_px_cell(const struct fbcon_surface *s, const struct fbcon_font *font, uint32_t col, uint32_t row,
 		   uint8_t ch, uint32_t fg, uint32_t bg);
 
+/* Draw text at pixel (x, y) with every font pixel a scale x scale block, in
+ * pixel values fg and bg (a banner). Glyphs that do not fit are cut at the
+ * screen's edge; scale is clamped to 1..FBCON_PX_MAX_SCALE. */
+#define FBCON_PX_MAX_SCALE 16
+void fbcon_px_text_big(const struct fbcon_surface *s, const struct fbcon_font *font, uint32_t x, uint32_t y,
+		       uint32_t scale, const char *text, uint32_t fg, uint32_t bg);
+
+/* Fill the rectangle [x, x + w) x [y, y + h), cut at the screen's edge. */
+void fbcon_px_fill(const struct fbcon_surface *s, uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint32_t px);
+
 #endif

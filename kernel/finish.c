@@ -13,6 +13,7 @@
 /* UEFI 2.10 §8.5.1: EFI_RESET_TYPE. */
 #define EFI_RESET_COLD 0
 #define EFI_RESET_SHUTDOWN 2
+#define FINISH_COUNTDOWN_S 15     /* finish=reboot/poweroff after a failure: seconds the screen shows why */
 
 typedef void (__attribute__((ms_abi)) *efi_reset_fn)(uint32_t type, uint64_t status,
 						      uint64_t data_size, void *data);
@@ -22,6 +23,7 @@ static uint64_t reset_fn, start_tsc;
 static volatile int failed, finishing;
 static volatile unsigned long n_failures;
 static const char *first_failure;
+static const char *banner;      /* finish_set_banner, or NULL: PASS or FAIL */
 
 /* ---- BIOS reset hook (issue 7) ----------------------------------------------
  * Without UEFI ResetSystem (the multiboot2 path on legacy BIOS), reboot through
@@ -97,6 +99,34 @@ void finish_setup(enum finish_mode m, uint64_t efi_reset_system, uint64_t boot_t
 	start_tsc = boot_tsc;
 }
 
+/* The screen's end: its summary under the banner, and the done line. */
+static void show_end(bool ok, uint64_t elapsed, const char *then)
+{
+	char line[FBCON_LINE_LEN]; /* fbcon hook: the summary screen stays up while the machine halts */
+	fmt_snprintf(line, sizeof(line), "done: status %s, %u of %u CPUs online, %llu ms, %lu error record(s)%s",
+		     ok ? "ok" : "FAIL", smp_cpus_online(), smp_cpus_found(), (unsigned long long)elapsed,
+		     console_errors(), then);
+	fbcon_set_status(line);
+	fbcon_show_summary_banner(banner ? banner : ok ? "PASS" : "FAIL", ok);
+}
+
+/* finish=reboot or poweroff after a failure: the screen shows why for
+ * FINISH_COUNTDOWN_S seconds, counting down on the status line, first. */
+static void countdown(bool ok, uint64_t elapsed)
+{
+	char then[48];
+	for (unsigned s = FINISH_COUNTDOWN_S; s > 0; s--) {
+		fmt_snprintf(then, sizeof(then), "; %s in %u s", mode == FINISH_REBOOT ? "reboot" : "power off", s);
+		show_end(ok, elapsed, then);
+		tsc_delay_us(1000000);
+	}
+}
+
+void finish_set_banner(const char *text)
+{
+	banner = text;
+}
+
 void finish_mark_failed(const char *why)
 {
 	if (!failed)
@@ -143,6 +173,8 @@ void finish_now(bool ok)
 		break;
 	case FINISH_REBOOT:
 	case FINISH_POWEROFF:
+		if (!ok && fbcon_active() && tsc_hz())
+			countdown(ok, elapsed);  /* a failure stays readable on the screen for a while */
 		smp_park_aps();
 		if (reset_fn) {
 			map_runtime_mmio();
@@ -163,12 +195,7 @@ void finish_now(bool ok)
 	case FINISH_HALT:
 		break;
 	}
-	char line[FBCON_LINE_LEN]; /* fbcon hook: the summary screen stays up while the machine halts */
-	fmt_snprintf(line, sizeof(line), "done: status %s, %u of %u CPUs online, %llu ms, %lu error record(s)",
-		     ok ? "ok" : "FAIL", smp_cpus_online(), smp_cpus_found(), (unsigned long long)elapsed,
-		     console_errors());
-	fbcon_set_status(line);
-	fbcon_show_summary();
+	show_end(ok, elapsed, "");
 	smp_park_aps();
 	kprintf("quietbench: halted; results above\n");
 	cpu_halt_forever();

@@ -33,4 +33,8 @@ unsigned long finish_failures(void);
 /* Emit `done` and end the run as set up. ok is ANDed with finish_mark_failed. */
 void finish_now(bool ok) __attribute__((noreturn));
 
+/* The word of the banner finish_now draws over the screen's summary, instead
+ * of "PASS" or "FAIL" (for example "BAD OPTIONS"). */
+void finish_set_banner(const char *text);
+
 #endif

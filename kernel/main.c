@@ -16,6 +16,7 @@
 #include "machine.h"
 #include "msr.h"
 #include "options.h"
+#include "options_report.h"
 #include "paging.h"
 #include "percpu.h"
 #include "pmm.h"
@@ -45,28 +46,21 @@ static struct options opts;
 static struct cpuset online;
 static uint8_t bsp_ist[3 * IST_STACK_SIZE] __attribute__((aligned(16)));
 static const char *wl_names[OPT_MAX_WORKLOADS];
+static struct opt_error opt_errs[MAX_OPT_ERRORS];
+static int opt_errs_n;
 
 /* ---- Private Functions ---------------------------------------------------- */
-static void parse_options(void)
+/* Parse the command line and report every mistake; returns how many. */
+static int parse_options(void)
 {
-	struct opt_error errs[MAX_OPT_ERRORS];
 	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
 	for (unsigned i = 0; i < n; i++)
 		wl_names[i] = wl_all[i].name;
-	int e = options_parse(bi.cmdline, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
-	for (int i = 0; i < e && i < MAX_OPT_ERRORS; i++) {
-		kprintf("error: option %s=%s: %s (default kept)\n", errs[i].key, errs[i].value, errs[i].why);
-		struct rec *r = console_rec_open("error");
-		rec_str(r, "what", "bad option");
-		rec_str(r, "key", errs[i].key);
-		rec_str(r, "value", errs[i].value);
-		rec_str(r, "detail", errs[i].why);
-		console_rec_emit(r);
-	}
-	if (e > MAX_OPT_ERRORS)
-		console_error("options", "%d more bad options not listed", e - MAX_OPT_ERRORS);
+	opt_errs_n = options_parse(bi.cmdline, wl_names, n, &opts, opt_errs, MAX_OPT_ERRORS);
+	options_report(opt_errs, opt_errs_n, MAX_OPT_ERRORS);
 	if (bi.cmdline_truncated)
 		console_error("options", "command line longer than %u bytes, truncated", QB_MAX_CMDLINE - 1);
+	return opt_errs_n;
 }
 
 static void init_memory(void)
@@ -180,7 +174,7 @@ void kernel_entry(struct boot_info *bi_in)
 	memcpy(&bi, bi_in, sizeof(bi));                      /* the loader's memory is not ours */
 	kprintf("\nQuietBench %s: noise-free cache and memory measurements\n", QB_BUILD_ID);
 	options_defaults(&opts);
-	parse_options();                                     /* errors reported, defaults kept */
+	parse_options();                                     /* errors reported; a bad one stops the run below */
 	finish_setup((enum finish_mode)opts.finish, bi.efi_reset_system, bi.entry_tsc);
 	init_memory();                                       /* allocator and our own page tables */
 	fbcon_init(&bi.fb);                                  /* fbcon hook: the screen as a console */
@@ -189,6 +183,11 @@ void kernel_entry(struct boot_info *bi_in)
 	finish_set_memory_map(&bi);                          /* the firmware's runtime MMIO, for ResetSystem */                         /* BIOS reset hook (issue 7): reboot without UEFI */
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
 	tsc_init(&acpi, &percpu[0].snap);                    /* frequency, invariance, overhead */
+	if (opt_errs_n) {                                    /* nothing is measured with a typo */
+		options_refuse(opt_errs, opt_errs_n, MAX_OPT_ERRORS,
+			       "in /quietbench.cfg on the stick or in the boot entry (GRUB: press e), and boot again");
+		finish_now(false);
+	}
 	if (tsc_have_rdtscp)
 		wrmsr(MSR_IA32_TSC_AUX, 0);
 	bool need_x2 = false;

@@ -19,6 +19,9 @@
 #define OPT_BAD_CHAR '?'
 #define OPT_DEC_BASE 10
 #define OPT_CHOICE_LIST_MAX 48  /* "quick|full" and friends */
+#define OPT_HINT_MAX_LEN 31     /* longest word a hint is looked for */
+#define OPT_HINT_EDIT_DIV 3     /* a hint is at most len/3 edits away (at least 1) */
+#define OPT_HINT_MIN_PREFIX 3   /* a prefix this long of exactly one name is a hint too */
 
 /* ---- Types ---------------------------------------------------------------- */
 
@@ -273,11 +276,102 @@ static void opt_error(struct opt_parser *p, const char *key, size_t klen,
 	if (p->count++ >= p->max_errs)
 		return;
 	e = &p->errs[p->count - 1];
+	e->hint[0] = e->valid[0] = '\0';
 	opt_copy(e->key, sizeof(e->key), key, klen);
 	opt_copy(e->value, sizeof(e->value), val, vlen);
 	va_start(ap, why);
 	fmt_vsnprintf(e->why, sizeof(e->why), why, ap);
 	va_end(ap);
+}
+
+/* The last error stored, or NULL when it was only counted. */
+static struct opt_error *opt_last(struct opt_parser *p)
+{
+	return p->count && p->count <= p->max_errs ? &p->errs[p->count - 1] : NULL;
+}
+
+/* Say, in the last error, the word that was probably meant: key=value. */
+static void opt_hint(struct opt_parser *p, const char *key, const char *value)
+{
+	struct opt_error *e = opt_last(p);
+	if (e)
+		fmt_snprintf(e->hint, sizeof(e->hint), "%s=%s", key, value);
+}
+
+/* Say, in the last error, what is accepted: names[0..n) separated by spaces. */
+static void opt_valid_names(struct opt_parser *p, const char *const *names, size_t n, const char *extra)
+{
+	struct opt_error *e = opt_last(p);
+	size_t len = 0;
+	if (!e)
+		return;
+	e->valid[0] = '\0';
+	for (size_t i = 0; i <= n && len + 1 < sizeof(e->valid); i++) {
+		const char *name = i < n ? names[i] : extra;
+		if (!name)
+			continue;
+		int k = fmt_snprintf(e->valid + len, sizeof(e->valid) - len, "%s%s", len ? " " : "", name);
+		len += k > 0 ? (size_t)k : 0;
+	}
+	if (len >= sizeof(e->valid))
+		memcpy(e->valid + sizeof(e->valid) - sizeof(OPT_ELLIPSIS), OPT_ELLIPSIS, sizeof(OPT_ELLIPSIS));
+}
+
+/* Edit distance with transpositions (optimal string alignment) between a[0..an)
+ * and b, for words up to OPT_HINT_MAX_LEN; longer ones count as far apart. */
+static unsigned opt_distance(const char *a, size_t an, const char *b)
+{
+	size_t bn = strlen(b);
+	unsigned d[OPT_HINT_MAX_LEN + 1][OPT_HINT_MAX_LEN + 1];
+	if (an > OPT_HINT_MAX_LEN || bn > OPT_HINT_MAX_LEN)
+		return UINT32_MAX;
+	for (size_t i = 0; i <= an; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= bn; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= an; i++)
+		for (size_t j = 1; j <= bn; j++) {
+			unsigned cost = opt_lower(a[i - 1]) != opt_lower(b[j - 1]);
+			unsigned v = MIN(d[i - 1][j] + 1, d[i][j - 1] + 1);
+			v = MIN(v, d[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				v = MIN(v, d[i - 2][j - 2] + 1);
+			d[i][j] = v;
+		}
+	return d[an][bn];
+}
+
+/* The name in names[0..n) that s[0..len) most likely meant: a small edit
+ * away (at most a third of the name, at least one edit allowed), or the
+ * only name it is a prefix of (three letters or more). NULL if none. */
+static const char *opt_closest(const char *s, size_t len, const char *const *names, size_t n)
+{
+	const char *best = NULL, *prefix_of = NULL;
+	unsigned best_d = UINT32_MAX, prefixes = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		size_t nl = strlen(names[i]);
+		unsigned d = opt_distance(s, len, names[i]);
+		if (d < best_d && d <= MAX(1u, (unsigned)nl / OPT_HINT_EDIT_DIV)) {
+			best_d = d;
+			best = names[i];
+		}
+		if (len >= OPT_HINT_MIN_PREFIX && len < nl && !memcmp(s, names[i], len)) {
+			prefixes++;
+			prefix_of = names[i];
+		}
+	}
+	return best ? best : prefixes == 1 ? prefix_of : NULL;
+}
+
+/* The key of each row, for hints and for the list of valid keys. */
+static const char *opt_key_names[ARRAY_SIZE(opt_rows)];
+
+static void opt_key_list(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_rows); i++)
+		opt_key_names[i] = opt_rows[i].type == OPT_T_IGNORED ? NULL : opt_rows[i].name;
 }
 
 static const struct opt_row *opt_lookup(const char *key, size_t n)
@@ -317,6 +411,13 @@ static void opt_choice_list(char *buf, size_t cap, const struct opt_row *row)
 	}
 }
 
+static void opt_valid_range(struct opt_parser *p, const struct opt_row *row)
+{
+	struct opt_error *e = opt_last(p);
+	if (e)
+		fmt_snprintf(e->valid, sizeof(e->valid), "%u..%u", row->min, row->max);
+}
+
 static void opt_uint(struct opt_parser *p, const struct opt_row *row,
 		     const char *key, size_t klen, const char *v, size_t vlen,
 		     uint32_t *dst)
@@ -326,6 +427,7 @@ static void opt_uint(struct opt_parser *p, const struct opt_row *row,
 	for (size_t i = 0; i < vlen; i++) {
 		if (v[i] < '0' || v[i] > '9') {
 			opt_error(p, key, klen, v, vlen, "not a number");
+			opt_valid_range(p, row);
 			return;
 		}
 		x = x * OPT_DEC_BASE + (uint64_t)(v[i] - '0');
@@ -335,6 +437,7 @@ static void opt_uint(struct opt_parser *p, const struct opt_row *row,
 	if (x < row->min || x > row->max) {
 		opt_error(p, key, klen, v, vlen, "out of range %u..%u",
 			  row->min, row->max);
+		opt_valid_range(p, row);
 		return;
 	}
 	*dst = (uint32_t)x;
@@ -353,6 +456,10 @@ static void opt_choice(struct opt_parser *p, const struct opt_row *row,
 	}
 	opt_choice_list(list, sizeof(list), row);
 	opt_error(p, key, klen, v, vlen, "expected one of %s", list);
+	opt_valid_names(p, row->choices, row->n_choices, NULL);
+	const char *near = opt_closest(v, vlen, row->choices, row->n_choices);
+	if (near)
+		opt_hint(p, row->name, near);
 }
 
 /*
@@ -388,12 +495,17 @@ static void opt_list(struct opt_parser *p, const struct opt_row *row,
 		} else if (i >= 0) {
 			bits |= 1u << i;
 			any = true;
-		} else if (workloads) {
-			opt_error(p, key, klen, item, ilen, "unknown workload");
 		} else {
-			opt_choice_list(list, sizeof(list), row);
-			opt_error(p, key, klen, item, ilen, "expected one of %s",
-				  list);
+			if (workloads) {
+				opt_error(p, key, klen, item, ilen, "unknown workload");
+			} else {
+				opt_choice_list(list, sizeof(list), row);
+				opt_error(p, key, klen, item, ilen, "expected one of %s", list);
+			}
+			opt_valid_names(p, names, n, all);
+			const char *near = opt_closest(item, ilen, names, n);
+			if (near)
+				opt_hint(p, row->name, near);
 		}
 	}
 	if (any)
@@ -528,6 +640,26 @@ static void opt_console(struct opt_parser *p, const char *key, size_t klen, cons
 	o->console_baud = (uint32_t)baud;
 }
 
+/* A bare word that is a workload or a choice of some key (say "counter" or
+ * "quick") was meant as that key's value. */
+static void opt_bare_hint(struct opt_parser *p, const char *w, size_t n)
+{
+	if (opt_find(w, n, p->names, p->n_names) >= 0) {
+		char val[OPT_ERR_VALUE_LEN];
+		opt_copy(val, sizeof(val), w, n);
+		opt_hint(p, "workloads", val);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(opt_rows); i++) {
+		const struct opt_row *row = &opt_rows[i];
+		int k = row->choices && row->type != OPT_T_IGNORED ? opt_find(w, n, row->choices, row->n_choices) : -1;
+		if (k >= 0 && row->choices != opt_onoff_names) {
+			opt_hint(p, row->name, row->choices[k]);
+			return;
+		}
+	}
+}
+
 static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 		     const char *w, size_t n)
 {
@@ -546,6 +678,7 @@ static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 		row = opt_lookup(w, n);
 		if (!row || row->choices != opt_onoff_names) {
 			opt_error(p, w, n, "", 0, "missing '='");
+			opt_bare_hint(p, w, n);
 			return;
 		}
 		klen = n;
@@ -559,13 +692,21 @@ static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 	row = opt_lookup(w, klen);
 	if (!row) {
 		opt_error(p, w, klen, v, vlen, "unknown key");
+		opt_valid_names(p, opt_key_names, ARRAY_SIZE(opt_key_names), NULL);
+		const char *near = opt_closest(w, klen, opt_key_names, ARRAY_SIZE(opt_key_names));
+		struct opt_error *e = opt_last(p);
+		if (near && e) {
+			char val[OPT_ERR_VALUE_LEN];
+			opt_copy(val, sizeof(val), v, vlen);
+			opt_hint(p, near, val);
+		}
 		return;
 	}
 	if (row->type == OPT_T_IGNORED)
 		return;
+	/* A key given twice is no mistake: the menu entry's words come after
+	 * quietbench.cfg's qb_options, and the later one wins (grub.cfg). */
 	bit = 1u << (row - opt_rows);
-	if (*seen & bit)
-		opt_error(p, w, klen, v, vlen, "duplicate key, last one wins");
 	*seen |= bit;
 	if (!vlen) {
 		opt_error(p, w, klen, v, vlen, "empty value");
@@ -620,6 +761,7 @@ int options_parse(const char *cmdline, const char *const *workload_names,
 	bool first = true;
 
 	options_defaults(o);
+	opt_key_list();
 	for (;;) {
 		const char *w;
 

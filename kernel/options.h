@@ -105,12 +105,16 @@ struct options {
 #define OPT_ERR_KEY_LEN 32
 #define OPT_ERR_VALUE_LEN 64
 #define OPT_ERR_WHY_LEN 80
+#define OPT_ERR_HINT_LEN 96
+#define OPT_ERR_VALID_LEN 320
 
 /* One complaint; the strings are printable ASCII, cut with "..." to fit. */
 struct opt_error {
 	char key[OPT_ERR_KEY_LEN];      /* the key as written ("" if none) */
 	char value[OPT_ERR_VALUE_LEN];  /* the value, or the bad list item */
 	char why[OPT_ERR_WHY_LEN];      /* e.g. "out of range 1..100000" */
+	char hint[OPT_ERR_HINT_LEN];    /* the closest good word, "workloads=counter", or "" */
+	char valid[OPT_ERR_VALID_LEN];  /* what is accepted: "quick full", the keys, "1..100000", or "" */
 };
 
 /* Fill o with the defaults (workloads = OPT_WORKLOADS_ALL). */

@@ -43,6 +43,8 @@ MKFONT = _load_mkfont()
 
 # kernel/fbcon.h: grid bounds, the width from which glyphs are doubled, header rows.
 MAX_COLS, MAX_ROWS, SCALE2_WIDTH, HEADER_ROWS = 256, 128, 1920, 2
+BANNER_COLOURS = {"pass": b"\x1e\x7b\x34", "fail": b"\xb0\x1c\x1c"}  # kernel/fbcon.c BANNER_*_RGB
+BANNER_TEXT = "="  # how a banner row is printed in the decoded screen
 ARGS = "finish=halt profile=quick workloads=selftest"
 UNKNOWN = "\x00"
 
@@ -96,7 +98,22 @@ class Screen:
             self.by_bits.setdefault(tuple(rows), c)
         self.by_bits.setdefault(tuple(replacement), "\ufffd")
         self.colors = {}  # (col, row) -> (fg, bg)
-        self.text = [self._decode_row(r) for r in range(self.rows)]
+        # The end-of-run banner: whole cell rows below the header whose left
+        # and right edges are the pass or fail colour, with large letters in
+        # between; they are no glyphs, so they are read as a band, not text.
+        self.banner_rows, self.banner_colour, self.banner_lit = [], None, 0
+        for r in range(HEADER_ROWS, self.rows - 1):
+            edge = {self.pixel(0, r * self.ch + y) for y in range(self.ch)}
+            edge |= {self.pixel(self.w - 1, r * self.ch + y) for y in range(self.ch)}
+            if len(edge) == 1 and next(iter(edge)) in BANNER_COLOURS.values():
+                self.banner_rows.append(r)
+                self.banner_colour = next(k for k, v in BANNER_COLOURS.items() if v in edge)
+                self.banner_lit += sum(1 for y in range(self.ch) for x in range(0, self.w, 4)
+                                       if self.pixel(x, r * self.ch + y) == b"\xff\xff\xff")
+            elif self.banner_rows:
+                break
+        self.text = [self._decode_row(r) if r not in self.banner_rows else BANNER_TEXT * self.cols
+                     for r in range(self.rows)]
 
     def pixel(self, x, y):
         i = 3 * (y * self.w + x)
@@ -223,9 +240,13 @@ def run_checks(scr, rgb, want_size):
     check("header names QuietBench at row 0, column 1", scr.text[0][1:11] == "QuietBench", repr(scr.text[0][:40]))
     check("header shows the CPUs", "CPUs online" in scr.text[1], repr(scr.text[1].rstrip()))
     hdr = scr.colors.get((1, 0))
-    body = scr.colors.get((1, HEADER_ROWS))
+    body = scr.colors.get((1, HEADER_ROWS + len(scr.banner_rows)))
     check("header has its own background", hdr and body and hdr[1] != body[1], "%s vs %s" % (hdr, body))
-    check("summary title under the header", scr.text[HEADER_ROWS][1:8] == "Summary", repr(scr.text[HEADER_ROWS][:40]))
+    below = HEADER_ROWS + len(scr.banner_rows)
+    check("a green PASS banner right under the header", scr.banner_colour == "pass" and len(scr.banner_rows) >= 3
+          and scr.banner_rows[0] == HEADER_ROWS and scr.banner_lit > 200,
+          "rows %s, colour %s, %d white pixels sampled" % (scr.banner_rows, scr.banner_colour, scr.banner_lit))
+    check("summary title under the banner", scr.text[below][1:8] == "Summary", repr(scr.text[below][:40]))
     sel = [line for line in scr.text[HEADER_ROWS:-1] if line[1:9] == "selftest"]
     check("summary line for selftest says ok", any(" ok," in line for line in sel),
           repr([line.rstrip() for line in sel]))

@@ -187,6 +187,52 @@ TEST(failures_are_counted)
 	CHECK_EQ_U(fbcon_failures(), 2);
 }
 
+/* The end of a run, seen from across the room: a band in the pass or fail
+ * colour with the word in letters several cells high, the summary below it,
+ * and a screen too small for a band gets a title line instead. */
+TEST(pass_and_fail_banners)
+{
+	struct boot_fb *fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	fbcon_summary_add("selftest          101 ms  FAIL, 1 error record(s)");
+	fbcon_show_summary_banner("FAIL", false);
+	uint32_t top = FBCON_HEADER_ROWS * fake.ch;
+	uint32_t scale = 8; /* 4 letters x 8 px x 8 = 256 px <= 3/4 of 1024 */
+	uint32_t band_px = fbcon_font.height * scale + 2 * fake.ch;
+	uint32_t band_rows = (band_px + fake.ch - 1) / fake.ch;
+	CHECK_EQ_U(px_at(0, top), encode(0xb01c1c));
+	CHECK_EQ_U(px_at(fake.fb.width - 1, top + band_rows * fake.ch - 1), encode(0xb01c1c));
+	/* Each pixel of 'F' (first letter) is an 8x8 block of white or band colour. */
+	uint32_t x0 = (1024 - 4 * fbcon_font.width * scale) / 2;
+	uint32_t y0 = top + (band_rows * fake.ch - fbcon_font.height * scale) / 2;
+	int bad = 0;
+	for (uint32_t gy = 0; gy < fbcon_font.height; gy++)
+		for (uint32_t gx = 0; gx < fbcon_font.width; gx++)
+			for (uint32_t k = 0; k < scale * scale; k++) {
+				uint32_t want = glyph_bit('F', gx, gy) ? 0xffffff : 0xb01c1c;
+				bad += px_at(x0 + gx * scale + k % scale, y0 + gy * scale + k / scale) != encode(want);
+			}
+	CHECK_EQ_U(bad, 0);
+	row_text(FBCON_HEADER_ROWS + band_rows, TITLE_FG, BODY_BG, text_buf);
+	CHECK(!strncmp(text_buf, " Summary", 8));
+	row_text(FBCON_HEADER_ROWS + band_rows + 2, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " selftest          101 ms  FAIL, 1 error record(s)");
+	/* the status line, redrawn later, leaves the band alone */
+	fbcon_set_status("done");
+	CHECK_EQ_U(px_at(0, top), encode(0xb01c1c));
+
+	fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb));
+	fbcon_show_summary_banner("PASS", true);
+	CHECK_EQ_U(px_at(0, top), encode(0x1e7b34));
+
+	fb = fake_new(320, 120, 320, BOOT_FB_BGRX); /* 40 x 7 cells: no room for a band */
+	CHECK(fbcon_init(fb));
+	fbcon_show_summary_banner("BAD OPTIONS", false);
+	row_text(FBCON_HEADER_ROWS, ERR_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " BAD OPTIONS");
+}
+
 int main(void)
 {
 	CHECK_EQ_U(fbcon_font.count, 95);
@@ -199,6 +245,7 @@ int main(void)
 	RUN(summary_overflow_is_counted);
 	RUN(large_screens_double_the_font);
 	RUN(failures_are_counted);
+	RUN(pass_and_fail_banners);
 	fake_free();
 	return check_summary("fbcon_summary");
 }

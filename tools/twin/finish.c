@@ -23,6 +23,11 @@ void finish_setup(enum finish_mode m, uint64_t efi_reset_system, uint64_t boot_t
 	start_tsc = boot_tsc;
 }
 
+void finish_set_banner(const char *text)
+{
+	(void)text; /* a process has no screen of its own: the text says it */
+}
+
 void finish_mark_failed(const char *why)
 {
 	if (!failed)

@@ -10,6 +10,7 @@
 #include "hostnuma.h"
 #include "lib.h"
 #include "options.h"
+#include "options_report.h"
 #include "reps.h"
 #include "run.h"
 #include "tsc.h"
@@ -74,24 +75,14 @@ static void ignored_option(const char *key, const char *value, const char *why)
 }
 
 /* The kernel's parser, unchanged; then the options a process cannot honour. */
-static void parse_options(int argc, char **argv)
+static void parse_options(int argc, char **argv, uint64_t start_tsc)
 {
 	struct opt_error errs[MAX_OPT_ERRORS];
 	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
 	for (unsigned i = 0; i < n; i++)
 		wl_names[i] = wl_all[i].name;
 	int e = options_parse(cmdline, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
-	for (int i = 0; i < e && i < MAX_OPT_ERRORS; i++) {
-		kprintf("error: option %s=%s: %s (default kept)\n", errs[i].key, errs[i].value, errs[i].why);
-		struct rec *r = console_rec_open("error");
-		rec_str(r, "what", "bad option");
-		rec_str(r, "key", errs[i].key);
-		rec_str(r, "value", errs[i].value);
-		rec_str(r, "detail", errs[i].why);
-		console_rec_emit(r);
-	}
-	if (e > MAX_OPT_ERRORS)
-		console_error("options", "%d more bad options not listed", e - MAX_OPT_ERRORS);
+	options_report(errs, e, MAX_OPT_ERRORS);
 	if (cmdline_truncated)
 		console_error("options", "command line longer than %u bytes, truncated", QB_MAX_CMDLINE - 1);
 	for (int a = 1; a < argc; a++) {
@@ -107,6 +98,11 @@ static void parse_options(int argc, char **argv)
 	opts.selftest = OPT_SELFTEST_NORMAL;
 	opts.dump = 0;
 	reps_keep_samples(opts.samples == OPT_ON);
+	if (e) {                                   /* nothing is measured with a typo */
+		finish_setup(FINISH_HALT, 0, start_tsc);
+		options_refuse(errs, e, MAX_OPT_ERRORS, "on the command line (--help lists every key)");
+		finish_now(false);
+	}
 }
 
 static bool want_help(int argc, char **argv)
@@ -164,7 +160,7 @@ int main(int argc, char **argv)
 	hostfault_init();                                    /* crashes become error records */
 	join_args(argc, argv);                               /* argv as the kernel's command line */
 	kprintf("\nQuietBench %s (Linux twin): noise-free cache and memory measurements\n", QB_BUILD_ID);
-	parse_options(argc, argv);                           /* errors reported, defaults kept */
+	parse_options(argc, argv, boot_tsc);                 /* a bad option ends the run here */
 	finish_setup(FINISH_HALT, 0, boot_tsc);              /* elapsed_ms from process start */
 	hostnuma_init();                                     /* nodes, and each CPU's node */
 	if (!hostcpu_discover(opts.cpus) || !hostcpu_init_bsp())
