@@ -143,6 +143,7 @@ deps:
 # ---- running and testing --------------------------------------------------
 .PHONY: run test boottest asmtest toolstest
 run: $(BUILD)/quietbench.efi
+	@if [ -f $(BUILD)/run.log ]; then mv -f $(BUILD)/run.log $(BUILD)/run.prev.log; echo "make run: the previous log is $(BUILD)/run.prev.log"; fi
 	tools/qemu-run --efi $< --smp $(SMP) --mem $(MEM) --default-profile quick --log $(BUILD)/run.log -- $(ARGS)
 
 boottest: $(BUILD)/quietbench.efi
@@ -168,7 +169,12 @@ HOST_PYTHON ?= /usr/bin/python3
 toolstest: | $(BUILD)/.deps-ok
 	$(HOST_PYTHON) -m pytest -q tests/tools
 
-test: unit asmtest toolstest boottest parktest plantest
+# qemu-run ends with the done record, says when the firmware died, keeps the log on Ctrl-C.
+.PHONY: qemuruntest
+qemuruntest: $(BUILD)/quietbench.efi
+	python3 tests/boot/qemu_run_tests.py --efi $<
+
+test: unit asmtest toolstest boottest parktest plantest qemuruntest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from

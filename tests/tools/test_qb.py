@@ -548,6 +548,35 @@ def test_run_defaults(monkeypatch):
     assert args[-1] == "--" and "--efi" not in args
 
 
+def test_run_parses_the_log_and_points_latest_at_it(tmp_path, monkeypatch):
+    """qb run leaves the parsed .run beside the log, and qb-run-latest.{log,run}
+    follow the newest run under build/, so the README's next commands need no name."""
+    qbmain = load_qb_module()
+    from qblib import launch
+    src = os.path.join(DATA, "smp4.log")
+
+    def fake_call(cmd, cwd=None):
+        log = cmd[cmd.index("--log") + 1]
+        with open(src, "rb") as f, open(log, "wb") as g:
+            g.write(f.read())
+        return 0
+
+    monkeypatch.setattr(launch.subprocess, "call", fake_call)
+    log = tmp_path / "x.log"
+    assert qbmain.main(["run", "--log", str(log)]) == 0
+    assert (tmp_path / "x.run" / "results.json").is_file()
+    # latest links, twice: the second run takes them over
+    build = tmp_path / "build"
+    build.mkdir()
+    for name in ("qb-run-1.log", "qb-run-2.log"):
+        (build / name).write_bytes(open(src, "rb").read())
+        (build / name.replace(".log", ".run")).mkdir()
+        launch.point_latest(str(tmp_path), str(build / name), str(build / name.replace(".log", ".run")))
+    assert os.readlink(build / "qb-run-latest.log") == "qb-run-2.log"
+    assert os.readlink(build / "qb-run-latest.run") == "qb-run-2.run"
+    assert launch.point_latest(str(tmp_path), str(tmp_path / "elsewhere.log"), str(tmp_path / "e.run")) is None
+
+
 def test_run_bad_arguments(capsys):
     qbmain = load_qb_module()
     with pytest.raises(SystemExit) as e:

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""qemu_run_tests - tools/qemu-run as a user meets it: it ends when the run ends, says why when it cannot.
+
+  smp-banana       --smp banana: a usage error, exit 2, at once, no QEMU.
+  numa-odd         --smp 3 --numa 2: a usage error, exit 2.
+  finish-halt      finish=halt: qemu-run exits as soon as it has read the done
+                   record (not after its timeout), with status 0 from done.
+  done-fail        a run whose done says fail (selftest=fault-bsp) exits 1.
+  firmware-death   --mem 32: OVMF faults before QuietBench starts; qemu-run
+                   says the firmware died, exits 1, within seconds.
+  interrupted      SIGINT during a run: QEMU stopped, exit 130, the log kept
+                   with what came so far (written line by line), no
+                   /tmp/qb-qemu-* folder left behind.
+
+Each case prints "ok NAME (T s)" or "FAIL NAME" with its errors and output;
+the last line is "qemu-run tests: N passed, N failed".
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+QEMU_RUN = os.path.join(ROOT, "tools", "qemu-run")
+
+
+def run(efi, args, timeout=120):
+    t0 = time.time()
+    p = subprocess.run([QEMU_RUN, "--efi", efi, "--quiet"] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return p.returncode, p.stdout, time.time() - t0
+
+
+def case_smp_banana(efi, tmp):
+    rc, out, wall = run(efi, ["--smp", "banana", "--", "profile=quick"])
+    errs = [] if rc == 2 else ["exit %d, expected 2" % rc]
+    if "not a CPU count" not in out:
+        errs.append("no word on what --smp takes")
+    if wall > 10:
+        errs.append("took %.1f s: a usage error must not start QEMU" % wall)
+    return errs, out
+
+
+def case_numa_odd(efi, tmp):
+    rc, out, wall = run(efi, ["--smp", "3", "--numa", "2", "--", "profile=quick"])
+    errs = [] if rc == 2 else ["exit %d, expected 2" % rc]
+    if "divisible" not in out:
+        errs.append("no word on why")
+    return errs, out
+
+
+def case_finish_halt(efi, tmp):
+    log = os.path.join(tmp, "halt.log")
+    rc, out, wall = run(efi, ["--smp", "2", "--timeout", "200", "--log", log, "--",
+                              "profile=quick", "workloads=selftest", "finish=halt"])
+    errs = [] if rc == 0 else ["exit %d, expected 0" % rc]
+    if wall > 100:
+        errs.append("took %.1f s: qemu-run waited for its timeout after the done record" % wall)
+    if "done status ok" not in out:
+        errs.append("no done status line")
+    return errs, out
+
+
+def case_done_fail(efi, tmp):
+    rc, out, wall = run(efi, ["--smp", "2", "--", "profile=quick", "reps=1", "selftest=fault-bsp"])
+    return ([] if rc == 1 else ["exit %d, expected 1" % rc]), out
+
+
+def case_firmware_death(efi, tmp):
+    rc, out, wall = run(efi, ["--mem", "32", "--start-timeout", "60", "--", "profile=quick"])
+    errs = [] if rc == 1 else ["exit %d, expected 1" % rc]
+    if "firmware died before QuietBench started" not in out:
+        errs.append("no word that the firmware died")
+    if wall > 40:
+        errs.append("took %.1f s" % wall)
+    return errs, out
+
+
+def case_interrupted(efi, tmp):
+    log = os.path.join(tmp, "int.log")
+    p = subprocess.Popen([QEMU_RUN, "--efi", efi, "--quiet", "--log", log, "--", "profile=quick"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    errs = []
+    deadline = time.time() + 60
+    while time.time() < deadline and not (os.path.exists(log) and b"@qb " in open(log, "rb").read()):
+        time.sleep(0.2)
+    grown = os.path.exists(log) and os.path.getsize(log) > 0
+    if not grown:
+        errs.append("the log stayed empty while the run went on: not written line by line")
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    if p.returncode != 130:
+        errs.append("exit %d, expected 130" % p.returncode)
+    if "interrupted" not in out or log not in out:
+        errs.append("no word on the interruption and where the log is")
+    if not os.path.exists(log) or b"QuietBench" not in open(log, "rb").read():
+        errs.append("the partial log is gone")
+    # Its own folder, named in the QEMU command line it prints (other runs may
+    # be going on at the same time).
+    mine = [w.rsplit("/", 1)[0] for w in out.replace(",", " ").replace("=", " ").split() if w.endswith("/vars.fd")]
+    if not mine:
+        errs.append("cannot see qemu-run's temporary folder in its output")
+    elif os.path.exists(mine[0]):
+        errs.append("temporary folder left: %s" % mine[0])
+    return errs, out
+
+
+CASES = [
+    ("smp-banana", case_smp_banana),
+    ("numa-odd", case_numa_odd),
+    ("finish-halt", case_finish_halt),
+    ("done-fail", case_done_fail),
+    ("firmware-death", case_firmware_death),
+    ("interrupted", case_interrupted),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--efi", default=os.path.join(ROOT, "build", "quietbench.efi"))
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    efi = os.path.abspath(a.efi)
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="qemu-run-tests-") as tmp:
+        for name, fn in CASES:
+            if a.cases and name not in a.cases:
+                continue
+            t0 = time.time()
+            try:
+                errs, out = fn(efi, tmp)
+            except subprocess.TimeoutExpired as e:
+                errs, out = ["qemu-run did not end: %s" % e], ""
+            if errs:
+                failed += 1
+                print("FAIL %s (%.1f s)" % (name, time.time() - t0))
+                for e in errs:
+                    print("  - " + e)
+                print("  ---- qemu-run output ----\n" + out + "  ---- end ----")
+            else:
+                passed += 1
+                print("ok   %s (%.1f s)" % (name, time.time() - t0))
+            sys.stdout.flush()
+    print("qemu-run tests: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
