@@ -483,6 +483,40 @@ def test_compare_unmatched(tmp_path):
     assert len(re.findall(r"  only in A$", r.stdout, re.M)) == 2
     assert len(re.findall(r"  only in B$", r.stdout, re.M)) == 35
     assert "0 matched, 0 beyond the spread, 2 only in A, 35 only in B" in r.stdout
+    assert r.returncode == 1 and "nothing in" in r.stderr  # nothing matched is an error, not a comparison
+
+
+def flush_result(variant, cold_reference, set_bytes, median):
+    return {"v": 1, "kind": "result", "workload": "flush", "variant": variant, "threads": 1, "cpus": [0],
+            "params": {"set_bytes": set_bytes, "cold_reference": cold_reference}, "unit": "ticks", "n": 3,
+            "min": median - 1, "median": float(median), "max": median + 1, "cv": 0.01, "check": "ok"}
+
+
+def test_compare_says_when_runs_differ_and_pairs_flush(tmp_path):
+    """A QEMU run against a Linux twin run on a real EPYC: the first line says the
+    machines, platforms and TSC sources differ; flush rows pair up although
+    their cold_reference (and LLC-sized sets) differ."""
+    a = synthetic_log(tmp_path, [flush_result("clflush", "wbinvd-all", 1 << 20, 100)], name="metal.log")
+    b_text = open(synthetic_log(tmp_path, [flush_result("clflush", "none: no WBINVD", 32 << 20, 300)],
+                                name="twin0.log"), encoding="latin-1").read()
+    b_text = b_text.replace('"cpu_model":"Test CPU"', '"cpu_model":"AMD EPYC 7742 64-Core Processor"')
+    recs = []
+    for line in b_text.splitlines():
+        if line.startswith("@qb ") and '"kind":"boot"' in line:
+            obj = json.loads(line.split(" ", 1)[1].rsplit(" ", 1)[0])
+            obj.update(platform="linux", loader="linux", tsc_source="linux")
+            line = rec_line(obj)
+        recs.append(line)
+    b = write(tmp_path, "twin.log", ("\n".join(recs) + "\n").encode())
+    r = qb("compare", a, b)
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.startswith("warning: the runs differ in machine (Test CPU, 1 CPUs / AMD EPYC 7742"), first
+    assert "platform (bare metal / linux twin)" in first and "TSC source (cpuid-15h / linux)" in first
+    assert re.search(r"^  flush +clflush +1 +- +100 +300 +3\.00", r.stdout, re.M), r.stdout
+    assert "1 matched" in r.stdout
+    same = qb("compare", a, a)
+    assert not same.stdout.startswith("warning"), same.stdout.splitlines()[0]
 
 
 def test_compare_skipped_pairs_match_measured():

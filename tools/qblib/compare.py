@@ -13,11 +13,21 @@ import json
 from .table import grid, num, params_text
 
 PLATFORM_PARAMS = ("flush", "platform", "os", "loader")  # how a run was done, not what it measured
+# Params in which a workload adapts to the machine or platform it runs on, so
+# the same measurement carries other values elsewhere: flush sizes its sets to
+# the LLC, picks CLFLUSHOPT where it exists, and has a WBINVD reference only
+# on bare metal. They are shown, not matched on.
+ADAPTED_PARAMS = {"flush": ("set_bytes", "evict_bytes", "instruction", "cold_reference")}
+
+
+def defining(r, ignore):
+    """The params that define r's measurement: all but the ignored and the adapted ones."""
+    skip = set(ignore) | set(ADAPTED_PARAMS.get(r.get("workload"), ()))
+    return {k: v for k, v in (r.get("params") or {}).items() if k not in skip}
 
 
 def key(r, ignore):
-    p = {k: v for k, v in (r.get("params") or {}).items() if k not in ignore}
-    return (r.get("workload"), r.get("variant"), r.get("threads"), json.dumps(p, sort_keys=True))
+    return (r.get("workload"), r.get("variant"), r.get("threads"), json.dumps(defining(r, ignore), sort_keys=True))
 
 
 def stats(r, ns):
@@ -57,8 +67,7 @@ def match_skipped(rows, ignore):
                 continue
             if (a.get("workload"), a.get("variant")) != (b.get("workload"), b.get("variant")):
                 continue
-            pa = {k: v for k, v in (a.get("params") or {}).items() if k not in ignore}
-            pb = {k: v for k, v in (b.get("params") or {}).items() if k not in ignore}
+            pa, pb = defining(a, ignore), defining(b, ignore)
             if _subset(pa, pb) or _subset(pb, pa):
                 rows[i] = (a, b)
                 gone.add(j)
@@ -107,6 +116,35 @@ def differing(ra, rb, names):
     return out
 
 
+def platform(run):
+    b = run.boot
+    return "linux twin" if b.get("platform") == "linux" or b.get("loader") == "linux" else "bare metal"
+
+
+def profile(run):
+    """profile= from the command line the run reports (full when it names none)."""
+    words = str(run.boot.get("cmdline") or "").split()
+    given = [w.split("=", 1)[1] for w in words if w.startswith("profile=")]
+    return given[-1] if given else "full"
+
+
+def machine(run):
+    b = run.boot
+    return "%s, %s CPUs" % (b.get("cpu_model", "unknown CPU"), b.get("cpus_found", "?"))
+
+
+def differences(ra, rb):
+    """What makes the two runs more than two measurements of one thing: machine,
+    platform, profile and TSC source, each as "what (A / B)"."""
+    out = []
+    for what, f in (("machine", machine), ("platform", platform), ("profile", profile),
+                    ("TSC source", lambda r: r.boot.get("tsc_source", "?"))):
+        va, vb = f(ra), f(rb)
+        if va != vb:
+            out.append("%s (%s / %s)" % (what, va, vb))
+    return out
+
+
 def describe(run, arg):
     b = run.boot
     return "%s: %s, %s CPUs, build %s, %s" % (arg, b.get("cpu_model", "unknown CPU"), run.cpus_online(),
@@ -116,17 +154,22 @@ def describe(run, arg):
 def render(ra, rb, name_a, name_b, ignore=(), ns=False):
     ignore = set(PLATFORM_PARAMS) | set(ignore)
     unit = "ns" if ns else next((r.get("unit") for r in ra.results() + rb.results() if r.get("unit")), "ticks")
-    out = ["A " + describe(ra, name_a), "B " + describe(rb, name_b)]
-    diff = differing(ra, rb, sorted(ignore))
-    out.append("matched on workload, variant, threads and params, ignoring %s%s"
-               % (", ".join(sorted(ignore)), "; they differ: " + "; ".join(diff) if diff else ""))
+    diffs = differences(ra, rb)
+    out = ["warning: the runs differ in %s: a ratio mixes these with what you compare" % "; ".join(diffs)] \
+        if diffs else []
+    out += ["A " + describe(ra, name_a), "B " + describe(rb, name_b)]
+    adapted = sorted({p for ps in ADAPTED_PARAMS.values() for p in ps})
+    diff = differing(ra, rb, sorted(ignore | set(adapted)))
+    out.append("matched on workload, variant, threads and params, ignoring %s, and flush's %s (sized to each "
+               "machine)%s" % (", ".join(sorted(ignore)), ", ".join(adapted),
+                               "; they differ: " + "; ".join(diff) if diff else ""))
     out.append("medians in %s; * = beyond the spread of the runs (each median outside the other run's "
                "min-max, or |B/A-1| > 2 x the larger CV)" % unit)
     out.append("")
     rows, marked, matched = [], 0, 0
     for a, b, ratio, mark in pair_rows(ra, rb, ignore, ns):
         r = a if a is not None and (b is None or a.get("check") != "skipped") else b  # the measured one
-        p = {k: v for k, v in (r.get("params") or {}).items() if k not in ignore}
+        p = defining(r, ignore)
         sa, sb = (stats(a, ns) if a else None), (stats(b, ns) if b else None)
         cell_a = num(sa[0], 1) if sa else ("skipped" if a and a.get("check") == "skipped" else "-")
         cell_b = num(sb[0], 1) if sb else ("skipped" if b and b.get("check") == "skipped" else "-")
