@@ -66,6 +66,40 @@ uint64_t machine_kernel_bytes(const struct boot_info *bi)
 	return bi->loader_bytes - bi->stack_size + pmm_used_bytes(PMM_KERNEL) - smp_stack_bytes();
 }
 
+/* "L1d 48K x8, L2 1.25M x8, L3 30M x1": each data or unified level's size
+ * per instance and how many instances, for the screen's header. */
+static void cache_line(char *buf, size_t cap)
+{
+	const struct topo *t = machine_topo();
+	size_t len = 0;
+	buf[0] = '\0';
+	for (uint8_t level = 1; level <= 4; level++) {
+		uint64_t size = 0;
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < t->ncaches; i++) {
+			const struct topo_cache *k = &t->cache[i];
+			if (k->level != level || k->type == TOPO_CACHE_INSTRUCTION)
+				continue;
+			size = k->size;
+			n++;
+		}
+		if (!n || len + 1 >= cap)
+			continue;
+		char sz[16];
+		if (size >= (1ull << 20) && !(size & ((1ull << 20) - 1)))
+			fmt_snprintf(sz, sizeof(sz), "%lluM", (unsigned long long)(size >> 20));
+		else if (size >= (1ull << 20))
+			fmt_snprintf(sz, sizeof(sz), "%.2fM", (double)size / (1 << 20));
+		else
+			fmt_snprintf(sz, sizeof(sz), "%lluK", (unsigned long long)(size >> 10));
+		int k = fmt_snprintf(buf + len, cap - len, "%sL%u%s %s x%u", len ? ", " : "", level,
+				     level == 1 ? "d" : "", sz, n);
+		len += k > 0 ? (size_t)k : 0;
+	}
+	if (!len)
+		fmt_snprintf(buf, cap, "caches unknown");
+}
+
 void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai, const char *cmdline)
 {
 	const struct cpuid_snap *s = &percpu[0].snap;
@@ -148,9 +182,13 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(),
 		timer_name(), tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
 
-	char h1[FBCON_LINE_LEN], h2[FBCON_LINE_LEN]; /* fbcon hook: the machine in the screen's header */
-	fmt_snprintf(h1, sizeof(h1), "QuietBench %s  |  %s", QB_BUILD_ID,
-		     cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : vendor);
+	/* fbcon hook: the machine in the screen's header, what a photo of the
+	 * screen must show: CPU, TSC, caches, CPUs, memory, firmware. */
+	char h1[FBCON_LINE_LEN], h2[FBCON_LINE_LEN], caches[FBCON_LINE_LEN];
+	cache_line(caches, sizeof(caches));
+	fmt_snprintf(h1, sizeof(h1), "QuietBench %s  |  %s  |  TSC %.3f GHz (%s)  |  %s", QB_BUILD_ID,
+		     cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : vendor, (double)tsc_hz() / 1e9, tsc_source(),
+		     caches);
 	fmt_snprintf(h2, sizeof(h2), "%u of %u CPUs online  |  %llu MiB RAM  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
 		     smp_cpus_online(), smp_cpus_found(), (unsigned long long)(ram >> 20),
 		     ai->srat.present ? ai->srat.n_nodes : 1, bi->fw_vendor, bi->fw_revision, uefi_rev);

@@ -10,6 +10,7 @@
 /* ---- Private Variables ---------------------------------------------------- */
 static struct reps the_log;
 static bool keep_samples;
+static struct reps_tally tally;
 static uint64_t scratch[2 * REPS_MAX];
 static uint64_t column[REPS_MAX];
 
@@ -71,6 +72,13 @@ static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *
 void reps_keep_samples(bool on)
 {
 	keep_samples = on;
+}
+
+struct reps_tally reps_tally_take(void)
+{
+	struct reps_tally t = tally;
+	memset(&tally, 0, sizeof(tally));
+	return t;
 }
 
 bool reps_samples_on(void)
@@ -143,6 +151,10 @@ void reps_report(struct rec *rec, struct reps *r)
 	struct noise_summary ns;
 	noise_stats(r->slowest, r->flagged, r->n, scratch, &ns);
 	report_stats(rec, "ticks", reps_stats(r));
+	tally.results++;
+	tally.flagged += ns.n_flagged != 0;
+	tally.unchecked += !(r->have_freq || r->have_smi || r->have_therm || r->have_sched);
+	tally.max_cv = MAX(tally.max_cv, r->stats.cv);
 	rec_obj_begin(rec, "clean");
 	rec_u64(rec, "reps", ns.n_clean);
 	rec_u64(rec, "flagged", ns.n_flagged);

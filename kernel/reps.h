@@ -41,6 +41,18 @@ struct reps {
 void reps_keep_samples(bool on);
 bool reps_samples_on(void);
 
+/* What the results reported since the last reps_tally_take said about
+ * noise: for a workload's summary line on the screen. */
+struct reps_tally {
+	uint32_t results;            /* reps_report calls */
+	uint32_t flagged;            /* results with a flagged repetition */
+	uint32_t unchecked;          /* results where no real detector ran (the TSC check alone) */
+	double max_cv;               /* the largest cv over all repetitions */
+};
+
+/* Return the tally so far and start a new one. */
+struct reps_tally reps_tally_take(void);
+
 /* Start collecting a configuration run on `threads` threads (the one shared log). */
 struct reps *reps_begin(uint32_t threads);
 

@@ -184,6 +184,22 @@ static void print_plan(const struct seq_run *s, const struct plan *p)
 	}
 }
 
+/* "clean, cv <= 1.2%", "3 of 33 flagged, cv <= 9.0%", "unchecked (no noise
+ * detector), cv <= 4.1%": what a workload's results say about noise. */
+static void noise_mark(char *buf, size_t cap, struct reps_tally t)
+{
+	if (!t.results) {
+		fmt_snprintf(buf, cap, "no repeated measurement");
+		return;
+	}
+	if (t.flagged)
+		fmt_snprintf(buf, cap, "%u of %u flagged, cv <= %.1f%%", t.flagged, t.results, t.max_cv * 100);
+	else if (t.unchecked == t.results)
+		fmt_snprintf(buf, cap, "unchecked (no noise detector), cv <= %.1f%%", t.max_cv * 100);
+	else
+		fmt_snprintf(buf, cap, "clean, cv <= %.1f%%", t.max_cv * 100);
+}
+
 static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 {
 	char line[LINE_LEN];
@@ -194,6 +210,7 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 	instr_goal(wl_all[i].counters);
 	s->ctx.index = (uint16_t)i;
 	uint64_t t0 = tsc_read();
+	reps_tally_take();
 	wl_all[i].run(&s->ctx);
 	uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
 	uint32_t n, sk;
@@ -207,9 +224,11 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 	rec_u64(r, "configs", n);
 	rec_u64(r, "skipped", sk);
 	console_rec_emit(r);
-	fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s)", wl_all[i].name,
+	char noise[LINE_LEN];
+	noise_mark(noise, sizeof(noise), reps_tally_take());
+	fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s); %s", wl_all[i].name,
 		     (unsigned long long)ms, finish_failures() == fails0 ? "ok" : "FAIL",
-		     console_errors() - errors0);
+		     console_errors() - errors0, noise);
 	console_summary_line(line);
 }
 
