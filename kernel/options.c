@@ -167,7 +167,7 @@ static const struct opt_row opt_rows[] = {
 	  .help = "debug: a page fault on the BSP or an AP, an AP that never or too late checks in, an AP that hangs" },
 	{ .name = "iters", .type = OPT_T_UINT, .min = 1, .max = OPT_ITERS_MAX,
 	  .zero_means = "set by profile", .offset = OPT_FIELD(iters),
-	  .help = "counter: increments per thread (full profile: 2^31/4, as the seed)" },
+	  .help = "counter: increments per thread (full profile: 2^31/4, as in Duffy's false-sharing test)" },
 	{ .name = "turbo", .type = OPT_T_CHOICE, .def = OPT_KEEP,
 	  OPT_CHOICES(opt_tristate_names), .offset = OPT_FIELD(turbo),
 	  .help = "processor boost: off for a stable frequency, restored at the end" },

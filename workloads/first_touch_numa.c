@@ -275,6 +275,9 @@ void first_touch_numa(const struct wl_ctx *ctx)
 	placement_case(ctx, variants[0], false, bytes, &a);
 	placement_case(ctx, variants[1], true, bytes, &b);
 	if (a > 0 && b > 0)
-		kprintf("  one CPU warming costs the later parallel sum %.0f%% of per-CPU first touch\n", 100.0 * a / b);
+		kprintf("  the parallel sum after one CPU warmed everything took %.2fx as long as after each CPU "
+			"warmed its own part (%s)\n", a / b,
+			a > b * 1.05 ? "one CPU's pages sit on one node: slower" :
+			a < b * 0.95 ? "faster: no NUMA penalty shows here" : "about the same");
 	node_matrix(ctx);
 }

@@ -234,7 +234,7 @@ static void skip_size(enum size_class sz, const char *why)
 static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
 {
 	uint64_t hz = tsc_hz();
-	kprintf("\n  the seed's comparison, %u threads placed compact (%s; -1: failed):\n", p,
+	kprintf("\n  the original comparison (foo interleaved, bar blocked), %u threads placed compact (%s; -1: failed):\n", p,
 		hz ? "seconds" : "ticks");
 	kprintf("  %-36s", "");
 	for (unsigned sz = 0; sz < N_SIZES; sz++)
@@ -435,7 +435,7 @@ void locality_run(const struct wl_ctx *ctx)
 	unsigned big = sizes.have_dram ? DRAM : LLC;
 	double foo = summary[big][INTERLEAVED][SHARED_SLOT], bar = summary[big][BLOCKED_STRIDED][SHARED_SLOT];
 	double foo_p = summary[big][INTERLEAVED][PRIVATE], bar_p = summary[big][BLOCKED_STRIDED][PRIVATE];
-	console_summary("locality   %s, %u threads: bar/foo %.2fx with the seed's shared slots, %.2fx private",
+	console_summary("locality   %s, %u threads: bar/foo %.2fx with shared result slots (as the original), %.2fx private",
 			size_names[big], tp->ncpu, foo > 0 ? bar / foo : 0, foo_p > 0 ? bar_p / foo_p : 0);
 	pmm_free(phys, ALIGN_UP(want, PAGE) / PAGE, PMM_WORKLOAD);
 }

@@ -19,10 +19,10 @@ const struct workload wl_all[] = {
 	  PMU_GOAL_COHERENCE },
 	{ "locality", "interleaved vs blocked summing, shared-slot vs private accumulators, L2 to DRAM sizes", locality_plan, locality_run,
 	  PMU_GOAL_LLC },
-	{ "first-touch", "demand-zero page faults: the seed's warm-up cases, the cost of one fault, page sizes, NUMA", first_touch_plan,
+	{ "first-touch", "demand-zero page faults: unwarmed and warmed copies, the cost of one fault, page sizes, NUMA", first_touch_plan,
 	  first_touch_run,
 	  PMU_GOAL_TLB },
-	{ "flush", "how cold is cold: WBINVD, per-domain WBINVD, the seeds' eviction reads, CLFLUSH, none", flush_plan, flush_run,
+	{ "flush", "how cold is cold: WBINVD, per-domain WBINVD, eviction reads of 64 MiB and of the LLC, CLFLUSH, none", flush_plan, flush_run,
 	  PMU_GOAL_LLC },
 };
 const unsigned wl_count = sizeof(wl_all) / sizeof(wl_all[0]);
