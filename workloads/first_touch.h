@@ -10,7 +10,9 @@
 #define FT_PAGE 4096ull
 #define FT_LINE 64ull
 
-/* A result record for first-touch with the common params. Close it with report_result_close. */
+/* A result record for first-touch with the common params (params.bytes left
+ * out when bytes is 0: a variant for which a byte count means nothing). Close
+ * it with report_result_close. */
 struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
 			   uint64_t bytes, const char *flush);
 
