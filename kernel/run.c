@@ -237,7 +237,7 @@ const char *run_status_name(enum run_status s)
 	switch (s) {
 	case RUN_OK: return "ok";
 	case RUN_BAD_SET: return "bad cpu set";
-	case RUN_NO_START: return "cpus did not reach the barrier";
+	case RUN_NO_START: return "cpus did not start: the barrier or its release was missed";
 	case RUN_TIMEOUT: return "cpus did not finish";
 	case RUN_OVERRUN: return "overrun: the work passed its bound";
 	}

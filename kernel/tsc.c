@@ -33,6 +33,7 @@ static bool invariant, allow_msr_writes;
 static struct tsc_cpuid_freq cpuid_freq;
 static struct tsc_pick pick;
 static enum tsc_fence fence = TSC_FENCE_LFENCE_ARCH;
+static const char *fence_why;          /* why MFENCE;LFENCE, when it is */
 static uint64_t calib_ref_ticks, calib_ref_hz, read_cost, read_bound;
 static uint32_t calib_retries;
 static uint64_t samples[OVERHEAD_SAMPLES], scratch[OVERHEAD_SAMPLES];
@@ -47,6 +48,9 @@ static void set_fence(const struct cpuid_snap *s)
 		de = lfence_make_serialising();
 	enum tsc_fence f = tsc_choice_fence(need, de);
 	if (f == TSC_FENCE_MFENCE_LFENCE) {
+		fence_why = need != TSC_FENCE_NEED_DE_CFG ? "LFENCE is not known to order RDTSC on this vendor"
+			  : de == TSC_DE_CFG_NOT_TRIED ? "safe: no MSR writes, DE_CFG[1] left clear"
+			  : "DE_CFG[1] could not be set (#GP, or the write did not stick)";
 		__atomic_store_n(&tsc_mfence, true, __ATOMIC_RELEASE);
 		__atomic_store_n(&fence, f, __ATOMIC_RELEASE);
 	} else if (!tsc_mfence && f != TSC_FENCE_LFENCE_ARCH) {
@@ -176,6 +180,8 @@ void tsc_report_fields(struct rec *r)
 	rec_u64(r, "tsc_calibration_read_ticks", read_cost);
 	rec_u64(r, "tsc_calibration_retries", calib_retries);
 	rec_str(r, "rdtsc_fence", tsc_choice_fence_name(fence));
+	if (fence_why)
+		rec_str(r, "rdtsc_fence_why", fence_why);
 	rec_bool(r, "tsc_invariant", invariant);
 	rec_bool(r, "rdtscp", tsc_have_rdtscp);
 	rec_u64(r, "timer_overhead_ticks", overhead_min);
