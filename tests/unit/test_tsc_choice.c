@@ -1,7 +1,37 @@
-/* test_tsc_choice.c - which TSC frequency wins and which fence orders RDTSC, on the recorded CPUID tables of tests/unit/topo_fixtures.h (i5-6600 Skylake, i3-1215U Alder Lake, Ryzen 1800X and 5950X, Opteron 2380, Hygon, QEMU) and a few modelled parts. */
+/* test_tsc_choice.c - which TSC frequency wins and which fence orders RDTSC, on the recorded CPUID tables of tests/unit/topo_fixtures.h (i5-6600 Skylake, i3-1215U Alder Lake, Ryzen 1800X and 5950X, Opteron 2380, Hygon, QEMU), InstLatx64 dumps (Goldmont, Ice Lake, Denverton) and a few modelled parts. */
 #include "check.h"
 #include "topo_fixtures.h"
 #include "tsc_choice.h"
+
+/* ---- Recorded leaves ------------------------------------------------------- */
+/* Leaves 0, 1, 15h and 16h as InstLatx64 recorded them
+ * (github.com/InstLatx64/InstLatx64, commit 087af2c, GenuineIntel/...):
+ * nothing else is needed to choose a frequency. */
+/* GenuineIntel00506C9_Goldmont_CPUID.txt: Pentium N4200, max leaf 15h,
+ * 15h = 3 / 0xAB / 0x0124F800 (19.2 MHz crystal): 1094.4 MHz. */
+static const struct fx_leaf fx_goldmont[] = {
+	{ 0x0, 0, 0x00000015, FX_INTEL },
+	{ 0x1, 0, 0x000506c9, 0x00200800, 0x4ff8ebbf, 0xbfebfbff },
+	{ 0x15, 0, 0x00000003, 0x000000ab, 0x0124f800, 0 },
+};
+/* GenuineIntel00706E5_IceLakeY_CPUID.txt: Core i7-1065G7, 15h = 2 / 0x4E /
+ * 0x0249F000 (38.4 MHz): 1497.6 MHz; 16h base 0x5DC = 1500 MHz. */
+static const struct fx_leaf fx_icelake[] = {
+	{ 0x0, 0, 0x0000001b, FX_INTEL },
+	{ 0x1, 0, 0x000706e5, 0x00100800, 0x7ffafbbf, 0xbfebfbff },
+	{ 0x15, 0, 0x00000002, 0x0000004e, 0x0249f000, 0 },
+	{ 0x16, 0, 0x000005dc, 0x00000f3c, 0x00000064, 0 },
+};
+/* GenuineIntel00506F1_Denverton_CPUID.txt: Atom C3958, max leaf 15h,
+ * 15h = 3 / 0xF0 / 0 (no crystal; Linux assumes 25 MHz), no leaf 16h. */
+static const struct fx_leaf fx_denverton[] = {
+	{ 0x0, 0, 0x00000015, FX_INTEL },
+	{ 0x1, 0, 0x000506f1, 0x00200800, 0x4ff8ebbf, 0xbfebfbff },
+	{ 0x15, 0, 0x00000003, 0x000000f0, 0x00000000, 0 },
+};
+static const struct fx_model m_goldmont = FX_MODEL("N4200", fx_goldmont);
+static const struct fx_model m_icelake = FX_MODEL("i7-1065G7", fx_icelake);
+static const struct fx_model m_denverton = FX_MODEL("C3958", fx_denverton);
 
 /* ---- Helpers -------------------------------------------------------------- */
 static void snap_of(const struct fx_cpu *c, struct cpuid_snap *s)
@@ -66,6 +96,56 @@ TEST(alder_lake_crystal_is_exact)
 	CHECK_STR(p.source, "cpuid-15h");
 	CHECK_EQ_U(p.disagree_ppm, 2004);
 	CHECK(p.disagree);
+}
+
+/* Goldmont (19.2 MHz) and Ice Lake (38.4 MHz) give the crystal: exact. Ice
+ * Lake's leaf 16h says 1500 MHz, 1603 ppm off: it is ignored, and alone it
+ * would be only an estimate that a measurement overrides. */
+TEST(goldmont_and_ice_lake_crystals)
+{
+	struct cpuid_snap s;
+	struct tsc_cpuid_freq c;
+	struct tsc_pick p;
+	snap_model(&m_goldmont, &s);
+	tsc_choice_cpuid(&s, &c);
+	CHECK_EQ_U(c.hz, 1094400000ull);
+	CHECK(c.exact);
+	snap_model(&m_icelake, &s);
+	tsc_choice_cpuid(&s, &c);
+	CHECK_EQ_U(c.hz, 1497600000ull);
+	CHECK(c.exact);
+	CHECK_STR(c.leaf, "15h");
+	tsc_choice_pick(&c, 1497600000ull, "hpet", &p);
+	CHECK_STR(p.source, "cpuid-15h");
+	CHECK_EQ_U(p.disagree_ppm, 0);
+
+	struct fx_cpu no15 = { .apic = 0, .model = &m_icelake, .hide = 0x15 };
+	snap_of(&no15, &s);
+	tsc_choice_cpuid(&s, &c);
+	CHECK_EQ_U(c.hz, 1500000000ull);
+	CHECK(!c.exact);
+	tsc_choice_pick(&c, 1497600000ull, "hpet", &p);
+	CHECK_EQ_U(p.hz, 1497600000ull);
+	CHECK_STR(p.source, "hpet");
+	CHECK_EQ_U(p.disagree_ppm, 1603);
+	CHECK(p.disagree);
+}
+
+/* Denverton: a ratio without a crystal and no leaf 16h. Linux assumes a 25
+ * MHz crystal from the model; here that is no CPUID value at all, and the
+ * measurement is used. */
+TEST(denverton_ratio_only)
+{
+	struct cpuid_snap s;
+	struct tsc_cpuid_freq c;
+	struct tsc_pick p;
+	snap_model(&m_denverton, &s);
+	tsc_choice_cpuid(&s, &c);
+	CHECK_EQ_U(c.hz, 0);
+	tsc_choice_pick(&c, 2000000000ull, "pm-timer", &p);
+	CHECK_EQ_U(p.hz, 2000000000ull);
+	CHECK_STR(p.source, "pm-timer");
+	CHECK(!p.have_ppm);
 }
 
 /* Leaf 15h without a crystal and no leaf 16h (modelled: the Skylake table
@@ -202,6 +282,8 @@ int main(void)
 {
 	RUN(skylake_leaf16_is_an_estimate);
 	RUN(alder_lake_crystal_is_exact);
+	RUN(goldmont_and_ice_lake_crystals);
+	RUN(denverton_ratio_only);
 	RUN(ratio_without_crystal_gives_nothing);
 	RUN(amd_has_no_cpuid_frequency);
 	RUN(disagreement_threshold);
