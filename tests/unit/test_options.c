@@ -543,7 +543,7 @@ TEST(typos_get_did_you_mean)
 	CHECK_STR(errs[0].hint, "profile=quick");
 
 	CHECK_EQ_U(parse("reps=100001"), 1);
-	CHECK_STR(errs[0].valid, "1..100000");
+	CHECK_STR(errs[0].valid, "1..256");
 	CHECK_STR(errs[0].hint, "");
 	CHECK_EQ_U(parse("zzzzzz=1"), 1);
 	CHECK_STR(errs[0].hint, "");
