@@ -271,7 +271,7 @@ flashtest:
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
 TWIN_KERNEL_SRCS := kernel/spinlock.c kernel/plan.c kernel/record.c kernel/fmt.c kernel/crc32.c kernel/stats.c kernel/options.c kernel/options_report.c \
-	kernel/report.c kernel/topo.c kernel/cpuid_snap.c kernel/tsc.c kernel/reps.c kernel/noise.c
+	kernel/report.c kernel/topo.c kernel/cpuid_snap.c kernel/tsc.c kernel/tsc_choice.c kernel/reps.c kernel/noise.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	-Ikernel -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'

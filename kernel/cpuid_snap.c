@@ -171,6 +171,7 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
 		s->n_ext1d = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_AMD_CACHE,
 					     s->ext1d, CPUID_SNAP_TRUNC_E1D);
 	s->have_ext1e = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_TOPO, me, &s->ext1e);
+	s->have_ext21 = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_EXT_FEAT2, me, &s->ext21);
 	/* issue 8: AMD PerfMonV2 */
 	s->have_ext22 = cpuid_fill_one(q, ctx, CPUID_LEAF_AMD_PERFMON, me, &s->ext22);
 }

@@ -29,6 +29,7 @@
 #define CPUID_LEAF_ADDR		0x80000008u /* address sizes, AMD core count */
 #define CPUID_LEAF_AMD_CACHE	0x8000001Du /* AMD cache topology (TOPOEXT) */
 #define CPUID_LEAF_AMD_TOPO	0x8000001Eu /* AMD extended APIC ID, core, node */
+#define CPUID_LEAF_AMD_EXT_FEAT2	0x80000021u /* AMD extended feature identification 2 (APM vol. 3, E.4.21) */
 #define CPUID_LEAF_AMD_PERFMON	0x80000022u /* AMD extended performance monitoring (issue 8) */
 
 #define CPUID_EXT_RANGE_MASK	0xFFFF0000u /* 0x80000000 EAX must stay in range */
@@ -140,6 +141,7 @@
 #define CPUID_E1_ECX_PERFCTR_LLC	28 /* L3 counters at C001_0230 (family 16h: L2I) */
 #define CPUID_E7_EDX_CPB	9  /* core performance boost, HWCR[25] CpbDis */
 #define CPUID_E22_EAX_PERFMON_V2	0
+#define CPUID_E21_EAX_LFENCE_ALWAYS_SERIALIZING	2 /* LFENCE is dispatch-serialising without DE_CFG[1] */
 #define CPUID_E22_EBX_CORE_COUNT	CPUID_MASK(3, 0)
 
 /* ---- Snapshot -------------------------------------------------------------- */
@@ -171,6 +173,7 @@ struct cpuid_snap {
 	struct cpuid_regs leaf1a;
 	struct cpuid_regs leafa;	/* issue 8: PMU leaf, valid when have_leafa */
 	struct cpuid_regs ext22;	/* issue 8: AMD PerfMonV2, valid when have_ext22 */
+	struct cpuid_regs ext21;	/* AMD feature identification 2, valid when have_ext21 */
 	struct cpuid_regs leaf4[CPUID_SNAP_MAX_SUB];	/* n_leaf4 caches */
 	struct cpuid_regs leafb[CPUID_SNAP_MAX_SUB];	/* n_leafb levels */
 	struct cpuid_regs leaf1f[CPUID_SNAP_MAX_SUB];	/* n_leaf1f levels */
@@ -188,6 +191,7 @@ struct cpuid_snap {
 	bool have_leaf1a, have_ext1, have_brand, have_ext5, have_ext6;
 	bool have_ext7, have_ext8, have_ext1e;
 	bool have_leafa, have_ext22;	/* issue 8 */
+	bool have_ext21;
 };
 
 enum cpu_vendor {

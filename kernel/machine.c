@@ -124,14 +124,7 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_str(r, "cpu_vendor", vendor);
 	rec_str(r, "cpu_model", cpuid_snap_brand(s));
 	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
-	rec_u64(r, "tsc_hz", tsc_hz());
-	rec_str(r, "tsc_source", tsc_source());
-	rec_u64(r, "tsc_measured_hz", tsc_measured_hz());
-	rec_str(r, "reference_timer", timer_name());
-	rec_bool(r, "tsc_invariant", tsc_invariant());
-	rec_bool(r, "rdtscp", tsc_have_rdtscp);
-	rec_u64(r, "timer_overhead_ticks", tsc_overhead());
-	rec_u64(r, "timer_overhead_median_ticks", tsc_overhead_median());
+	tsc_report_fields(r);
 	rec_u64(r, "memory_bytes", ram);
 	rec_u64(r, "kernel_bytes", machine_kernel_bytes(bi));
 	rec_u64(r, "stack_bytes", machine_stack_bytes(bi));
@@ -170,6 +163,7 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	}
 	rec_obj_end(r);
 	console_rec_emit(r);
+	tsc_report_disagreement();                            /* not fatal, but visible */
 
 	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
 		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor,
@@ -178,9 +172,9 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	if (smp_cpus_parked())
 		kprintf("machine: %u CPU(s) left out of the run are parked (halted, interrupts off)\n",
 			smp_cpus_parked());
-	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, empty interval %llu ticks\n",
+	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, %s, empty interval %llu ticks\n",
 		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(),
-		timer_name(), tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
+		timer_name(), tsc_invariant() ? "yes" : "no", tsc_fence_name(), (unsigned long long)tsc_overhead());
 
 	/* fbcon hook: the machine in the screen's header, what a photo of the
 	 * screen must show: CPU, TSC, caches, CPUs, memory, firmware. */

@@ -182,7 +182,7 @@ void kernel_entry(struct boot_info *bi_in)
 	finish_set_fadt(&acpi.fadt);
 	finish_set_memory_map(&bi);                          /* the firmware's runtime MMIO, for ResetSystem */                         /* BIOS reset hook (issue 7): reboot without UEFI */
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
-	tsc_init(&acpi, &percpu[0].snap);                    /* frequency, invariance, overhead */
+	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
 	if (opt_errs_n) {                                    /* nothing is measured with a typo */
 		options_refuse(opt_errs, opt_errs_n, MAX_OPT_ERRORS,
 			       "in /quietbench.cfg on the stick or in the boot entry (GRUB: press e), and boot again");

@@ -139,6 +139,13 @@ uint32_t msr_faulted(uint32_t *out, uint32_t cap);
 #define   AMD_PF_L2_STREAM_DIS (1ull << 3)
 #define   AMD_PF_UP_DOWN_DIS (1ull << 5)        /* L2 up/down (next/previous line) */
 
+/* LFENCE as a dispatch-serialising instruction, AMD "Software Techniques for
+ * Managing Speculation on AMD Processors" (2018) and Linux arch/x86/kernel/cpu/amd.c:
+ * families 10h and 12h-18h need DE_CFG[1]; 0Fh and 11h serialise already, and
+ * CPUID 8000_0021h:EAX[2] says so for the parts that always do. */
+#define MSR_AMD64_DE_CFG 0xc0011029u            /* decode configuration, families 10h and later */
+#define   DE_CFG_LFENCE_SERIALIZE (1ull << 1)   /* LFENCE waits for all older instructions to complete */
+
 /* Microcode revision: Intel IA32_BIOS_SIGN_ID (write 0, CPUID(1), read [63:32],
  * SDM vol. 3A §10.11.7.1); AMD MSR0000_008B PatchLevel [31:0]. */
 #define MSR_IA32_BIOS_SIGN_ID 0x0000008bu

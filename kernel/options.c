@@ -141,7 +141,7 @@ static const struct opt_row opt_rows[] = {
 	  .help = "quick: short smoke run; full: the measurement" },
 	{ .name = "reps", .type = OPT_T_UINT, .min = 1, .max = OPT_REPS_MAX,
 	  .zero_means = "set by profile", .offset = OPT_FIELD(reps),
-	  .help = "repetitions per workload" },
+	  .help = "repetitions per workload, 1..256 (what one result keeps)" },
 	{ .name = "cpus", .type = OPT_T_UINT, .min = 1, .max = QB_MAX_CPUS,
 	  .zero_means = "all", .offset = OPT_FIELD(cpus),
 	  .help = "most CPUs to use" },

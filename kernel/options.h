@@ -7,7 +7,7 @@
 
 #define OPT_MAX_WORKLOADS 32          /* bits in options.workloads */
 #define OPT_WORKLOADS_ALL UINT32_MAX  /* "all" before the name count is known */
-#define OPT_REPS_MAX 100000
+#define OPT_REPS_MAX 256              /* repetitions one result keeps (kernel/reps.h REPS_MAX) */
 #define OPT_SMP_TIMEOUT_MS_MAX 60000
 #define OPT_SMP_TIMEOUT_MS_DEFAULT 1000
 #define OPT_SELFTEST_ITERS_MAX 1000000000

@@ -18,8 +18,13 @@ struct rec *report_result_open(const char *workload, const char *variant, const 
  * is known (null otherwise). */
 void report_stats(struct rec *r, const char *unit, const struct stats *st);
 
+/* False for a result whose check is "ok" but that carries a reason: a bug,
+ * since "ok" never has a failure reason. */
+bool report_check_consistent(const char *check, const char *reason);
+
 /* Close the record with check "ok", "fail" or "skipped" (+ reason); a failed
- * check marks the run failed. */
+ * check marks the run failed. An "ok" with a reason is a bug: the reason is
+ * left out and an `error` record says so (the Linux twin asserts). */
 void report_result_close(struct rec *r, const char *check, const char *reason);
 
 /* The package, die, core, thread (and hybrid core type) of a CPU, or nulls

@@ -1,11 +1,14 @@
 /* reps.c - collecting repetitions and writing their statistics, noise and counters into result records; see reps.h. */
 #include "reps.h"
 #include "lib.h"
+#include "options.h"
 #include "report.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define FLAG_KINDS NOISE_FLAG_COUNT
+
+_Static_assert(OPT_REPS_MAX == REPS_MAX, "reps= must accept exactly what a result can keep");
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct reps the_log;

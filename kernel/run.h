@@ -47,7 +47,7 @@ typedef void (*run_fn)(const struct run_thread *t);
 enum run_status {
 	RUN_OK = 0,
 	RUN_BAD_SET,      /* a CPU is not online, repeated, or the set is empty */
-	RUN_NO_START,     /* some CPUs never reached the barrier: nobody ran */
+	RUN_NO_START,     /* some CPUs never reached the barrier (nobody ran), or one missed the release (it did not run) */
 	RUN_TIMEOUT,      /* some CPUs did not answer in time: they were stopped and left out (lost) */
 	RUN_OVERRUN,      /* the work passed the bound: every thread stopped early by itself */
 };

@@ -84,6 +84,7 @@ static void ap_entry(uint64_t slot)
 	if (tsc_have_rdtscp)
 		wrmsr(MSR_IA32_TSC_AUX, i);
 	cpuid_snap_take(&percpu[i].snap);
+	tsc_init_ap(&percpu[i].snap); /* RDTSC ordered here as on the BSP (AMD: DE_CFG) */
 	percpu[i].stack_top = stack_tops[slot];
 	percpu[i].checkin_tsc = tsc_read();
 	uint32_t expected = CPU_STARTING;

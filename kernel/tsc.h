@@ -6,8 +6,12 @@
 #include <stdint.h>
 #include "acpi.h"
 #include "cpuid_snap.h"
+#include "record.h"
 
 extern bool tsc_have_rdtscp;
+/* MFENCE before the LFENCE that orders RDTSC: on AMD parts whose LFENCE is
+ * not dispatch-serialising (DE_CFG[1] clear and not set, e.g. in safe mode). */
+extern bool tsc_mfence;
 
 /* A plain, unserialised read. */
 static inline uint64_t tsc_read(void)
@@ -22,6 +26,8 @@ static inline uint64_t tsc_read(void)
 static inline uint64_t tsc_start(void)
 {
 	uint32_t lo, hi;
+	if (tsc_mfence)
+		__asm__ volatile("mfence" ::: "memory");
 	__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
 	return ((uint64_t)hi << 32) | lo;
 }
@@ -33,25 +39,46 @@ static inline uint64_t tsc_end(void)
 	uint32_t lo, hi, aux;
 	if (tsc_have_rdtscp)
 		__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+	else if (tsc_mfence)
+		__asm__ volatile("mfence\n\tlfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
 	else
 		__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
 	(void)aux;
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* Work out the TSC frequency (CPUID 0x15/0x16, else calibration against the
- * HPET or PM timer), whether it is invariant, and the cost of an empty timed
+/* Make RDTSC ordered on this CPU (AMD: DE_CFG[1], unless msr_writes is
+ * false: then MFENCE;LFENCE), measure the TSC frequency against the HPET or
+ * PM timer over at least 200 ms, and take it unless CPUID leaf 15h gives the
+ * crystal itself; whether it is invariant, and the cost of an empty timed
  * interval. bsp is the BSP's CPUID snapshot. */
-void tsc_init(const struct acpi_info *ai, const struct cpuid_snap *bsp);
+void tsc_init(const struct acpi_info *ai, const struct cpuid_snap *bsp, bool msr_writes);
+
+/* The same fence set-up on an AP, with its own snapshot, before it checks in.
+ * If DE_CFG cannot be set there, every CPU falls back to MFENCE;LFENCE. */
+void tsc_init_ap(const struct cpuid_snap *s);
 
 /* Ticks per second (0 if unknown), and where that came from:
- * "cpuid-15h", "cpuid-16h", "hpet", "pm-timer" or "unknown". */
+ * "cpuid-15h", "hpet", "pm-timer", "cpuid-16h" (nothing measured) or "unknown". */
 uint64_t tsc_hz(void);
 const char *tsc_source(void);
 
 /* The frequency measured against the reference clock, even when CPUID gave
  * one (0 if no clock): the cross-check reported next to tsc_hz. */
 uint64_t tsc_measured_hz(void);
+
+/* The TSC fields of a boot record: frequency, source, the measured and the
+ * CPUID values and their disagreement, the calibration, the fence, the
+ * overhead. */
+void tsc_report_fields(struct rec *r);
+
+/* An `error` record ("tsc disagreement") when CPUID and the measurement
+ * differ by more than 0.1%; not fatal. */
+void tsc_report_disagreement(void);
+
+/* How RDTSC is ordered: "lfence (architectural)", "lfence (DE_CFG set)",
+ * "lfence (DE_CFG set by the OS)" or "mfence+lfence". */
+const char *tsc_fence_name(void);
 
 /* CPUID 0x80000007 EDX bit 8. */
 bool tsc_invariant(void);

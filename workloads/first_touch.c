@@ -11,6 +11,7 @@
  *      and the first access to a mapped page (TLB miss) against a hot one;
  *   3. 4 KiB against 2 MiB pages;
  *   4. NUMA placement by first touch (first_touch_numa.c).
+ * The TLB-miss and hot-access steps of part 2 are in first_touch_tlb.c.
  *
  * Each part is a configuration of the plan (workloads/sequence.h). Their
  * costs come from a model calibrated at planning time: the cost of one
@@ -34,11 +35,10 @@
 #define FULL_COPY_INTS (32ull << 20)     /* the seed's 32 Mi ints */
 #define QUICK_COPY_INTS (512ull << 10)
 #define ITERATIONS 5                     /* the seed's five runs in a row */
-#define FULL_PAGES 4096                  /* pages measured one by one */
+#define FULL_PAGES FT_MAX_SAMPLES         /* pages measured one by one */
 #define QUICK_PAGES 256
 #define FULL_LARGE_PAGES 64              /* 2 MiB pages */
 #define QUICK_LARGE_PAGES 4
-#define HOT_ACCESSES 256
 #define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define SRC_PATTERN 0x9e3779b9u          /* anything non-zero and varying */
 #define FIT_DIVISOR 4                    /* each large buffer takes at most a quarter of free memory */
@@ -61,8 +61,8 @@ enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
 
 /* ---- Private Variables ---------------------------------------------------- */
-static uint64_t samples[FULL_PAGES > HOT_ACCESSES ? FULL_PAGES : HOT_ACCESSES];
-static uint64_t scratch[FULL_PAGES > HOT_ACCESSES ? FULL_PAGES : HOT_ACCESSES];
+static uint64_t samples[FT_MAX_SAMPLES];
+static uint64_t scratch[FT_MAX_SAMPLES];
 static struct cpuset bsp;
 static double first_vs_later;    /* copy-none-warm: iteration 1 against the mean of 2-5 */
 static double fault_4k_ticks;    /* demand-zero-4k: median ticks per fault */
@@ -79,7 +79,8 @@ struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const 
 	(void)ctx;
 	struct rec *r = report_result_open("first-touch", variant, set);
 	rec_obj_begin(r, "params");
-	rec_u64(r, "bytes", bytes);
+	if (bytes)
+		rec_u64(r, "bytes", bytes);
 	rec_str(r, "flush", flush);
 	rec_obj_end(r);
 	return r;
@@ -235,19 +236,25 @@ static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, co
 	return ok;
 }
 
-static void report_pages(const struct wl_ctx *ctx, const char *variant, uint64_t n, uint64_t page,
-			 const struct demand_region *r, bool ok, const char *fail, const struct instr_thread *span)
+/* ---- Public helpers (first_touch.h), continued --------------------------- */
+void ft_report_pages(const struct wl_ctx *ctx, const char *variant, const uint64_t *per, uint64_t n, uint64_t page,
+		     unsigned fields, const struct demand_region *r, bool ok, const char *fail,
+		     const struct instr_thread *span)
 {
 	struct stats st;
-	stats_compute(samples, n, scratch, &st);
-	struct rec *rec = ft_result_open(ctx, variant, &bsp, n * page, wl_flush_method(ctx));
-	rec_u64(rec, "page_bytes", page);
+	stats_compute(per, MIN(n, (uint64_t)FT_MAX_SAMPLES), scratch, &st);
+	struct rec *rec = ft_result_open(ctx, variant, &bsp, fields & FT_PAGES_FAULTS ? n * page : 0,
+					 wl_flush_method(ctx));
+	if (fields & FT_PAGES_BYTES)
+		rec_u64(rec, "page_bytes", page);
 	report_stats(rec, "ticks", &st);
 	reps_report_span(rec, span);
-	rec_f64(rec, "ticks_per_fault", st.median, 1);
+	if (fields & FT_PAGES_FAULTS)
+		rec_f64(rec, "ticks_per_fault", st.median, 1);
 	if (!strcmp(variant, "demand-zero-4k"))
 		fault_4k_ticks = st.median;
-	rec_f64(rec, "ticks_per_byte", st.median / (double)page, 4);
+	if (fields & FT_PAGES_BYTES)
+		rec_f64(rec, "ticks_per_byte", st.median / (double)page, 4);
 	if (r) {
 		uint64_t f = demand_faults(r);
 		rec_u64(rec, "faults", f);
@@ -259,9 +266,12 @@ static void report_pages(const struct wl_ctx *ctx, const char *variant, uint64_t
 			rec_null(rec, "zero_ticks_per_fault");
 		}
 	}
-	report_result_close(rec, ok ? "ok" : "fail", fail);
-	kprintf("  %-22s median %10.0f ticks per %s page, %8.4f ticks/byte%s\n", variant, st.median,
-		page == DEMAND_PAGE_2M ? "2 MiB" : "4 KiB", st.median / (double)page, ok ? "" : "  CHECK FAILED");
+	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : fail);
+	if (fields & FT_PAGES_BYTES)
+		kprintf("  %-22s median %10.0f ticks per %s page, %8.4f ticks/byte%s\n", variant, st.median,
+			page == DEMAND_PAGE_2M ? "2 MiB" : "4 KiB", st.median / (double)page, ok ? "" : "  CHECK FAILED");
+	else
+		kprintf("  %-22s median %10.0f ticks per access%s\n", variant, st.median, ok ? "" : "  CHECK FAILED");
 }
 
 static const struct plan_item *take(const struct wl_ctx *ctx, uint32_t *cursor);
@@ -299,7 +309,7 @@ static void fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 		instr_begin(&mark);
 		bool ok = touch_pages(r, kinds[k].page, pages, &fail);
 		instr_end(&mark, &span);
-		report_pages(ctx, kinds[k].variant, pages, kinds[k].page, r, ok, fail, &span);
+		ft_report_pages(ctx, kinds[k].variant, samples, pages, kinds[k].page, FT_PAGES_FAULTS | FT_PAGES_BYTES, r, ok, fail, &span);
 		demand_destroy(r);
 	}
 }
@@ -369,58 +379,9 @@ static void zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 		bool ok = true;
 		for (uint64_t i = 0; i < pages_now * FT_PAGE && ok; i++)
 			ok = pages[i] == 0;
-		report_pages(ctx, ways[w].variant, pages_now, FT_PAGE, 0, ok, ok ? 0 : "a page was not zeroed", &span);
+		ft_report_pages(ctx, ways[w].variant, samples, pages_now, FT_PAGE, FT_PAGES_BYTES, 0, ok, "a page was not zeroed", &span);
 	}
 	pmm_free(phys, n, PMM_WORKLOAD);
-}
-
-/* First access to a mapped, never-touched page (TLB miss and page walk; data
- * cold or already in cache) against an access to a hot page. */
-static void tlb_costs(const struct wl_ctx *ctx, uint64_t n)
-{
-	const char *why = 0;
-	struct demand_region *r = demand_create(n * FT_PAGE, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
-	if (!r || !demand_populate(r, (int)ctx->topo->cpu[0].node)) {
-		demand_destroy(r);
-		ft_skip("tlb-miss", why ? why : "out of memory");
-		ft_skip("tlb-miss-cached", why ? why : "out of memory");
-		ft_skip("hot-access", why ? why : "out of memory");
-		return;
-	}
-	volatile uint8_t *base = demand_base(r);
-	uint64_t sink = 0;
-	struct instr_mark mark;
-	struct instr_thread span;
-	for (int cached = 0; cached < 2; cached++) {
-		demand_hw_flush_all_tlbs();
-		flush_bsp();
-		instr_begin(&mark);
-		for (uint64_t i = 0; i < n; i++) {
-			volatile uint64_t *w = (volatile uint64_t *)(base + i * FT_PAGE);
-			if (cached) {
-				/* Bring the line in through another mapping, so only the walk misses. */
-				uint64_t off = i * FT_PAGE;
-				sink += *(volatile uint64_t *)(uintptr_t)demand_phys_of(r, off);
-			}
-			uint64_t t0 = tsc_start();
-			sink += *w;
-			uint64_t t1 = tsc_end();
-			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
-		}
-		instr_end(&mark, &span);
-		report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", n, FT_PAGE, 0, demand_faults(r) == 0,
-			     "the populated region took page faults", &span);
-	}
-	instr_begin(&mark);
-	for (uint64_t i = 0; i < HOT_ACCESSES; i++) {
-		uint64_t t0 = tsc_start();
-		sink += *(volatile uint64_t *)base;
-		uint64_t t1 = tsc_end();
-		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
-	}
-	instr_end(&mark, &span);
-	report_pages(ctx, "hot-access", HOT_ACCESSES, FT_PAGE, 0, sink == 0, "mapped pages were not zero", &span);
-	demand_destroy(r);
 }
 
 /* Sizes: the profile's, shrunk to fit: src and dst (and the 2 MiB pages)
@@ -574,7 +535,7 @@ void first_touch_run(const struct wl_ctx *ctx)
 			ft_skip("tlb-miss-cached", why);
 			ft_skip("hot-access", why);
 		} else {
-			tlb_costs(ctx, it->units);
+			ft_tlb_costs(ctx, &bsp, it->units);
 		}
 	} else {
 		ft_skip("tlb-miss", "needs TLB flushes on demand (ring 0)");

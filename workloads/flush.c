@@ -2,7 +2,7 @@
  *
  * User code cannot run WBINVD, so the seeds evict by reading a 64 MiB buffer
  * from every processor. Ring 0 can do better, and this workload shows by how
- * much: before a timed pass over a working set, it flushes with
+ * much: before a timed pass over a working set (an eighth of the LLC), it flushes with
  *   wbinvd-all         WBINVD on every CPU
  *   wbinvd-per-domain  WBINVD on one CPU per last-level cache (CPUID leaf 4 sharing)
  *   evict-64mib        the seeds' eviction read: 64 MiB from every CPU
@@ -11,8 +11,14 @@
  *   none               nothing: the warm reference
  * and reports the flush's own cost and how cold the pass then was: 0% is as
  * warm as a pass right after another, 100% as cold as a pass after WBINVD on
- * every CPU. Each method is one configuration of the plan (workloads/sequence.h),
- * its repetition (warming pass, flush, timed pass) timed once at calibration. */
+ * every CPU (without WBINVD, after CLFLUSH of the set, which leaves its lines
+ * as WBINVD would). The pass is a dependent chase through every line of the
+ * set in one random cycle: each miss costs a whole memory latency that no
+ * prefetcher hides, where a streaming sum runs from DRAM nearly as fast as
+ * from the cache and hides how cold the set was. Each method is one
+ * configuration of the plan (workloads/sequence.h), its repetition (warming
+ * pass, flush, timed pass) timed once at calibration. The quick profile's
+ * eviction reads are smaller, and named for the bytes they read. */
 #include "workload.h"
 #include "console.h"
 #include "finish.h"
@@ -27,10 +33,23 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define SEED_EVICT_BYTES (64ull << 20)    /* the seeds' s_garbageSize */
-#define QUICK_EVICT_BYTES (8ull << 20)
+#define QUICK_EVICT_BYTES (8ull << 20)    /* quick: the seeds' read, named evict-8mib */
+#define QUICK_EVICT_LLC_MAX (32ull << 20) /* quick: evict-llc reads at most this, named by its size past it */
 #define QUICK_SET_MAX (512ull << 10)
+/* The set is an eighth of the LLC (still larger than an L2): a random chase
+ * over more of it misses even when warm (measured in the Linux twin on a
+ * shared 32 MiB-L3 EPYC guest, ticks per line warm/cold: 343/343 at a half,
+ * 95-310/275 at a quarter, 20/120 at an eighth), since the LLC is shared with
+ * other cores and tenants, its replacement is not LRU, and the pages
+ * outnumber the TLB. */
+#define SET_LLC_DIVISOR 8
 #define FALLBACK_LLC (8ull << 20)
 #define LINE 64ull
+#define LINE_WORDS (LINE / sizeof(uint64_t))
+#define CHASE_SEED 0x9e3779b97f4a7c15ull  /* the cycle's shuffle: a fixed seed, the same cycle every run */
+#define LCG_MUL 6364136223846793005ull   /* Knuth, MMIX */
+#define LCG_ADD 1442695040888963407ull
+#define NAME_LEN 32
 #define PAGE 4096ull
 #define COLD_GAP_MIN 1.05                 /* cold must be 5% slower than warm to scale against */
 #define CPUID_7_EBX_CLFLUSHOPT_BIT (1u << 23) /* Intel SDM vol. 2A, CPUID.(EAX=07H,ECX=0):EBX[23] */
@@ -58,8 +77,9 @@ static struct flush_setup {
 	uint64_t llc, seed_bytes, evict_llc, set_bytes, big;
 	uint64_t set_phys, big_phys;
 	volatile uint64_t *set;
-	uint64_t words, want;
+	uint64_t lines, want;
 	bool clflushopt;
+	char seed_name[NAME_LEN], llc_name[NAME_LEN]; /* evict-64mib (quick: evict-8mib), evict-llc */
 } fs;
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -84,15 +104,52 @@ static void clflush_range(const volatile uint8_t *p, uint64_t bytes, bool opt)
 	__asm__ volatile("mfence" ::: "memory");
 }
 
-/* One timed pass over the set; raw ticks (the repetition log removes the timer's overhead). */
-static uint64_t pass(const volatile uint64_t *set, uint64_t words, uint64_t *sum)
+/* One timed pass: follow the cycle through every line of the set, each load
+ * depending on the one before. *sum is the sum of the line numbers visited,
+ * or ~0 if the chase did not end where it began. Raw ticks (the repetition
+ * log removes the timer's overhead). */
+static uint64_t pass(const volatile uint64_t *set, uint64_t lines, uint64_t *sum)
 {
-	uint64_t s = 0, t0 = tsc_start();
-	for (uint64_t i = 0; i < words; i++)
-		s += set[i];
+	uint64_t s = 0, at = 0, t0 = tsc_start();
+	for (uint64_t i = 0; i < lines; i++) {
+		at = set[at * LINE_WORDS];
+		s += at;
+	}
 	uint64_t t1 = tsc_end();
-	*sum = s;
+	*sum = at == 0 ? s : ~0ull;
 	return t1 - t0;
+}
+
+/* Word 0 of each line names the next line: one cycle through all of them
+ * (Sattolo's algorithm), in an order no prefetcher can follow. */
+static void make_cycle(volatile uint64_t *set, uint64_t lines)
+{
+	uint64_t x = CHASE_SEED;
+	for (uint64_t i = 0; i < lines; i++)
+		for (uint64_t w = 0; w < LINE_WORDS; w++)
+			set[i * LINE_WORDS + w] = i; /* word 0 is overwritten by the shuffle */
+	for (uint64_t i = lines - 1; i > 0; i--) {
+		x = x * LCG_MUL + LCG_ADD;
+		uint64_t j = (x >> 16) % i;
+		uint64_t t = set[i * LINE_WORDS];
+		set[i * LINE_WORDS] = set[j * LINE_WORDS];
+		set[j * LINE_WORDS] = t;
+	}
+}
+
+/* "64mib", "8mib", "512kib": a size as variant names spell it. */
+static void size_name(char *out, size_t cap, const char *prefix, uint64_t bytes)
+{
+	if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0)
+		fmt_snprintf(out, cap, "%s%llumib", prefix, (unsigned long long)(bytes >> 20));
+	else
+		fmt_snprintf(out, cap, "%s%llukib", prefix, (unsigned long long)(bytes >> 10));
+}
+
+/* The variant name of a method: the eviction reads are named for what they read. */
+static const char *method_name(enum method m)
+{
+	return m == EVICT_SEED ? fs.seed_name : m == EVICT_LLC ? fs.llc_name : method_names[m];
 }
 
 /* One CPU per last-level cache instance: the lowest-numbered sharer. */
@@ -158,8 +215,13 @@ static bool setup(const struct wl_ctx *ctx)
 	}
 	fs.llc = llc ? llc : FALLBACK_LLC;
 	fs.seed_bytes = ctx->quick ? QUICK_EVICT_BYTES : SEED_EVICT_BYTES;
-	fs.evict_llc = ctx->quick ? MIN(fs.llc, QUICK_EVICT_BYTES) : fs.llc;
-	fs.set_bytes = ALIGN_DOWN(fs.llc / 2, PAGE);
+	fs.evict_llc = ctx->quick ? MIN(fs.llc, QUICK_EVICT_LLC_MAX) : fs.llc;
+	size_name(fs.seed_name, NAME_LEN, "evict-", fs.seed_bytes);
+	if (fs.evict_llc == fs.llc)
+		fmt_snprintf(fs.llc_name, NAME_LEN, "evict-llc");
+	else
+		size_name(fs.llc_name, NAME_LEN, "evict-", fs.evict_llc);
+	fs.set_bytes = ALIGN_DOWN(fs.llc / SET_LLC_DIVISOR, PAGE);
 	if (ctx->quick)
 		fs.set_bytes = MIN(fs.set_bytes, QUICK_SET_MAX);
 	fs.big = MAX(fs.seed_bytes, fs.evict_llc);
@@ -174,12 +236,9 @@ static bool setup(const struct wl_ctx *ctx)
 		return false;
 	}
 	fs.set = (volatile uint64_t *)(uintptr_t)fs.set_phys;
-	fs.words = fs.set_bytes / sizeof(uint64_t);
-	fs.want = 0;
-	for (uint64_t i = 0; i < fs.words; i++) {
-		fs.set[i] = i;
-		fs.want += i;
-	}
+	fs.lines = fs.set_bytes / LINE;
+	fs.want = fs.lines * (fs.lines - 1) / 2; /* every line number once */
+	make_cycle(fs.set, fs.lines);
 	evict.buf = (const volatile uint64_t *)(uintptr_t)fs.big_phys;
 	for (uint64_t i = 0; i < fs.big / sizeof(uint64_t); i++)
 		((volatile uint64_t *)(uintptr_t)fs.big_phys)[i] = i;
@@ -196,9 +255,22 @@ static void teardown(void)
 	pmm_free(fs.set_phys, fs.set_bytes / PAGE, PMM_WORKLOAD);
 }
 
-/* The references first: warm (no flush) and cold (WBINVD everywhere, or
- * without WBINVD the coldest eviction read, measured last). */
-static const enum method order[N_METHODS] = { NONE, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH };
+/* The references first: warm (no flush) and cold: WBINVD everywhere, or
+ * without WBINVD, CLFLUSH over the set (SDM vol. 2A CLFLUSH: the line is
+ * invalidated from every level of the cache hierarchy in the coherence
+ * domain, so the set is as cold as WBINVD leaves it, and the TLB as warm). */
+static const enum method order_wbinvd[N_METHODS] = { NONE, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH };
+static const enum method order_user[N_METHODS] = { NONE, CLFLUSH, WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC };
+
+static enum method method_at(const struct wl_ctx *ctx, unsigned i)
+{
+	return ctx->has_wbinvd ? order_wbinvd[i] : order_user[i];
+}
+
+static enum method cold_reference(const struct wl_ctx *ctx)
+{
+	return ctx->has_wbinvd ? WBINVD_ALL : CLFLUSH;
+}
 
 static bool runs_here(const struct wl_ctx *ctx, enum method m)
 {
@@ -210,14 +282,14 @@ static bool one_rep(const struct wl_ctx *ctx, enum method m, uint64_t *flush, ui
 		    const char **fail)
 {
 	uint64_t sum;
-	pass(fs.set, fs.words, &sum); /* warm the set: every method starts from a warm cache */
+	pass(fs.set, fs.lines, &sum); /* warm the set: every method starts from a warm cache */
 	uint64_t f0 = tsc_start();
 	bool done = do_flush(ctx, m, (const volatile uint8_t *)fs.set, fs.set_bytes, fs.evict_llc, fs.seed_bytes,
 			     fs.clflushopt);
 	uint64_t f1 = tsc_end();
 	struct instr_mark mark;
 	instr_begin(&mark);
-	*p = pass(fs.set, fs.words, &sum);
+	*p = pass(fs.set, fs.lines, &sum);
 	instr_end(&mark, seen);
 	*flush = f1 - f0;
 	if (!done || sum != fs.want) {
@@ -233,10 +305,10 @@ void flush_plan(const struct wl_ctx *ctx)
 	if (!setup(ctx))
 		return;
 	for (unsigned i = 0; i < N_METHODS; i++) {
-		enum method m = order[i];
+		enum method m = method_at(ctx, i);
 		if (!runs_here(ctx, m))
 			continue;
-		struct plan_item *it = plan_add(ctx->plan, ctx->index, method_names[m]);
+		struct plan_item *it = plan_add(ctx->plan, ctx->index, method_name(m));
 		if (!it)
 			continue;
 		it->unit = PLAN_UNIT_PASSES;
@@ -249,10 +321,34 @@ void flush_plan(const struct wl_ctx *ctx)
 		const char *fail = 0;
 		uint64_t t0 = tsc_read();
 		if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
-			console_error("flush", "calibration of %s: %s", method_names[m], fail);
+			console_error("flush", "calibration of %s: %s", method_name(m), fail);
 		it->unit_s = seq_seconds(tsc_read() - t0);
 	}
 	teardown();
+}
+
+/* Why a result has no cold_pct, in words that say what happened. */
+static const char *no_scale_note(const struct wl_ctx *ctx, enum method m, const char *fail, bool have_cold, double warm, double cold,
+				 char *buf, size_t cap)
+{
+	const char *ref = method_name(cold_reference(ctx));
+	if (fail)
+		return "the method failed";
+	if (m == NONE)
+		return "the warm reference: 0% by definition, measured before the cold reference";
+	if (warm <= 0) {
+		fmt_snprintf(buf, cap, "no warm reference (none) was measured");
+	} else if (!have_cold) {
+		fmt_snprintf(buf, cap, "no cold reference (%s) was measured", ref);
+	} else if (cold < warm) {
+		fmt_snprintf(buf, cap, "the cold reference pass (%s, %.0f ticks) was faster than the warm one (%.0f ticks): "
+			     "no scale", ref, cold, warm);
+	} else {
+		fmt_snprintf(buf, cap, "the cold reference pass (%s, %.0f ticks) was only %.1f%% slower than the warm one "
+			     "(%.0f ticks), under %.0f%%: no scale (no caches modelled?)", ref, cold,
+			     100.0 * (cold - warm) / warm, warm, 100.0 * (COLD_GAP_MIN - 1));
+	}
+	return buf;
 }
 
 void flush_run(const struct wl_ctx *ctx)
@@ -261,31 +357,33 @@ void flush_run(const struct wl_ctx *ctx)
 		finish_mark_failed("flush: out of memory");
 		return;
 	}
-	kprintf("flush: working set %llu bytes, last-level cache %llu bytes, %u LLC domain(s), repetitions as planned\n",
-		(unsigned long long)fs.set_bytes, (unsigned long long)fs.llc, domains.n);
+	kprintf("flush: working set %llu bytes (%llu lines chased), last-level cache %llu bytes, %u LLC domain(s), "
+		"cold reference %s, repetitions as planned\n", (unsigned long long)fs.set_bytes,
+		(unsigned long long)fs.lines, (unsigned long long)fs.llc, domains.n, method_name(cold_reference(ctx)));
 	double warm = 0, cold = 0;
-	char line[160];
+	bool have_cold = false;
+	char line[160], note[200];
 	int used = fmt_snprintf(line, sizeof(line), "flush      cold %%:");
 	kprintf("  %-18s %14s %14s %8s\n", "method", "flush ticks", "pass ticks", "cold %");
 	uint32_t cursor = 0;
 	for (unsigned i = 0; i < N_METHODS; i++) {
-		enum method m = order[i];
+		enum method m = method_at(ctx, i);
 		if (!runs_here(ctx, m)) {
-			struct rec *r = report_result_open("flush", method_names[m], 0);
+			struct rec *r = report_result_open("flush", method_name(m), 0);
 			report_result_close(r, "skipped", "WBINVD is privileged: user code cannot run it");
-			kprintf("  %-18s skipped: WBINVD is privileged\n", method_names[m]);
+			kprintf("  %-18s skipped: WBINVD is privileged\n", method_name(m));
 			continue;
 		}
 		const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
 		if (!it || it->param[0] != (uint32_t)m) {
-			console_error("flush", "%s is not in the plan", method_names[m]);
+			console_error("flush", "%s is not in the plan", method_name(m));
 			continue;
 		}
 		seq_item_begin(ctx, it);
 		if (it->skip) {
-			struct rec *r = report_result_open("flush", method_names[m], 0);
+			struct rec *r = report_result_open("flush", method_name(m), 0);
 			report_result_close(r, "skipped", seq_skip_reason(it));
-			kprintf("  %-18s skipped: %s\n", method_names[m], seq_skip_reason(it));
+			kprintf("  %-18s skipped: %s\n", method_name(m), seq_skip_reason(it));
 			continue;
 		}
 		const char *fail = 0;
@@ -304,15 +402,16 @@ void flush_run(const struct wl_ctx *ctx)
 		}
 		struct stats fst, ps = *reps_stats(log);
 		stats_compute(flush_ticks, got, scratch, &fst);
-		if (m == NONE)
+		if (m == NONE && !fail)
 			warm = ps.median;
-		if (m == WBINVD_ALL || (!ctx->has_wbinvd && (m == EVICT_SEED || m == EVICT_LLC)))
-			cold = MAX(cold, ps.median);
-		/* Without WBINVD the cold reference is only known at the end: no scale until then. */
-		bool scale = ctx->has_wbinvd && !fail && cold > warm * COLD_GAP_MIN;
+		if (m == cold_reference(ctx) && !fail) {
+			cold = ps.median;
+			have_cold = true;
+		}
+		bool scale = !fail && warm > 0 && have_cold && cold > warm * COLD_GAP_MIN;
 		double pct = scale ? 100.0 * (ps.median - warm) / (cold - warm) : 0;
 
-		struct rec *r = report_result_open("flush", method_names[m], m == CLFLUSH || m == NONE ? &one
+		struct rec *r = report_result_open("flush", method_name(m), m == CLFLUSH || m == NONE ? &one
 								: m == WBINVD_DOMAIN ? &domains : ctx->online);
 		rec_obj_begin(r, "params");
 		rec_u64(r, "set_bytes", fs.set_bytes);
@@ -320,31 +419,31 @@ void flush_run(const struct wl_ctx *ctx)
 			rec_u64(r, "evict_bytes", m == EVICT_SEED ? fs.seed_bytes : fs.evict_llc);
 		if (m == CLFLUSH)
 			rec_str(r, "instruction", fs.clflushopt ? "clflushopt" : "clflush");
-		rec_str(r, "cold_reference", ctx->has_wbinvd ? "wbinvd-all" : "none: no WBINVD");
+		rec_str(r, "cold_reference", method_name(cold_reference(ctx)));
 		rec_obj_end(r);
 		reps_report(r, log);
 		rec_f64(r, "flush_ticks", fst.median, 1);
 		if (scale) {
 			rec_f64(r, "cold_pct", pct, 1);
+			if (pct < 0)
+				rec_str(r, "cold_pct_note", "this pass was faster than the warm reference's median");
 		} else {
 			rec_null(r, "cold_pct");
-			rec_str(r, "cold_pct_note", fail ? "the method failed"
-					 : !ctx->has_wbinvd ? "no WBINVD: no truly cold reference"
-					 : "cold and warm references within 5%: no scale (no caches modelled?)");
+			rec_str(r, "cold_pct_note", no_scale_note(ctx, m, fail, have_cold, warm, cold, note, sizeof(note)));
 		}
 		seq_item_report(r, it);
 		report_result_close(r, fail ? "fail" : "ok", fail);
 		if (used > 0 && (size_t)used < sizeof(line)) {
 			if (scale)
 				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=%.0f",
-						     method_names[m], pct);
+						     method_name(m), pct);
 			else
-				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_names[m]);
+				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_name(m));
 		}
 		if (scale)
-			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_names[m], fst.median, ps.median, pct);
+			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_name(m), fst.median, ps.median, pct);
 		else
-			kprintf("  %-18s %14.0f %14.0f %8s\n", method_names[m], fst.median, ps.median, "-");
+			kprintf("  %-18s %14.0f %14.0f %8s\n", method_name(m), fst.median, ps.median, "-");
 	}
 	console_summary("%s", line);
 	teardown();

@@ -111,6 +111,22 @@ def check_common(case, recs, problems, errors):
         check(b.get("tsc_hz", 0) > 0, "tsc_hz is %s" % b.get("tsc_hz"), errors)
         check(b.get("kernel_bytes", 1 << 30) <= 16 << 20, "kernel_bytes %s over 16 MiB" % b.get("kernel_bytes"), errors)
         check(b.get("numa_nodes") == case.numa, "numa_nodes %s, expected %d" % (b.get("numa_nodes"), case.numa), errors)
+        for key in ("tsc_measured_hz", "tsc_cpuid_hz", "tsc_cpuid_leaf", "tsc_disagree_ppm", "tsc_calibration_ms",
+                    "tsc_calibration_retries", "rdtsc_fence"):
+            check(key in b, "boot record lacks %s" % key, errors)
+        check(b.get("rdtsc_fence") in ("lfence (architectural)", "lfence (DE_CFG set)", "mfence+lfence"),
+              "rdtsc_fence %r" % b.get("rdtsc_fence"), errors)
+        if b.get("tsc_source") in ("hpet", "pm-timer"):
+            check((b.get("tsc_calibration_ms") or 0) >= 200, "calibrated over %s ms" % b.get("tsc_calibration_ms"), errors)
+        ppm = b.get("tsc_disagree_ppm")
+        tsc_err = [e for e in qbrecords.of_kind(recs, "error") if e.get("what") == "tsc disagreement"]
+        check((ppm is not None and ppm > 1000) == bool(tsc_err),
+              "tsc_disagree_ppm %s but %d disagreement record(s)" % (ppm, len(tsc_err)), errors)
+    for r in qbrecords.of_kind(recs, "result"):
+        check(r.get("check") != "ok" or "reason" not in r,
+              "%s/%s is ok but carries the reason %r" % (r.get("workload"), r.get("variant"), r.get("reason")), errors)
+    for r in qbrecords.of_kind(recs, "error"):
+        check(r.get("what") != "report", "report bug: %s" % r.get("detail"), errors)
     results = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
     check(len(results) >= 1 or "workloads=" in case.args, "no selftest results", errors)
     for r in results:
@@ -285,15 +301,31 @@ def check_first_touch(nodes):
     return check_it
 
 
+def evict_name(r, llc):
+    """What an eviction read must be called: evict-llc when it reads the whole LLC, else its size."""
+    b = (r.get("params") or {}).get("evict_bytes", 0)
+    if r["variant"] == "evict-llc":
+        return "evict-llc"
+    return "evict-%dmib" % (b >> 20) if b % (1 << 20) == 0 else "evict-%dkib" % (b >> 10)
+
+
 def check_flush(recs, errors):
-    """Every flush method measured with check ok, and a coldness figure or the reason there is none."""
+    """Every flush method measured with check ok, eviction reads named for what they read, and a coldness
+    figure or a note that says what happened."""
     res = {r["variant"]: r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "flush"}
-    for m in ("wbinvd-all", "wbinvd-per-domain", "evict-64mib", "evict-llc", "clflush", "none"):
+    evicts = [v for v in res if v.startswith("evict-")]
+    check(len(evicts) == 2, "flush: eviction reads %s" % evicts, errors)
+    for v in evicts:
+        check(evict_name(res[v], None) == v, "flush %s reads %s bytes" % (v, res[v].get("params", {}).get("evict_bytes")), errors)
+    check("evict-8mib" in res, "quick profile: the seeds' eviction read is not named evict-8mib: %s" % evicts, errors)
+    for m in ("wbinvd-all", "wbinvd-per-domain", "clflush", "none") + tuple(evicts):
         r = res.get(m)
         check(r is not None and r["check"] == "ok", "flush %s: %s" % (m, r and (r["check"], r.get("reason"))), errors)
         if r:
             check("flush_ticks" in r and r.get("n", 0) > 0, "flush %s lacks its numbers" % m, errors)
             check(r.get("cold_pct") is not None or r.get("cold_pct_note"), "flush %s: no coldness and no note" % m, errors)
+            note = r.get("cold_pct_note") or ""
+            check("within 5%" not in note, "flush %s: the old note %r" % (m, note), errors)
 
 
 def check_state(safe, writes, turbo_word="unavailable"):

@@ -340,6 +340,25 @@ def test_table_generic_workload(tmp_path):
     assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +10 +15 +0\.1000 unstable +- +ok$", r.stdout, re.M), r.stdout
 
 
+def test_table_flush_columns(tmp_path):
+    """flush results show the flush's own cost and cold %, and say why a cold % is missing."""
+    base = {"v": 1, "kind": "result", "workload": "flush", "threads": 1, "cpus": [0], "params": {"set_bytes": 524288},
+            "unit": "ticks", "n": 3, "min": 10, "median": 12.0, "max": 15, "cv": 0.01, "check": "ok"}
+    log = synthetic_log(tmp_path, [
+        dict(base, variant="clflush", flush_ticks=40404.0, cold_pct=100.0),
+        dict(base, variant="evict-8mib", flush_ticks=366080.0, cold_pct=10.4),
+        dict(base, variant="none", flush_ticks=78.0, cold_pct=None,
+             cold_pct_note="the cold reference pass (clflush, 9 ticks) was faster than the warm one (12 ticks): no scale")])
+    r = qb("table", log)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^  variant +threads +params +median ticks +min +max +cv +clean +flush ticks +cold % +check$",
+                     r.stdout, re.M), r.stdout
+    assert re.search(r"^  clflush +1 +- +12 +10 +15 +0\.0100 +- +40404 +100 +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  evict-8mib .* 366080 +10\.4 +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  none .* 78 +- +ok$", r.stdout, re.M), r.stdout
+    assert "cold % of none: the cold reference pass (clflush, 9 ticks) was faster than the warm one" in r.stdout
+
+
 def test_table_bad_run_is_usage_error(tmp_path):
     r = qb("table", tmp_path / "nothing")
     assert r.returncode == 2 and "no such run" in r.stderr

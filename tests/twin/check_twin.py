@@ -8,7 +8,8 @@ Checks, each counted as passed or failed:
 - every result's check is "ok", or "skipped" with a reason;
 - every workload asked for (--workloads, default the hosttest's) produced
   results and a workload record;
-- no error records (their `what` can be allowed with --allow-error);
+- no ok result with a reason, and cold_pct a number for the seeds' eviction read and clflush;
+- no error records but "tsc disagreement" (others can be allowed with --allow-error);
 - done last, status ok, its record count matching the log, and the exit
   status (--exit-status) 0 exactly when done says ok.
 A failing run prints its log. The last line is "twin: N passed, N failed".
@@ -74,8 +75,22 @@ def check_run(recs, problems, args, t):
         t.check(w in ran, "no workload record for %s" % w)
         t.check(w in with_results, "no results from %s" % w)
 
+    for r in results:
+        t.check(r.get("check") != "ok" or "reason" not in r,
+                "%s/%s is ok but carries the reason %r" % (r.get("workload"), r.get("variant"), r.get("reason")))
+    # Where caches are real, the seeds' eviction read and CLFLUSH must leave a measurable coldness.
+    flush = {r.get("variant"): r for r in results if r.get("workload") == "flush" and r.get("check") == "ok"}
+    if flush:
+        seed = [v for v, r in flush.items() if v.startswith("evict-") and v != "evict-llc"]
+        for v in seed + ["clflush"]:
+            r = flush.get(v)
+            t.check(r is not None and isinstance(r.get("cold_pct"), (int, float)),
+                    "flush %s: cold_pct %s (%s)" % (v, r and r.get("cold_pct"), r and r.get("cold_pct_note")))
+
+    # A TSC disagreement (CPUID 16h against the measurement) is visible, never fatal.
     for e in qbrecords.of_kind(recs, "error"):
-        t.check(e.get("what") in args.allow_error, "error record: %s" % {k: v for k, v in e.items() if k != "v"})
+        t.check(e.get("what") in args.allow_error + ["tsc disagreement"],
+                "error record: %s" % {k: v for k, v in e.items() if k != "v"})
 
     d = qbrecords.done(recs)
     if t.check(d is not None, "no done record: the run is incomplete"):

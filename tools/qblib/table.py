@@ -220,9 +220,11 @@ def generic(run, wl):
         common = common_params(res)
         per_inc = any("ticks_per_increment" in r for r in res)
         per_iter = any(isinstance(r.get("iteration_ticks"), list) for r in res)  # first-touch
+        per_flush = any("flush_ticks" in r for r in res)  # flush: the flush's own cost and how cold it left the set
         header = ["variant", "threads", "params", "median " + unit, "min", "max", "cv", "clean"]
         header += ["ticks/inc"] if per_inc else []
         header += ["per iteration"] if per_iter else []
+        header += ["flush ticks", "cold %"] if per_flush else []
         header += ["check"]
         rows = []
         for r in res:
@@ -231,11 +233,15 @@ def generic(run, wl):
                    cv_cell(r), clean_cell(r)]
             row += [num(r.get("ticks_per_increment"))] if per_inc else []
             row += [" ".join(num(x, 1) for x in r.get("iteration_ticks") or []) or "-"] if per_iter else []
+            row += [num(r.get("flush_ticks"), 1), num(r.get("cold_pct"), 1)] if per_flush else []
             check = r.get("check", "-")
             row.append(check + (": " + r["reason"] if r.get("reason") else ""))
             rows.append(row)
         out.append("%s: %d result(s)%s" % (wl, len(res), ", all with " + params_text(common) if common else ""))
-        out += grid(header, rows) + noise_line(res) + [""]
+        out += grid(header, rows) + noise_line(res)
+        notes = [r for r in res if r.get("cold_pct") is None and r.get("cold_pct_note")]
+        out += ["  cold %% of %s: %s" % (r.get("variant", "-"), r["cold_pct_note"]) for r in notes]
+        out += [""]
     for m in run.matrices(wl):
         out += matrix(m)
     return out

@@ -110,14 +110,7 @@ void hostmachine_report_boot(const char *cmdline)
 	rec_str(r, "cpu_vendor", vendor);
 	rec_str(r, "cpu_model", cpuid_snap_brand(s));
 	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
-	rec_u64(r, "tsc_hz", tsc_hz());
-	rec_str(r, "tsc_source", tsc_source());
-	rec_u64(r, "tsc_measured_hz", tsc_measured_hz());
-	rec_str(r, "reference_timer", timer_name());
-	rec_bool(r, "tsc_invariant", tsc_invariant());
-	rec_bool(r, "rdtscp", tsc_have_rdtscp);
-	rec_u64(r, "timer_overhead_ticks", tsc_overhead());
-	rec_u64(r, "timer_overhead_median_ticks", tsc_overhead_median());
+	tsc_report_fields(r);
 	rec_u64(r, "memory_bytes", ram);
 	rec_nulls(r, kernel_only, ARRAY_SIZE(kernel_only));
 	rec_u64(r, "ap_startup_us", hostcpu_startup_us());
@@ -135,14 +128,15 @@ void hostmachine_report_boot(const char *cmdline)
 	rec_u64(r, "flush_bytes", evict_bytes());
 	rec_u64(r, "cpus_system_online", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
 	console_rec_emit(r);
+	tsc_report_disagreement();                            /* not fatal, but visible */
 
 	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
 		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor, hostcpu_online(),
 		hostcpu_found(), (unsigned long long)hostcpu_startup_us(), (unsigned long long)(ram >> 20),
 		hostnuma_nodes());
-	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, empty interval %llu ticks\n",
+	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, %s, empty interval %llu ticks\n",
 		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(), timer_name(),
-		tsc_invariant() ? "yes" : "no", (unsigned long long)tsc_overhead());
+		tsc_invariant() ? "yes" : "no", tsc_fence_name(), (unsigned long long)tsc_overhead());
 	kprintf("linux: WBINVD is privileged; a flush is an eviction read of %llu MiB from every participating CPU\n",
 		(unsigned long long)(evict_bytes() >> 20));
 	kprintf("linux: a first read of fresh anonymous memory maps the shared zero page (with THP the huge one); "

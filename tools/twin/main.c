@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	hostnuma_init();                                     /* nodes, and each CPU's node */
 	if (!hostcpu_discover(opts.cpus) || !hostcpu_init_bsp())
 		finish_now(false);                               /* no CPU to run on */
-	tsc_init(&no_acpi, &hostcpu[0].snap);                /* kernel/tsc.c over CLOCK_MONOTONIC_RAW */
+	tsc_init(&no_acpi, &hostcpu[0].snap, true);                /* kernel/tsc.c over CLOCK_MONOTONIC_RAW */
 	hostcpu_start(START_TIMEOUT_MS);                     /* a pinned thread per other CPU, bounded */
 	hostcpu_measure_tsc_offsets();                       /* each thread's CPU against CPU 0 */
 	hostmachine_decode_topology();                       /* packages, cores, threads, caches */

@@ -17,6 +17,11 @@
 #define GO_WAIT 0
 #define GO_RUN 1
 #define GO_ABORT 2
+/* A thread's state in a run: done only when fn ran, so that a thread that
+ * never started is never reported with times of zero. */
+#define T_PENDING 0
+#define T_DONE 1
+#define T_ABORTED 2           /* released with GO_ABORT, or missed the release: fn never ran */
 /* An idle thread spins this long after its last job before it sleeps on its
  * mailbox: back-to-back repetitions find it awake, a long pause costs no CPU.
  * The barrier itself always spins, so sleeping never widens the start skew. */
@@ -29,13 +34,14 @@ struct run_job {
 	unsigned flags;
 	uint32_t n;
 	uint64_t deadline;                    /* TSC: nobody waits for the barrier past this */
+	uint64_t start_deadline;              /* TSC: a participant gives up on the release (deadline + grace) */
 	uint64_t work_ticks;                  /* the bound on the work, from the release */
 	volatile uint64_t work_deadline;      /* TSC: release + work_ticks, set at the release */
 	uint64_t release_tsc;
 	volatile uint32_t arrived __attribute__((aligned(HOSTCPU_LINE)));
 	volatile uint32_t go __attribute__((aligned(HOSTCPU_LINE)));
 	volatile uint32_t finished __attribute__((aligned(HOSTCPU_LINE)));
-	volatile uint8_t done[QB_MAX_CPUS] __attribute__((aligned(HOSTCPU_LINE)));
+	volatile uint8_t state[QB_MAX_CPUS] __attribute__((aligned(HOSTCPU_LINE)));
 	uint32_t thread_of_cpu[QB_MAX_CPUS];
 	/* Written by the threads and copied to the caller's result at the end, so
 	 * that a lost thread finishing late never writes into a later run. */
@@ -74,11 +80,13 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 		j->work_deadline = j->release_tsc + j->work_ticks;
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	} else {
-		while (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) == GO_WAIT && tsc_read() < j->deadline)
+		/* The coordinator decides at j->deadline; wait a grace past it
+		 * so that a late release is still seen as one. */
+		while (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) == GO_WAIT && tsc_read() < j->start_deadline)
 			__builtin_ia32_pause();
 	}
-	if (j->go != GO_RUN) {
-		j->done[t] = 1;
+	if (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) != GO_RUN) {
+		j->state[t] = T_ABORTED;
 		__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
@@ -92,7 +100,7 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 	instr_end(&mark, &j->instr[t]);
 	j->start[t] = s - (uint64_t)off;
 	j->end[t] = e - (uint64_t)off;
-	j->done[t] = 1;
+	j->state[t] = T_DONE;
 	__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 }
 
@@ -157,11 +165,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	/* The barrier has its own bound: waking, flushing and arriving are not the work. */
 	j->deadline = tsc_deadline_ms(MAX(timeout_ms, (uint64_t)RUN_ARRIVAL_MIN_MS));
 	j->work_ticks = tsc_deadline_ms(timeout_ms) - tsc_read();
+	j->start_deadline = j->deadline + (tsc_deadline_ms(run_grace_ms(timeout_ms)) - tsc_read());
 	j->work_deadline = ~0ull;
 	j->arrived = 0;
 	j->go = GO_WAIT;
 	j->finished = 0;
-	memset((void *)j->done, 0, set->n);
+	memset((void *)j->state, T_PENDING, set->n);
 	memset((void *)j->overran, 0, set->n);
 	memset(j->start, 0, set->n * sizeof(j->start[0]));
 	memset(j->end, 0, set->n * sizeof(j->end[0]));
@@ -189,6 +198,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	}
 	bool aborted = j->go != GO_RUN;
+	uint32_t missed_start = 0;
 	uint64_t give_up = (aborted ? tsc_read() : j->work_deadline) +
 			   (tsc_deadline_ms(run_grace_ms(timeout_ms)) - tsc_read());
 	while (j->finished < j->n && tsc_read() < give_up)
@@ -199,15 +209,22 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	memcpy(res->end, j->end, set->n * sizeof(res->end[0]));
 	memcpy(res->instr, j->instr, set->n * sizeof(res->instr[0]));
 	for (uint32_t t = 0; t < set->n; t++) {
-		if (j->done[t])
+		if (j->state[t] == T_DONE || (aborted && j->state[t] == T_ABORTED))
 			continue;
+		if (j->state[t] == T_ABORTED) {
+			/* It gave up on the release that came after all: alive, but fn never ran. */
+			res->failed[res->n_failed++] = set->cpu[t];
+			missed_start++;
+			console_error("run", "cpu %u missed the start of the run: aborted, not run", set->cpu[t]);
+			continue;
+		}
 		res->failed[res->n_failed++] = set->cpu[t];
 		lose_cpu(set->cpu[t], aborted ? "did not reach the barrier in time"
 					      : "did not finish its work in time");
 	}
 	if (res->n_failed)
 		job = 0; /* the lost threads keep this one (their mailbox still points at it) */
-	if (aborted)
+	if (aborted || missed_start)
 		return res->status = RUN_NO_START;
 	if (res->n_failed)
 		return res->status = RUN_TIMEOUT;
@@ -255,7 +272,7 @@ const char *run_status_name(enum run_status s)
 	switch (s) {
 	case RUN_OK: return "ok";
 	case RUN_BAD_SET: return "bad cpu set";
-	case RUN_NO_START: return "cpus did not reach the barrier";
+	case RUN_NO_START: return "cpus did not start: the barrier or its release was missed";
 	case RUN_TIMEOUT: return "cpus did not finish";
 	case RUN_OVERRUN: return "overrun: the work passed its bound";
 	}

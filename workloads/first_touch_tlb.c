@@ -1,0 +1,73 @@
+/* first_touch_tlb.c - first-touch's TLB steps: the first access to a mapped, never-touched page (a TLB miss and a page walk, the data cold or already cached) against a hot access; see first_touch.h. */
+#include "first_touch.h"
+#include "demand.h"
+#include "lib.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define HOT_ACCESSES 256
+#define HOT_MARK 0x5a5a5a5a00c0ffeeull   /* the word hot-access writes, then reads back */
+
+/* ---- Private Variables ---------------------------------------------------- */
+static uint64_t samples[FT_MAX_SAMPLES > HOT_ACCESSES ? FT_MAX_SAMPLES : HOT_ACCESSES];
+
+/* ---- Public Functions ----------------------------------------------------- */
+/* First access to a mapped, never-touched page (TLB miss and page walk; data
+ * cold or already in cache) against an access to a hot page. */
+void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t n)
+{
+	const char *why = 0;
+	struct demand_region *r = demand_create(n * FT_PAGE, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	if (!r || !demand_populate(r, (int)ctx->topo->cpu[0].node)) {
+		demand_destroy(r);
+		ft_skip("tlb-miss", why ? why : "out of memory");
+		ft_skip("tlb-miss-cached", why ? why : "out of memory");
+		ft_skip("hot-access", why ? why : "out of memory");
+		return;
+	}
+	volatile uint8_t *base = demand_base(r);
+	struct instr_mark mark;
+	struct instr_thread span;
+	for (int cached = 0; cached < 2; cached++) {
+		uint64_t sink = 0;
+		demand_hw_flush_all_tlbs();
+		run_flush(bsp);
+		instr_begin(&mark);
+		for (uint64_t i = 0; i < n; i++) {
+			volatile uint64_t *w = (volatile uint64_t *)(base + i * FT_PAGE);
+			if (cached) {
+				/* Bring the line in through another mapping, so only the walk misses. */
+				uint64_t off = i * FT_PAGE;
+				sink |= *(volatile uint64_t *)(uintptr_t)demand_phys_of(r, off);
+			}
+			uint64_t t0 = tsc_start();
+			sink |= *w;
+			uint64_t t1 = tsc_end();
+			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		}
+		instr_end(&mark, &span);
+		bool faulted = demand_faults(r) != 0;
+		ft_report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", samples, n, FT_PAGE, FT_PAGES_BYTES, 0,
+			     !faulted && sink == 0,
+			     faulted ? "the populated region took page faults" : "a populated page did not read as zero",
+			     &span);
+	}
+	/* The hot access: one word, written just before, read back each time. The
+	 * check is that every timed read returns what was written, without a fault. */
+	volatile uint64_t *hot = (volatile uint64_t *)base;
+	*hot = HOT_MARK;
+	bool hot_ok = true;
+	instr_begin(&mark);
+	for (uint64_t i = 0; i < HOT_ACCESSES; i++) {
+		uint64_t t0 = tsc_start();
+		uint64_t v = *hot;
+		uint64_t t1 = tsc_end();
+		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
+		hot_ok &= v == HOT_MARK;
+	}
+	instr_end(&mark, &span);
+	bool faulted = demand_faults(r) != 0;
+	ft_report_pages(ctx, "hot-access", samples, HOT_ACCESSES, FT_PAGE, 0, 0, hot_ok && !faulted,
+		     faulted ? "the hot page took a page fault" : "a hot read did not return the word written", &span);
+	demand_destroy(r);
+}
