@@ -169,12 +169,31 @@ HOST_PYTHON ?= /usr/bin/python3
 toolstest: | $(BUILD)/.deps-ok
 	$(HOST_PYTHON) -m pytest -q tests/tools
 
+# Bochs raises #GP on the MSRs it does not model, as real CPUs and hypervisors do.
+.PHONY: bochstest
+bochstest: $(BUILD)/quietbench.img
+	python3 tests/boot/bochs_tests.py --image $<
+
+# QEMU 10 from bookworm-backports, unpacked beside the system QEMU (tools/qemu10).
+QEMU10 := $(BUILD)/qemu10/usr/bin/qemu-system-x86_64
+$(BUILD)/qemu10/.ok:
+	tools/qemu10 $(BUILD)/qemu10
+
+# x2APIC under QEMU 10: a CPU at APIC ID 256, and a fault with a CPU left out.
+.PHONY: x2apictest test-slow
+x2apictest: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
+	python3 tests/boot/x2apic_tests.py --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
+
+# The slow tier: 288 CPUs under QEMU 10 (minutes each). .ci/run runs it when time allows.
+test-slow: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
+	python3 tests/boot/x2apic_tests.py --slow --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
+
 # qemu-run ends with the done record, says when the firmware died, keeps the log on Ctrl-C.
 .PHONY: qemuruntest
 qemuruntest: $(BUILD)/quietbench.efi
 	python3 tests/boot/qemu_run_tests.py --efi $<
 
-test: unit asmtest toolstest boottest parktest plantest qemuruntest
+test: unit asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from

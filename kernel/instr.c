@@ -140,7 +140,7 @@ static void probe_fn(const struct run_thread *t)
 		n->smi = false;
 	if (n->therm && !readable(MSR_IA32_THERM_STATUS, &p->src_why[INSTR_SRC_THERM]))
 		n->therm = false;
-	if (n->pkg_therm && !readable(MSR_IA32_PACKAGE_THERM_STATUS, &p->src_why[INSTR_SRC_THERM]))
+	if (n->pkg_therm && !readable(MSR_IA32_PACKAGE_THERM_STATUS, &p->src_why[INSTR_SRC_PKG_THERM]))
 		n->pkg_therm = false;
 	if (mcaps.turbo.msr)
 		readable(mcaps.turbo.msr, &p->turbo_why);
@@ -302,7 +302,7 @@ static void emit_run_state(const char *phase)
 	source(r, "aperf_mperf", ncaps[0].aperf, INSTR_SRC_FREQ, 0);
 	source(r, "smi_count", ncaps[0].smi, INSTR_SRC_SMI, ncaps[0].smi_why ? ncaps[0].smi_why : "unavailable");
 	source(r, "thermal", ncaps[0].therm, INSTR_SRC_THERM, 0);
-	source(r, "package_thermal", ncaps[0].pkg_therm, INSTR_SRC_THERM, 0);
+	source(r, "package_thermal", ncaps[0].pkg_therm, INSTR_SRC_PKG_THERM, 0);
 	rec_obj_end(r);
 	/* Every MSR that raised #GP on any CPU, for the reader who wonders why. */
 	uint32_t gp[16];

@@ -76,7 +76,7 @@ const char *instr_therm_note(void);
 uint64_t instr_msr_writes(void);
 
 /* The noise sources, for instr_source_why. */
-enum instr_source { INSTR_SRC_FREQ, INSTR_SRC_SMI, INSTR_SRC_THERM, INSTR_SRC_COUNT };
+enum instr_source { INSTR_SRC_FREQ, INSTR_SRC_SMI, INSTR_SRC_THERM, INSTR_SRC_PKG_THERM, INSTR_SRC_COUNT };
 
 /* Why a source that CPUID lists is not read (its MSR raised #GP: "unavailable:
  * #GP on MSR 0xe7"), or NULL when it is read or CPUID does not list it. */
