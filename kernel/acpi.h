@@ -100,7 +100,11 @@ struct acpi_madt_info {
 	uint32_t n_cpus;               /* entries in cpus[], disabled ones included */
 	uint32_t n_enabled;            /* of those, how many are enabled */
 	uint32_t n_dropped;            /* entries past QB_MAX_CPUS */
-	uint32_t n_duplicates;         /* entries dropped for a repeated APIC ID */
+	uint32_t n_duplicates;         /* entries dropped for a repeated APIC ID (both enabled, same type) */
+	uint32_t n_merged;             /* entries folded into an earlier one for the same APIC ID: an
+	                                  x2APIC entry repeating a LAPIC one, or an enabled entry
+	                                  replacing a disabled one (both normal) */
+	uint32_t n_placeholders;       /* LAPIC ID 0xFF / x2APIC ID 0xFFFFFFFF entries: no CPU, skipped */
 	struct acpi_cpu cpus[QB_MAX_CPUS]; /* in table order */
 };
 

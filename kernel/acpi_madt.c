@@ -13,18 +13,47 @@
 
 /* ---- Private Functions -------------------------------------------------- */
 
-/* True if a kept processor already has this APIC ID. */
-static bool madt_has_apic(const struct acpi_madt_info *m, uint32_t apic_id)
+/* The kept processor with this APIC ID, or NULL. */
+static struct acpi_cpu *madt_find_apic(struct acpi_madt_info *m, uint32_t apic_id)
 {
 	for (uint32_t i = 0; i < m->n_cpus; i++)
 		if (m->cpus[i].apic_id == apic_id)
-			return true;
-	return false;
+			return &m->cpus[i];
+	return NULL;
 }
 
 /*
- * Keep one processor entry (found at offset off), unless its APIC ID repeats
- * (error, dropped) or cpus[] is full (counted; *first_drop remembers where).
+ * A second entry for an APIC ID already kept. Firmware commonly lists a CPU
+ * twice, as a LAPIC entry and again as an x2APIC entry, and may list a
+ * disabled placeholder before the enabled entry: both are normal, the entries
+ * are merged and the enabled one wins. Only two enabled entries of the same
+ * type are a real duplicate (an error; the later one is dropped).
+ */
+static void madt_repeat(struct acpi_info *out, struct acpi_cpu *cpu, uint32_t uid, uint32_t flags, bool x2apic,
+			uint32_t off)
+{
+	struct acpi_madt_info *m = &out->madt;
+	bool enabled = flags & ACPI_MADT_CPU_ENABLED;
+
+	if (enabled && cpu->enabled && x2apic == cpu->from_x2apic_entry) {
+		acpi_error(out, MADT_SIG, off, "duplicate APIC ID %u", cpu->apic_id);
+		m->n_duplicates++;
+		return;
+	}
+	m->n_merged++;
+	if (enabled && !cpu->enabled) {
+		cpu->enabled = true;
+		cpu->uid = uid;
+		cpu->from_x2apic_entry = x2apic;
+		m->n_enabled++;
+	}
+	cpu->online_capable |= (flags & ACPI_MADT_CPU_ONLINE_CAPABLE) != 0;
+}
+
+/*
+ * Keep one processor entry (found at offset off): a placeholder ID is
+ * skipped, a repeated APIC ID is merged or dropped (madt_repeat), and past
+ * QB_MAX_CPUS entries are counted (*first_drop remembers where).
  */
 static void madt_add_cpu(struct acpi_info *out, uint32_t apic_id, uint32_t uid, uint32_t flags,
 			 bool x2apic, uint32_t off, uint32_t *first_drop)
@@ -32,9 +61,13 @@ static void madt_add_cpu(struct acpi_info *out, uint32_t apic_id, uint32_t uid, 
 	struct acpi_madt_info *m = &out->madt;
 	struct acpi_cpu *cpu;
 
-	if (madt_has_apic(m, apic_id)) {
-		acpi_error(out, MADT_SIG, off, "duplicate APIC ID %u", apic_id);
-		m->n_duplicates++;
+	if (apic_id == (x2apic ? ACPI_MADT_X2APIC_ID_NONE : ACPI_MADT_LAPIC_ID_NONE)) {
+		m->n_placeholders++;
+		return;
+	}
+	cpu = madt_find_apic(m, apic_id);
+	if (cpu) {
+		madt_repeat(out, cpu, uid, flags, x2apic, off);
 		return;
 	}
 	if (m->n_cpus >= QB_MAX_CPUS) {

@@ -92,6 +92,10 @@ _Static_assert(sizeof(struct acpi_subtable) == 2, "ACPI 6.5 5.2.12: entry head i
 /* Table 5.23: Local APIC Flags (also used by the x2APIC entry). */
 #define ACPI_MADT_CPU_ENABLED (1u << 0)
 #define ACPI_MADT_CPU_ONLINE_CAPABLE (1u << 1)
+/* Placeholder IDs: the entry describes no processor (ACPI 6.5 5.2.12.2: a
+ * LAPIC entry's 0xFF; x2APIC 0xFFFFFFFF, as firmware pads its tables). */
+#define ACPI_MADT_LAPIC_ID_NONE 0xffu
+#define ACPI_MADT_X2APIC_ID_NONE 0xffffffffu
 
 /* 5.2.12.2 Processor Local APIC Structure. */
 struct acpi_madt_lapic {

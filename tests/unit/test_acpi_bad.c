@@ -237,6 +237,51 @@ TEST(test_madt_duplicate_apic_id)
 	CHECK_EQ_U(info.madt.cpus[2].uid, 3);
 }
 
+/* What real MADTs do and is no error: placeholder entries (LAPIC ID 0xFF,
+ * x2APIC ID 0xFFFFFFFF) that describe no CPU; an x2APIC entry repeating a
+ * LAPIC entry for the same CPU; a disabled entry, then an enabled one for the
+ * same ID (the enabled one wins). */
+TEST(test_madt_placeholders_and_repeats)
+{
+	fx_build_q35(&smp4);
+	fx_begin(&tbl, "APIC", 3, 44);
+	fx_put(&tbl, 36, FX_LAPIC_ADDR, 4);
+	fx_madt_lapic(&tbl, 0, 0, 1);
+	fx_madt_lapic(&tbl, 1, 1, 1);
+	fx_madt_lapic(&tbl, 9, 0xFF, 0);            /* placeholder, disabled */
+	fx_madt_lapic(&tbl, 10, 0xFF, 1);           /* placeholder even when "enabled" */
+	fx_madt_x2apic(&tbl, 11, 0xFFFFFFFFu, 0);   /* x2APIC placeholder */
+	fx_madt_x2apic(&tbl, 0, 0, 1);              /* repeats LAPIC 0: same CPU */
+	fx_madt_lapic(&tbl, 2, 2, 0);               /* disabled first ... */
+	fx_madt_x2apic(&tbl, 22, 2, 1);             /* ... then enabled: the enabled one wins */
+	fx_madt_x2apic(&tbl, 300, 300, 1);          /* a plain x2APIC CPU */
+	fx_madt_x2apic(&tbl, 301, 300, 0);          /* a disabled repeat of it changes nothing */
+	fx_install(&tbl, FX_MADT_PHYS);
+	CHECK_EQ_I(acpi_parse(fixture_rsdp(), &info), 0);
+	CHECK_EQ_U(info.n_errors, 0);
+	CHECK_EQ_U(info.madt.n_cpus, 4);
+	CHECK_EQ_U(info.madt.n_enabled, 4);
+	CHECK_EQ_U(info.madt.n_placeholders, 3);
+	CHECK_EQ_U(info.madt.n_merged, 3);
+	CHECK_EQ_U(info.madt.n_duplicates, 0);
+	CHECK_EQ_U(info.madt.cpus[2].apic_id, 2);
+	CHECK(info.madt.cpus[2].enabled);
+	CHECK_EQ_U(info.madt.cpus[2].uid, 22);
+	CHECK(info.madt.cpus[2].from_x2apic_entry);
+	CHECK_EQ_U(info.madt.cpus[3].apic_id, 300);
+	CHECK_EQ_U(info.madt.cpus[3].uid, 300);
+	/* Two enabled entries of one type for one ID stay a firmware error. */
+	fx_begin(&tbl, "APIC", 3, 44);
+	fx_put(&tbl, 36, FX_LAPIC_ADDR, 4);
+	fx_madt_x2apic(&tbl, 0, 400, 1);
+	fx_madt_x2apic(&tbl, 1, 400, 1);
+	fx_install(&tbl, FX_MADT_PHYS);
+	CHECK_EQ_I(acpi_parse(fixture_rsdp(), &info), 0);
+	CHECK_EQ_U(info.n_errors, 1);
+	CHECK_EQ_U(info.madt.n_duplicates, 1);
+	CHECK_EQ_U(info.madt.n_cpus, 1);
+}
+
 TEST(test_srat_domain_limit)
 {
 	const uint32_t n = QB_MAX_NODES + 6;
@@ -489,6 +534,7 @@ int main(void)
 	RUN(test_madt_entry_overruns);
 	RUN(test_madt_wrong_length_entry);
 	RUN(test_madt_duplicate_apic_id);
+	RUN(test_madt_placeholders_and_repeats);
 	RUN(test_srat_domain_limit);
 	RUN(test_srat_malformed);
 	RUN(test_fadt_variants);
