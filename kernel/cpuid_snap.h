@@ -59,6 +59,8 @@
 #define CPUID_1_EDX_SSE		25
 #define CPUID_1_EDX_SSE2	26
 #define CPUID_1_EDX_HTT		28 /* EBX[23:16] is valid */
+#define CPUID_1_EDX_MTRR	12 /* MTRRCAP and the MTRRs exist */
+#define CPUID_1_EDX_PAT		16 /* IA32_PAT exists */
 
 /* ---- Leaf 4 and AMD 0x8000001D (same layout) ------------------------------- */
 #define CPUID_CACHE_EAX_TYPE	CPUID_MASK(4, 0)   /* 0 null, 1 data, 2 instr, 3 unified */

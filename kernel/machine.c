@@ -1,5 +1,6 @@
 /* machine.c - topology decoding and the boot, cpu, cache and memory records (schema: docs/records.md); see machine.h. */
 #include "machine.h"
+#include "memtype.h"
 #include "apic.h"
 #include "console.h"
 #include "fbcon.h" /* fbcon hook */
@@ -241,6 +242,7 @@ void machine_report_memory(const struct boot_info *bi, const struct acpi_info *a
 		if (total)
 			rec_u64(r, boot_mem_type_name(t), total);
 	}
+	memtype_report(r);
 	rec_u64(r, "map_entries", bi->mmap_count);
 	rec_u64(r, "map_fixups", bi->mmap_fixups);
 	rec_u64(r, "map_dropped", bi->mmap_dropped);

@@ -15,6 +15,7 @@
 #include "lib.h"
 #include "machine.h"
 #include "msr.h"
+#include "memtype.h"
 #include "options.h"
 #include "options_report.h"
 #include "paging.h"
@@ -66,13 +67,14 @@ static int parse_options(void)
 static void init_memory(void)
 {
 	pmm_reset(0, 0);
+	memtype_read_bsp();                                  /* MTRRs and PAT: only write-back RAM is used */
 	for (uint32_t i = 0; i < bi.mmap_count; i++) {
 		const struct boot_mem_range *m = &bi.mmap[i];
 		if (m->type != BOOT_MEM_USABLE || m->base + m->length <= LOW_MEMORY_END || m->base >= QB_MAX_PHYS)
 			continue;
 		/* RAM above the identity map is never handed out (paging_init reports it). */
 		uint64_t base = MAX(m->base, LOW_MEMORY_END);
-		if (!pmm_add(base, MIN(m->base + m->length, QB_MAX_PHYS) - base))
+		if (!memtype_add_ram(base, MIN(m->base + m->length, QB_MAX_PHYS) - base))
 			console_error("pmm", "range table full; 0x%llx+0x%llx not used",
 				      (unsigned long long)base, (unsigned long long)m->length);
 	}
@@ -202,6 +204,7 @@ void kernel_entry(struct boot_info *bi_in)
 	smp_measure_tsc_offsets();                           /* each AP against the BSP */
 	machine_decode_topology(&acpi);                      /* packages, cores, threads, caches */
 	demand_hw_init();                                    /* page faults in demand-zero regions */
+	memtype_check_cpus(opts.safe == OPT_ON);             /* every CPU's MTRRs and PAT as the BSP's */
 	machine_report_boot(&bi, &acpi, bi.cmdline);
 	machine_report_memory(&bi, &acpi);
 	machine_report_cpus();

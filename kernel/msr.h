@@ -45,6 +45,29 @@ uint32_t msr_faulted(uint32_t *out, uint32_t cap);
 #define MSR_IA32_FS_BASE 0xc0000100u
 #define MSR_IA32_GS_BASE 0xc0000101u
 #define MSR_IA32_PAT 0x00000277u       /* CPUID.1:EDX.PAT */
+/* Memory type range registers (Intel SDM vol. 3A §12.11; AMD APM vol. 2 §7.7). */
+#define MSR_IA32_MTRRCAP 0x000000feu           /* CPUID.1:EDX.MTRR */
+#define   MTRRCAP_VCNT_MASK 0xffull            /* variable ranges */
+#define   MTRRCAP_FIX (1ull << 8)              /* fixed ranges supported */
+#define   MTRRCAP_WC (1ull << 10)
+#define MSR_IA32_MTRR_DEF_TYPE 0x000002ffu
+#define   MTRR_DEF_TYPE_MASK 0xffull           /* the default memory type */
+#define   MTRR_DEF_FE (1ull << 10)             /* fixed ranges enabled */
+#define   MTRR_DEF_E (1ull << 11)              /* MTRRs enabled */
+#define MSR_IA32_MTRR_PHYSBASE0 0x00000200u    /* PHYSBASEn at +2n, PHYSMASKn at +2n+1 */
+#define   MTRR_PHYSBASE_TYPE_MASK 0xffull
+#define   MTRR_PHYSMASK_VALID (1ull << 11)
+#define MSR_IA32_MTRR_FIX64K_00000 0x00000250u /* 8 x 64 KiB: 0 - 512 KiB */
+#define MSR_IA32_MTRR_FIX16K_80000 0x00000258u /* 8 x 16 KiB: 512 - 640 KiB */
+#define MSR_IA32_MTRR_FIX16K_A0000 0x00000259u /* 640 - 768 KiB */
+#define MSR_IA32_MTRR_FIX4K_C0000 0x00000268u  /* 8 MSRs (0x268-0x26f) of 8 x 4 KiB: 768 KiB - 1 MiB */
+#define MSR_AMD_SYSCFG 0xc0010010u
+#define   SYSCFG_MTRR_FIX_DRAM_EN (1ull << 18)
+#define   SYSCFG_MTRR_FIX_DRAM_MOD_EN (1ull << 19)
+#define   SYSCFG_MTRR_VAR_DRAM_EN (1ull << 20)
+#define   SYSCFG_MTRR_TOM2_EN (1ull << 21)
+#define   SYSCFG_TOM2_FORCE_WB (1ull << 22)     /* 4 GiB .. TOM2 is WB unless a variable MTRR says otherwise */
+#define MSR_AMD_TOM2 0xc001001du
 
 /* x2APIC registers are MSRs 0x800 + (xAPIC MMIO offset >> 4), Intel SDM vol. 3A §11.12.1.2 */
 #define MSR_X2APIC_BASE 0x00000800u

@@ -1,5 +1,6 @@
 /* paging.c - builds and extends the kernel's 4-level page tables (Intel SDM vol. 3A §4.5); see paging.h. */
 #include "paging.h"
+#include "memtype.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuid_snap.h"
@@ -97,7 +98,10 @@ static int map_range(uint64_t va, uint64_t pa, uint64_t len, uint64_t flags, boo
 	uint64_t end = pa + len;
 	while (pa < end) {
 		bool blocked = false;
-		bool large = allow_large && !(pa & (LARGE - 1)) && !(va & (LARGE - 1)) && end - pa >= LARGE;
+		/* A 2 MiB page never spans two memory types (SDM §12.11.9: the
+		 * processor may then use any of them, or UC). */
+		bool large = allow_large && !(pa & (LARGE - 1)) && !(va & (LARGE - 1)) && end - pa >= LARGE &&
+			     memtype_uniform(pa, LARGE);
 		uint64_t *e = walk(va, large, &blocked);
 		if (!e) {
 			if (!blocked)

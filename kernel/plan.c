@@ -43,7 +43,7 @@ static uint32_t reps_at(const struct plan_item *it, uint32_t cap)
 static double total_at(const struct plan *p, double f, uint32_t cap)
 {
 	double s = 0;
-	for (uint32_t i = 0; i < p->n; i++)
+	for (uint32_t i = p->first; i < p->n; i++)
 		if (!p->item[i].skip)
 			s += plan_item_seconds(p, &p->item[i], units_at(&p->item[i], f), reps_at(&p->item[i], cap));
 	return s;
@@ -52,7 +52,7 @@ static double total_at(const struct plan *p, double f, uint32_t cap)
 static uint32_t max_want_reps(const struct plan *p)
 {
 	uint32_t m = 0;
-	for (uint32_t i = 0; i < p->n; i++)
+	for (uint32_t i = p->first; i < p->n; i++)
 		if (!p->item[i].skip)
 			m = MAX(m, p->item[i].want_reps);
 	return m;
@@ -92,7 +92,7 @@ static void apply(struct plan *p, double f, uint32_t cap)
 	p->scale = f;
 	p->reps_cap = cap;
 	p->estimated_s = p->spent_s;
-	for (uint32_t i = 0; i < p->n; i++) {
+	for (uint32_t i = p->first; i < p->n; i++) {
 		struct plan_item *it = &p->item[i];
 		if (it->skip) {
 			it->units = 0;
@@ -114,6 +114,7 @@ void plan_reset(struct plan *p, double budget_s, double serial_bytes_per_s)
 	p->spent_s = 0;
 	p->serial_bytes_per_s = serial_bytes_per_s > 0 ? serial_bytes_per_s : 0;
 	p->n = 0;
+	p->first = 0;
 	p->n_skipped = 0;
 	p->n_lost = 0;
 	p->scale = 1;
@@ -150,9 +151,11 @@ double plan_rep_seconds(const struct plan_item *it)
 
 uint32_t plan_fit(struct plan *p)
 {
-	for (uint32_t i = 0; i < p->n; i++)
-		p->item[i].skip = false;
 	p->n_skipped = 0;
+	for (uint32_t i = 0; i < p->first && i < p->n; i++)
+		p->n_skipped += p->item[i].skip;
+	for (uint32_t i = p->first; i < p->n; i++)
+		p->item[i].skip = false;
 	if (p->budget_s <= 0) {
 		apply(p, 1.0, 0);
 		p->how = "no budget";
@@ -181,7 +184,7 @@ uint32_t plan_fit(struct plan *p)
 	while (need > avail) {
 		struct plan_item *worst = 0;
 		double worst_s = -1;
-		for (uint32_t i = 0; i < p->n; i++) {
+		for (uint32_t i = p->first; i < p->n; i++) {
 			struct plan_item *it = &p->item[i];
 			if (it->skip)
 				continue;
@@ -198,7 +201,7 @@ uint32_t plan_fit(struct plan *p)
 		need -= worst_s;
 		if (avail <= 0)
 			fmt_snprintf(worst->why, sizeof(worst->why),
-				     "budget used up before the workloads (%.0f s of %.0f s spent)", p->spent_s,
+				     "budget used up (%.0f s of %.0f s spent)", p->spent_s,
 				     p->budget_s);
 		else
 			fmt_snprintf(worst->why, sizeof(worst->why),
@@ -210,6 +213,13 @@ uint32_t plan_fit(struct plan *p)
 	apply(p, best_factor(p, cap, avail), cap);
 	p->how = "configurations skipped";
 	return p->n_skipped;
+}
+
+uint32_t plan_refit(struct plan *p, uint32_t first, double spent_s)
+{
+	p->first = MIN(first, p->n);
+	p->spent_s = spent_s;
+	return plan_fit(p);
 }
 
 struct plan_item *plan_next(struct plan *p, uint16_t workload, uint32_t *cursor)

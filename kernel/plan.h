@@ -61,6 +61,7 @@ struct plan {
 	double serial_bytes_per_s;       /* 0: printing is free (no serial port) */
 	uint32_t bytes_per_rep;          /* printed per timed repetition (samples=on), besides out_bytes */
 	uint32_t n;
+	uint32_t first;                  /* items before this one have run: plan_fit leaves them alone */
 	uint32_t n_skipped;
 	double scale;                    /* the common factor on scalable units (1: as asked) */
 	uint32_t reps_cap;               /* the cap put on repetitions (0: none) */
@@ -87,6 +88,15 @@ double plan_rep_seconds(const struct plan_item *it);
 /* Decide units, reps and skips so that spent_s plus every item fits
  * budget_s less PLAN_RESERVE. Returns the number of items skipped. */
 uint32_t plan_fit(struct plan *p);
+
+/*
+ * Between workloads: items before `first` have run, and spent_s seconds of
+ * the budget are gone. Fits the items from `first` on into what is left, as
+ * plan_fit does (shrinking them when the run is behind its plan, giving time
+ * back when it is ahead), and returns the number skipped. The budget is kept
+ * however the estimates erred.
+ */
+uint32_t plan_refit(struct plan *p, uint32_t first, double spent_s);
 
 /* The next item of workload w after *cursor (start with *cursor = 0); NULL
  * at the end. The workloads walk their items in the order they added them. */

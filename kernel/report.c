@@ -1,5 +1,6 @@
 /* report.c - result records shared by all workloads; see report.h. */
 #include "report.h"
+#include "memtype.h"
 #include "console.h"
 #include "finish.h"
 #include "lib.h"
@@ -18,6 +19,7 @@ struct rec *report_result_open(const char *workload, const char *variant, const 
 	for (uint32_t i = 0; set && i < set->n; i++)
 		rec_u64(r, 0, set->cpu[i]);
 	rec_arr_end(r);
+	rec_str(r, "mem_type", memtype_result_type(set ? set->cpu : 0, set ? set->n : 0)); /* of its buffers */
 	return r;
 }
 

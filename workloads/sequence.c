@@ -11,6 +11,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define SAMPLE_BYTES 11 /* one number of a samples list (up to 10 digits and a comma) */
+#define PLAN_REFIT_NOTE_S 1.0 /* a refit that moves the end by more than this is said */
 #define STATUS_MS 1000               /* the status line at most this often */
 #define PLAN_CONFIGS_PER_RECORD 300  /* configurations listed in one plan_configs record */
 #define DUR_LEN 24
@@ -200,6 +201,31 @@ static void noise_mark(char *buf, size_t cap, struct reps_tally t)
 		fmt_snprintf(buf, cap, "clean, cv <= %.1f%%", t.max_cv * 100);
 }
 
+/* After a workload: fit what is left into what is left of the budget, so
+ * that estimates that erred (a calibration under load, a cost that does not
+ * scale as assumed) do not carry the run past its budget. */
+static void refit_after(struct seq_run *s, struct plan *p, uint16_t done)
+{
+	if (p->budget_s <= 0)
+		return;
+	uint32_t first = p->first;
+	for (uint32_t j = p->first; j < p->n; j++)
+		if (p->item[j].workload == done)
+			first = j + 1;
+	if (first >= p->n)
+		return;
+	double spent = seq_seconds(tsc_read() - s->start_tsc);
+	double before = p->estimated_s;
+	uint32_t skipped_before = p->n_skipped;
+	plan_refit(p, first, spent);
+	double drift = before - p->estimated_s;
+	if (drift > PLAN_REFIT_NOTE_S || drift < -PLAN_REFIT_NOTE_S || p->n_skipped != skipped_before)
+		kprintf("plan: %.0f s used of %.0f s; the remaining %u configuration(s) refitted (%s): "
+			"the run now ends at about %.0f s%s\n",
+			spent, p->budget_s, p->n - first, p->how, p->estimated_s,
+			p->n_skipped > skipped_before ? ", some skipped to keep the budget" : "");
+}
+
 static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 {
 	char line[LINE_LEN];
@@ -268,14 +294,17 @@ void seq_go(struct seq_run *s)
 		return;
 
 	unsigned k = 0;
+	double first_estimate = p->estimated_s;
 	for (unsigned i = 0; i < wl_count; i++)
-		if ((s->workloads >> i) & 1)
+		if ((s->workloads >> i) & 1) {
 			run_one(s, i, ++k, total);
+			refit_after(s, p, (uint16_t)i);
+		}
 	cur_item = 0;
 	run_default_timeout_ms = saved_bound;
 	char el[DUR_LEN], est[DUR_LEN];
 	dur(el, sizeof(el), seq_seconds(tsc_read() - s->start_tsc));
-	dur(est, sizeof(est), the_plan.estimated_s);
+	dur(est, sizeof(est), first_estimate);
 	kprintf("progress: all workloads done in %s (planned %s)\n", el, est);
 }
 

@@ -127,6 +127,19 @@ def check_common(case, recs, problems, errors):
               "%s/%s is ok but carries the reason %r" % (r.get("workload"), r.get("variant"), r.get("reason")), errors)
     for r in qbrecords.of_kind(recs, "error"):
         check(r.get("what") != "report", "report bug: %s" % r.get("detail"), errors)
+    # Memory types: the buffers are write-back, every result says so, and the
+    # memory record shows the MTRRs (the APs that QEMU's INIT reset are given
+    # the BSP's, not reported as errors).
+    if "safe" not in case.args.split():
+        bad = [(r.get("workload"), r.get("variant"), r.get("mem_type")) for r in qbrecords.of_kind(recs, "result")
+               if r.get("mem_type") != "WB"]
+        check(not bad, "results whose mem_type is not WB: %s" % bad[:3], errors)
+    mem = (qbrecords.of_kind(recs, "memory") or [{}])[0]
+    check(isinstance(mem.get("mtrr"), dict) and mem.get("not_wb_bytes") == 0 and mem.get("pat0") == "WB",
+          "memory record: mtrr %s, not_wb_bytes %s, pat0 %s" % (mem.get("mtrr"), mem.get("not_wb_bytes"),
+                                                               mem.get("pat0")), errors)
+    check(not [e for e in qbrecords.of_kind(recs, "error") if e.get("what") == "mtrr mismatch"],
+          "mtrr mismatch records", errors)
     results = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
     check(len(results) >= 1 or "workloads=" in case.args, "no selftest results", errors)
     for r in results:

@@ -16,6 +16,7 @@ static int n_errors, n_failed;
 uint64_t tsc_hz(void) { return 0; }
 void kprintf(const char *fmt, ...) { (void)fmt; }
 void finish_mark_failed(const char *why) { (void)why; n_failed++; }
+const char *memtype_result_type(const uint32_t *cpus, uint32_t n) { (void)cpus; (void)n; return "WB"; }
 struct rec *console_rec_open(const char *kind)
 {
 	rec_begin(&shared, rec_buf, sizeof(rec_buf), kind);
