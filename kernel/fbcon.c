@@ -26,6 +26,8 @@
 #define TAG_LEN 6                   /* "error:", "fatal:", "panic:" */
 #define ERROR_LINES 8               /* "error:" lines kept for the summary */
 #define TEXT_COL 1                  /* header, status and summary text start one cell in */
+#define RESULT_LEN 50               /* a result's line on the summary screen */
+#define RESULT_GAP 2
 #define BANNER_MAX_SCALE 8          /* banner letters: at most 8x the font */
 #define BANNER_MIN_SCALE 2          /* smaller than 2x is no banner: a title line instead */
 #define BANNER_MIN_BODY_LEFT 4      /* body rows left below a banner for the summary */
@@ -71,6 +73,9 @@ static uint32_t error_keep;               /* index in error_line of the line bei
 static size_t error_len;                  /* its characters so far */
 static bool error_keeping;                /* the body's current line is being kept */
 static unsigned long n_failures;
+static char results[FBCON_RESULTS][RESULT_LEN + 1]; /* one short line per result record */
+static bool result_fail[FBCON_RESULTS];
+static uint32_t n_results;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static int32_t self_cpu(void)
@@ -415,6 +420,49 @@ static void draw_banner(uint32_t row, uint32_t n, uint32_t scale, const char *te
 			  text, fg, bg);
 }
 
+/* The rest of the body: every result's median, in as many columns as the
+ * width holds, column by column; what does not fit is counted. */
+static void show_results(uint32_t row, uint32_t n_rows)
+{
+	uint32_t colw = RESULT_LEN + RESULT_GAP;
+	uint32_t ncols = cols > TEXT_COL ? (cols - TEXT_COL) / colw : 0;
+	if (!n_results || !ncols || n_rows < 2)
+		return;
+	char title[FBCON_LINE_LEN];
+	fmt_snprintf(title, sizeof(title), "Results: median per configuration (%u)", n_results);
+	put_line(row, title, ATTR_TITLE);
+	uint32_t rows_avail = n_rows - 1, cells = rows_avail * ncols;
+	uint32_t n_shown = n_results <= cells ? n_results : cells - 1;
+	for (uint32_t k = 0; k < n_shown; k++) {
+		uint32_t r = row + 1 + k % rows_avail, c = TEXT_COL + (k / rows_avail) * colw;
+		uint16_t *g = grid_row(r);
+		uint8_t attr = result_fail[k] ? ATTR_ERROR : ATTR_BODY;
+		for (uint32_t i = 0; results[k][i] && c + i < cols; i++)
+			g[c + i] = CELL(attr, results[k][i]);
+		row_dirty[r] = true;
+	}
+	if (n_shown < n_results) {
+		char more[RESULT_LEN + 1];
+		fmt_snprintf(more, sizeof(more), "... %u more", n_results - n_shown);
+		uint32_t r = row + 1 + n_shown % rows_avail, c = TEXT_COL + (n_shown / rows_avail) * colw;
+		uint16_t *g = grid_row(r);
+		for (uint32_t i = 0; more[i] && c + i < cols; i++)
+			g[c + i] = CELL(ATTR_TITLE, more[i]);
+		row_dirty[r] = true;
+	}
+}
+
+void fbcon_result_add(const char *line, bool failed)
+{
+	if (n_results >= FBCON_RESULTS)
+		return;
+	uint32_t k = __atomic_fetch_add(&n_results, 1, __ATOMIC_RELAXED);
+	if (k >= FBCON_RESULTS)
+		return;
+	fmt_snprintf(results[k], sizeof(results[k]), "%s", line);
+	result_fail[k] = failed;
+}
+
 void fbcon_show_summary(void)
 {
 	fbcon_show_summary_banner(0, true);
@@ -451,11 +499,15 @@ void fbcon_show_summary_banner(const char *banner, bool ok)
 		else if (e >= 2)
 			put_line(row, error_line[e - 2], ATTR_ERROR);
 	}
+	uint32_t used = 2 + fit;
 	if (lost && room) {
 		char more[FBCON_LINE_LEN];
 		fmt_snprintf(more, sizeof(more), "... and %u more lines that do not fit", lost);
 		put_line(top + 2 + fit, more, ATTR_TITLE);
+		used++;
 	}
+	if (left > used + 3)
+		show_results(top + used + 1, left - used - 1);
 	flush();
 	if (band)
 		draw_banner(body_top, band, scale, banner, ok);
@@ -486,6 +538,7 @@ void fbcon_test_reset(void)
 	n_error_lines = 0;
 	error_keeping = false;
 	n_failures = 0;
+	n_results = 0;
 	memset(row_dirty, 0, sizeof(row_dirty));
 }
 #endif

@@ -77,6 +77,12 @@ void fbcon_show_summary(void);
  * small for it gets the banner as a title line instead. */
 void fbcon_show_summary_banner(const char *banner, bool ok);
 
+/* Keep one short line per result ("counter packed 4t  12.3 ns") for the
+ * summary screen, which lays them out in columns below the summary (at most
+ * FBCON_RESULTS; failed ones red). */
+#define FBCON_RESULTS 1024
+void fbcon_result_add(const char *line, bool failed);
+
 /* Count a failed check (finish_mark_failed calls this), so the summary line
  * of a workload can say whether it failed. */
 void fbcon_note_failure(void);

@@ -436,7 +436,7 @@ void flush_run(const struct wl_ctx *ctx)
 		if (used > 0 && (size_t)used < sizeof(line)) {
 			if (scale)
 				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=%.0f",
-						     method_name(m), pct);
+						     method_name(m), pct > -0.5 && pct < 0.5 ? 0.0 : pct); /* never "-0" */
 			else
 				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_name(m));
 		}

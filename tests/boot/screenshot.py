@@ -187,7 +187,7 @@ def boot_and_dump(a, ppm, log_path, qemu_args=()):
     """Boot, wait for the summary, screendump to ppm, quit. Returns (ok, message)."""
     sock = os.path.join(os.path.dirname(ppm), "monitor.sock")
     cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--efi", a.efi, "--smp", str(a.smp), "--mem", "1024",
-           "--timeout", str(a.timeout), "--monitor", sock] + ["--qemu-arg=" + q for q in qemu_args] + ["--", ARGS]
+           "--timeout", str(a.timeout), "--monitor", sock] + ["--qemu-arg=" + q for q in qemu_args] + ["--", a.args]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     log = bytearray()
@@ -267,6 +267,8 @@ CASES = [
     ("default", [], (1280, 800), "screenshot.png"),
     ("1920x1080", ["-vga", "none", "-device", "VGA,edid=on,xres=1920,yres=1080"], (1920, 1080),
      "screenshot-1920x1080.png"),
+    ("1024x768", ["-vga", "none", "-device", "VGA,edid=on,xres=1024,yres=768"], (1024, 768),
+     "screenshot-1024x768.png"),
 ]
 
 
@@ -309,6 +311,8 @@ def main():
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--ppm", help="check this screendump instead of booting")
+    ap.add_argument("--args", default=ARGS, help="the kernel command line (default: %(default)s); the README's "
+                    "screenshots use 'finish=halt profile=quick'")
     ap.add_argument("cases", nargs="*", help="run only these cases (%s)" % ", ".join(c[0] for c in CASES))
     a = ap.parse_args()
     a.efi = os.path.abspath(a.efi)

@@ -233,6 +233,40 @@ TEST(pass_and_fail_banners)
 	CHECK_STR(text_buf, " BAD OPTIONS");
 }
 
+/* The screen below the summary is not left empty: every result's median, in
+ * columns, failed ones red, and a count of what does not fit. */
+TEST(results_fill_the_rest_of_the_screen)
+{
+	struct boot_fb *fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX); /* 128 x 48 cells */
+	char line[64];
+	CHECK(fbcon_init(fb));
+	fbcon_summary_add("counter            900 ms  ok, 0 error record(s); clean, cv <= 1.0%");
+	for (int i = 0; i < 400; i++) {
+		snprintf(line, sizeof(line), "counter packed %dt %d.%02d us", i, i, i % 100);
+		fbcon_result_add(line, i == 3);
+	}
+	fbcon_show_summary();
+	/* title, blank, one summary line, blank, then the results title */
+	row_text(FBCON_HEADER_ROWS + 4, TITLE_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " Results: median per configuration (400)");
+	CHECK(!strncmp(body_row(5), " counter packed 0t 0.00 us", 26));
+	CHECK(!strncmp(body_row(6), " counter packed 1t 1.01 us", 26));
+	/* the second column starts after RESULT_LEN + 2 cells */
+	uint32_t rows_avail = body_rows() - 5;
+	snprintf(line, sizeof(line), "counter packed %ut", rows_avail);
+	CHECK(strstr(body_row(5), line) != NULL);
+	CHECK(cell_mismatches(1, FBCON_HEADER_ROWS + 8, 'c', ERR_FG, BODY_BG) == 0); /* result 3 failed: red */
+	/* 2 columns of 128 / 52 hold fewer than 400: the last cell counts the rest */
+	uint32_t cells = rows_avail * 2;
+	snprintf(line, sizeof(line), "... %u more", 400 - (cells - 1));
+	int found = 0;
+	for (uint32_t r = 5; r < body_rows(); r++) {
+		row_text(FBCON_HEADER_ROWS + r, TITLE_FG, BODY_BG, text_buf); /* drawn as a title */
+		found += strstr(text_buf, line) != NULL;
+	}
+	CHECK_EQ_U(found, 1);
+}
+
 int main(void)
 {
 	CHECK_EQ_U(fbcon_font.count, 95);
@@ -246,6 +280,7 @@ int main(void)
 	RUN(large_screens_double_the_font);
 	RUN(failures_are_counted);
 	RUN(pass_and_fail_banners);
+	RUN(results_fill_the_rest_of_the_screen);
 	fake_free();
 	return check_summary("fbcon_summary");
 }
