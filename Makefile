@@ -6,6 +6,10 @@
 #   make unit       host unit tests only
 #   make boottest   QEMU boot tests only
 
+# kernel/ is split by subsystem (README "Folders"); every folder is on the include path.
+KERNEL_DIRS := $(sort $(dir $(wildcard kernel/*/*.h kernel/*/*.c)))
+KINC := $(addprefix -I,$(patsubst %/,%,$(KERNEL_DIRS)))
+
 MAKEFLAGS += -rR
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -38,12 +42,12 @@ include $(sort $(wildcard tests/unit/*.mk))
 
 override HOST_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -DQB_HOST_TEST -Ikernel -Iboot -Iworkloads -Itests/unit
+	-fno-omit-frame-pointer -DQB_HOST_TEST $(KINC) -Iboot -Iworkloads -Itests/unit
 
 UNIT_BINS := $(patsubst %,$(BUILD)/host/%,$(UNIT_TESTS))
 
 define unit_rule
-$(BUILD)/host/$(1): $$($(1)_SRCS) $$(wildcard kernel/*.h boot/*.h workloads/*.h tests/unit/*.h) | $(BUILD)/host
+$(BUILD)/host/$(1): $$($(1)_SRCS) $$(wildcard kernel/*/*.h boot/*.h workloads/*.h tests/unit/*.h) | $(BUILD)/host
 	$$(HOSTCC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
@@ -64,12 +68,12 @@ BUILD_ID := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 override KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mcmodel=kernel \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables \
 	-fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
-	-Ikernel -Iworkloads -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
+	$(KINC) -Iworkloads -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
 # Workloads are built for speed; kernel/ for clarity.
 override WLCFLAGS := $(KCFLAGS) -O3
 
-KERNEL_SRCS := $(sort $(wildcard kernel/*.c))
-KERNEL_ASM  := $(sort $(wildcard kernel/*.S))
+KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c))
+KERNEL_ASM  := $(sort $(wildcard kernel/*/*.S))
 WL_SRCS     := $(sort $(wildcard workloads/*.c))
 KERNEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(KERNEL_SRCS)) \
 	$(patsubst %.S,$(BUILD)/%.o,$(KERNEL_ASM)) \
@@ -98,7 +102,7 @@ EFI_INC := /usr/include/efi
 EFI_LIB := /usr/lib
 override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
-	-Iboot -Ikernel -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
+	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
 BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/mmap.c boot/handoff_pt.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(BUILD)/boot/efi_handoff.o $(BUILD)/boot/kernel_blob.o
 
@@ -231,8 +235,8 @@ test: screenshot
 #   make flashtest       host tests of tools/qb-flash
 override MB2CFLAGS := -std=gnu11 -O2 -g -m64 -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
-	-Wall -Wextra -Werror -Wshadow -Iboot -Ikernel -MMD -MP
-MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/lib.c
+	-Wall -Wextra -Werror -Wshadow -Iboot $(KINC) -MMD -MP
+MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/lib/lib.c
 MB2_OBJS := $(patsubst %.c,$(BUILD)/mb2/%.o,$(MB2_SRCS)) \
 	$(BUILD)/mb2/boot/mb2_header.o $(BUILD)/mb2/boot/mb2_entry.o $(BUILD)/mb2/boot/mb2_blob.o
 
@@ -289,11 +293,11 @@ flashtest:
 #   make host        build/quietbench-host
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
-TWIN_KERNEL_SRCS := kernel/spinlock.c kernel/plan.c kernel/record.c kernel/fmt.c kernel/crc32.c kernel/stats.c kernel/options.c kernel/options_report.c \
-	kernel/report.c kernel/topo.c kernel/cpuid_snap.c kernel/tsc.c kernel/tsc_choice.c kernel/reps.c kernel/noise.c
+TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c kernel/measure/stats.c kernel/run/options.c kernel/console/options_report.c \
+	kernel/console/report.c kernel/measure/topo.c kernel/measure/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/measure/reps.c kernel/measure/noise.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
-	-Ikernel -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
+	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
 override TWINASAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 # Workloads are built for speed, as in the kernel.
 twin_cflags = $(TWINCFLAGS) $(if $(filter workloads/%,$(1)),-O3)
@@ -348,22 +352,22 @@ FUZZ_SECONDS    ?= 60
 FUZZ_CI_SECONDS ?= 10
 override FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -DQB_HOST_TEST -Ikernel -Iboot -Itests/unit -Itests/fuzz
+	-fno-omit-frame-pointer -DQB_HOST_TEST $(KINC) -Iboot -Itests/unit -Itests/fuzz
 
-FUZZ_ACPI_SRCS := kernel/acpi.c kernel/acpi_madt.c kernel/acpi_srat.c kernel/acpi_fixed.c
+FUZZ_ACPI_SRCS := kernel/acpi/acpi.c kernel/acpi/acpi_madt.c kernel/acpi/acpi_srat.c kernel/acpi/acpi_fixed.c
 fuzz_acpi_SRCS        := tests/fuzz/fuzz_acpi.c tests/unit/acpi_fixture.c $(FUZZ_ACPI_SRCS)
 fuzz_acpi_table_SRCS  := tests/fuzz/fuzz_acpi_table.c $(FUZZ_ACPI_SRCS)
-fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/options.c kernel/fmt.c
+fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/run/options.c kernel/lib/fmt.c
 fuzz_mb2_SRCS         := tests/fuzz/fuzz_mb2.c boot/mb2.c boot/mmap.c
 fuzz_efi_mmap_SRCS    := tests/fuzz/fuzz_efi_mmap.c boot/efi_mmap.c boot/mmap.c
-fuzz_record_SRCS      := tests/fuzz/fuzz_record.c kernel/record.c kernel/fmt.c kernel/crc32.c
-fuzz_record_line_SRCS := tests/fuzz/fuzz_record_line.c kernel/record.c kernel/fmt.c kernel/crc32.c
+fuzz_record_SRCS      := tests/fuzz/fuzz_record.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c
+fuzz_record_line_SRCS := tests/fuzz/fuzz_record_line.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c
 FUZZ_TARGETS := acpi acpi_table options mb2 efi_mmap record record_line
 FUZZ_RUN     ?= $(FUZZ_TARGETS)
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 define fuzz_rule
-$(BUILD)/fuzz/fuzz_$(1): $$(fuzz_$(1)_SRCS) $$(wildcard kernel/*.h boot/*.h tests/unit/*.h tests/fuzz/*.h) Makefile | $(BUILD)/.deps-ok
+$(BUILD)/fuzz/fuzz_$(1): $$(fuzz_$(1)_SRCS) $$(wildcard kernel/*/*.h boot/*.h tests/unit/*.h tests/fuzz/*.h) Makefile | $(BUILD)/.deps-ok
 	@mkdir -p $$(@D)
 	@echo "  CC $$@ (libFuzzer)"; $$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$(fuzz_$(1)_SRCS) -lm
 endef

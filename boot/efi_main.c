@@ -155,7 +155,7 @@ static void read_cmdline(EFI_HANDLE image, struct boot_info *bi)
 #define QBCFG_MAX 4096                   /* bytes read; the rest of a longer file is ignored */
 #define QBCFG_KEY "qb_options="
 #define QBCFG_SET "set"
-#define QBCFG_PROGRAM_SUFFIX ".efi"      /* as kernel/options.c: a first word naming the program */
+#define QBCFG_PROGRAM_SUFFIX ".efi"      /* as kernel/run/options.c: a first word naming the program */
 
 static int qbcfg_space(char c)
 {

@@ -20,7 +20,7 @@
 #define MB2_PTE_WRITE 0x2
 #define MB2_PTE_LARGE 0x80
 
-/* Control-register bits (Intel SDM vol. 3A §2.5), as in kernel/cpu.h, which is C only. */
+/* Control-register bits (Intel SDM vol. 3A §2.5), as in kernel/arch/cpu.h, which is C only. */
 #define MB2_CR0_PE (1 << 0)
 #define MB2_CR0_MP (1 << 1)
 #define MB2_CR0_EM (1 << 2)
@@ -35,7 +35,7 @@
 #define MB2_CPUID_EXT_FEATURES 0x80000001
 #define MB2_CPUID_LM (1 << 29)
 
-/* The entry's GDT: null, then the same flat descriptors as the AP trampoline (kernel/trampoline.h). */
+/* The entry's GDT: null, then the same flat descriptors as the AP trampoline (kernel/arch/trampoline.h). */
 #define MB2_CODE64_SEL 0x08
 #define MB2_DATA_SEL 0x10
 #define MB2_CODE32_SEL 0x18         /* compatibility-mode code, for the switch to 5-level paging */

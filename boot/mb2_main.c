@@ -21,7 +21,7 @@
 #define MIN_IDENTITY_TOP 0x100000000ull   /* identity-map at least 4 GiB (MMIO below it), as on UEFI */
 #define MB2_INFO_MAX (1u << 20)           /* more boot information than this is not believed */
 #define LOADER_SPANS 3                    /* this image, the page tables, the trampoline page */
-#define PAGING5_WORD "paging=5"           /* kernel/options.h: enter the kernel with 5-level paging */
+#define PAGING5_WORD "paging=5"           /* kernel/run/options.h: enter the kernel with 5-level paging */
 #define CPUID_LEAF_EXT_FEATURES7 7        /* Intel SDM vol. 2A CPUID leaf 07H, subleaf 0 */
 #define CPUID_7_ECX_LA57 (1u << 16)       /* 57-bit linear addresses, 5-level paging */
 

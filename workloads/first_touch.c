@@ -2,7 +2,7 @@
  *
  * On a real OS the first touch of fresh memory pays for the kernel zeroing
  * the page, so an unwarmed first iteration looks slow. Here the kernel does
- * the same in a controlled way (kernel/demand.c), and this workload shows:
+ * the same in a controlled way (kernel/mm/demand.c), and this workload shows:
  *   1. the seed's experiment: copy N ints src -> dst five times in a row, with
  *      nothing, src, or both warmed beforehand; every iteration timed, its
  *      faults counted;

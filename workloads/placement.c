@@ -1,4 +1,4 @@
-/* placement.c - orders the CPUs of the decoded topology (kernel/topo.h) for
+/* placement.c - orders the CPUs of the decoded topology (kernel/measure/topo.h) for
  * multi-threaded workloads: compact and scatter orders, relation pairs, sweeps.
  *
  * Everything here is pure C over struct topo: no hardware access, no

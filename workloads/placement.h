@@ -1,5 +1,5 @@
 /* placement.h - which CPUs a multi-threaded workload runs on, chosen from the
- * decoded topology (kernel/topo.h): compact and scatter orders, one pair per
+ * decoded topology (kernel/measure/topo.h): compact and scatter orders, one pair per
  * topology relation, and the thread counts and CPU samples of a sweep. */
 #ifndef QB_WORKLOADS_PLACEMENT_H
 #define QB_WORKLOADS_PLACEMENT_H

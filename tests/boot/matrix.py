@@ -39,8 +39,8 @@ MiB = 1 << 20
 GiB = 1 << 30
 QUICK = "profile=quick workloads=selftest"
 SMP_TIMEOUT_MS = 1000          # the kernel's default smp_timeout_ms
-MAX_NODES = 64                 # kernel/qb_limits.h QB_MAX_NODES
-MAX_PHYS = 1 << 40             # kernel/paging.h QB_MAX_PHYS
+MAX_NODES = 64                 # kernel/lib/qb_limits.h QB_MAX_NODES
+MAX_PHYS = 1 << 40             # kernel/arch/paging.h QB_MAX_PHYS
 
 
 # ---- Cells --------------------------------------------------------------------
@@ -518,7 +518,7 @@ DOC_TAIL = [
     "  alternately, so freeing one left a hole per 4 KiB page, pmm's range table (1024",
     "  entries) overflowed and the rest was lost (about 250 MiB per copy case), until no",
     "  2 MiB page was left for `demand-zero-2m`. Freed demand-zero pages now wait in",
-    "  kernel/demand.c and go back sorted, so they merge.",
+    "  kernel/mm/demand.c and go back sorted, so they merge.",
     "- CPU models: `qemu64` reports `rdtscp` false, `tsc_invariant` false and caches from",
     "  0x80000005/6 with `sharing_assumed`; `Skylake-Server` caches come from leaf 4. Under TCG",
     "  no model has an invariant TSC or TOPOEXT (QEMU drops both), so `EPYC` and `max` also",

@@ -41,9 +41,9 @@ def _load_mkfont():
 
 MKFONT = _load_mkfont()
 
-# kernel/fbcon.h: grid bounds, the width from which glyphs are doubled, header rows.
+# kernel/console/fbcon.h: grid bounds, the width from which glyphs are doubled, header rows.
 MAX_COLS, MAX_ROWS, SCALE2_WIDTH, HEADER_ROWS = 256, 128, 1920, 2
-BANNER_COLOURS = {"pass": b"\x1e\x7b\x34", "fail": b"\xb0\x1c\x1c"}  # kernel/fbcon.c BANNER_*_RGB
+BANNER_COLOURS = {"pass": b"\x1e\x7b\x34", "fail": b"\xb0\x1c\x1c"}  # kernel/console/fbcon.c BANNER_*_RGB
 BANNER_TEXT = "="  # how a banner row is printed in the decoded screen
 ARGS = "finish=halt profile=quick workloads=selftest"
 UNKNOWN = "\x00"

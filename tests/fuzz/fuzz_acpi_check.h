@@ -1,4 +1,4 @@
-/* fuzz_acpi_check.h - the invariants of a struct acpi_info (kernel/acpi.h) after any input, for the ACPI harnesses.
+/* fuzz_acpi_check.h - the invariants of a struct acpi_info (kernel/acpi/acpi.h) after any input, for the ACPI harnesses.
  *
  * Header-only: fuzz_acpi.c and fuzz_acpi_table.c include it once each. */
 #ifndef QB_TESTS_FUZZ_ACPI_CHECK_H

@@ -1,4 +1,4 @@
-/* fuzz_options.c - libFuzzer harness for the command-line parser (kernel/options.h) with the image's workload names.
+/* fuzz_options.c - libFuzzer harness for the command-line parser (kernel/run/options.h) with the image's workload names.
  *
  * The input is the command line (it ends at the first NUL). Beyond not
  * crashing: every field is in its documented range, at most max_errs errors

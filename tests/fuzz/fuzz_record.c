@@ -1,4 +1,4 @@
-/* fuzz_record.c - libFuzzer harness for the record encoder's round trip (kernel/record.h: JSON per RFC 8259, CRC-32 per crc32.h).
+/* fuzz_record.c - libFuzzer harness for the record encoder's round trip (kernel/console/record.h: JSON per RFC 8259, CRC-32 per crc32.h).
  *
  * The input is a little program of record calls (format below). The harness
  * runs it into a large buffer and into an exact-size buffer of the chosen

@@ -1,4 +1,4 @@
-/* fuzz_record_line.c - libFuzzer harness for rec_check_line() (kernel/record.h) on arbitrary bytes, such as a damaged serial line.
+/* fuzz_record_line.c - libFuzzer harness for rec_check_line() (kernel/console/record.h) on arbitrary bytes, such as a damaged serial line.
  *
  * The input is the line, in an exact-size heap block with no NUL after it,
  * so ASan sees any read past len. rec_check_line()'s verdict and the JSON

@@ -52,7 +52,7 @@ int fixture_write_log(const char *path);
 /* zlib's crc32(0, p, n). */
 uint32_t fixture_crc32(const void *p, size_t n);
 
-/* ---- Table builder (ACPI 6.5 layouts written byte by byte, not via kernel/acpi_tables.h) ---- */
+/* ---- Table builder (ACPI 6.5 layouts written byte by byte, not via kernel/acpi/acpi_tables.h) ---- */
 
 #define FX_MAX_TABLE 32768
 

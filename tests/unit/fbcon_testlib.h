@@ -1,4 +1,4 @@
-/* fbcon_testlib.h - shared by the fbcon host tests: stubs for what kernel/fbcon.c calls, an in-memory framebuffer, and helpers that read cells back against the font. */
+/* fbcon_testlib.h - shared by the fbcon host tests: stubs for what kernel/console/fbcon.c calls, an in-memory framebuffer, and helpers that read cells back against the font. */
 #ifndef QB_TESTS_FBCON_TESTLIB_H
 #define QB_TESTS_FBCON_TESTLIB_H
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include "fbcon.h"
 #include "paging.h"
 
-/* kernel/fbcon.c's colours (0xRRGGBB), restated so a change is a visible decision. */
+/* kernel/console/fbcon.c's colours (0xRRGGBB), restated so a change is a visible decision. */
 #define BODY_FG 0xd0d0d0u
 #define BODY_BG 0x000000u
 #define HEAD_FG 0xffffffu

@@ -1,2 +1,2 @@
 UNIT_TESTS += msr
-msr_SRCS := tests/unit/test_msr.c kernel/msr.c kernel/extable.c kernel/fmt.c kernel/spinlock.c
+msr_SRCS := tests/unit/test_msr.c kernel/arch/msr.c kernel/arch/extable.c kernel/lib/fmt.c kernel/arch/spinlock.c

@@ -1,2 +1,2 @@
 UNIT_TESTS += pmm
-pmm_SRCS := tests/unit/test_pmm.c kernel/pmm.c
+pmm_SRCS := tests/unit/test_pmm.c kernel/mm/pmm.c

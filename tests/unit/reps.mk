@@ -1,2 +1,2 @@
 UNIT_TESTS += reps
-reps_SRCS := tests/unit/test_reps.c kernel/reps.c kernel/noise.c kernel/stats.c kernel/record.c kernel/fmt.c kernel/crc32.c kernel/cpuid_snap.c kernel/topo.c
+reps_SRCS := tests/unit/test_reps.c kernel/measure/reps.c kernel/measure/noise.c kernel/measure/stats.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c kernel/measure/cpuid_snap.c kernel/measure/topo.c

@@ -1,2 +1,2 @@
 UNIT_TESTS += stats
-stats_SRCS := tests/unit/test_stats.c kernel/stats.c
+stats_SRCS := tests/unit/test_stats.c kernel/measure/stats.c

@@ -1,4 +1,4 @@
-/* test_crc32.c - host tests for kernel/crc32.c against published vectors and a bitwise reference. */
+/* test_crc32.c - host tests for kernel/lib/crc32.c against published vectors and a bitwise reference. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
-/* test_demand.c - host tests of demand-zero regions (kernel/demand.c): page-table updates, node choice, fault and page accounting.
+/* test_demand.c - host tests of demand-zero regions (kernel/mm/demand.c): page-table updates, node choice, fault and page accounting.
  *
- * The real kernel/pmm.c hands out pages of a host arena split into two NUMA
+ * The real kernel/mm/pmm.c hands out pages of a host arena split into two NUMA
  * nodes, so "physical" addresses are host pointers; the demand_hw_* stubs
  * below stand in for the CPU. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_fbcon.c - host tests for kernel/fbcon.c and fbcon_px.c: refusals, glyphs pixel by pixel in every format, wrapping and scrolling. */
+/* test_fbcon.c - host tests for kernel/console/fbcon.c and fbcon_px.c: refusals, glyphs pixel by pixel in every format, wrapping and scrolling. */
 #include "fbcon_testlib.h"
 
 TEST(no_framebuffer_is_a_no_op)

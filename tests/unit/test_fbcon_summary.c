@@ -1,4 +1,4 @@
-/* test_fbcon_summary.c - host tests for kernel/fbcon.c: red error lines, replacement glyphs, early text, the summary screen, large screens, failures. */
+/* test_fbcon_summary.c - host tests for kernel/console/fbcon.c: red error lines, replacement glyphs, early text, the summary screen, large screens, failures. */
 #include "fbcon_testlib.h"
 
 TEST(error_lines_are_red)

@@ -1,4 +1,4 @@
-/* test_fmt.c - host tests for kernel/fmt.c: every case is compared with the host's snprintf, full and truncated. */
+/* test_fmt.c - host tests for kernel/lib/fmt.c: every case is compared with the host's snprintf, full and truncated. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* test_mtrr.c - host tests of kernel/mtrr.c: memory types from MTRR and PAT
+/* test_mtrr.c - host tests of kernel/mm/mtrr.c: memory types from MTRR and PAT
  * register values as firmware leaves them (Intel SDM vol. 3A §12.11-12.12,
  * AMD APM vol. 2 §7.7-7.8): all write-back, a UC hole, a server's nested
  * UC range, a 2 MiB page across two types, the fixed ranges below 1 MiB,

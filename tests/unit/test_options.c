@@ -1,4 +1,4 @@
-/* test_options.c - host tests for kernel/options.c: every key, the program-name skip, errors and truncation. */
+/* test_options.c - host tests for kernel/run/options.c: every key, the program-name skip, errors and truncation. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* test_plan.c - host tests of kernel/plan.c on modelled machines: an 8-core desktop, a 2-socket 384-thread Genoa and a 768-thread Turin.
+/* test_plan.c - host tests of kernel/measure/plan.c on modelled machines: an 8-core desktop, a 2-socket 384-thread Genoa and a 768-thread Turin.
  *
  * Each model lists the configurations the workloads list on such a machine
  * (thread counts from workloads/placement.c, the same layouts, sizes,

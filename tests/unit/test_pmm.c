@@ -1,4 +1,4 @@
-/* test_pmm.c - host tests of the physical page allocator (kernel/pmm.c): node tagging, alignment, limits, splitting and merging. */
+/* test_pmm.c - host tests of the physical page allocator (kernel/mm/pmm.c): node tagging, alignment, limits, splitting and merging. */
 #include "check.h"
 #include "pmm.h"
 

@@ -1,4 +1,4 @@
-/* test_record.c - host tests for kernel/record.c: exact lines, escaping, overflow, nesting, CRC and a strict JSON check. */
+/* test_record.c - host tests for kernel/console/record.c: exact lines, escaping, overflow, nesting, CRC and a strict JSON check. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_stats.c - host tests for kernel/stats.c against an independent long-double reference and libm's sqrt. */
+/* test_stats.c - host tests for kernel/measure/stats.c against an independent long-double reference and libm's sqrt. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

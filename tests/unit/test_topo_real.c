@@ -1,4 +1,4 @@
-/* test_topo_real.c - kernel/topo.c against CPUID dumps of every logical CPU of real machines (tests/fixtures/cpuid).
+/* test_topo_real.c - kernel/measure/topo.c against CPUID dumps of every logical CPU of real machines (tests/fixtures/cpuid).
  *
  * Each NAME.cpuid comes from an InstLatx64 dump (tests/fixtures/cpuid/import.py):
  * logical CPU 0 whole, the others where they differ. Every CPU's snapshot is

@@ -1,4 +1,4 @@
-/* console.c - console.h on Linux: the same text and record lines as kernel/console.c, on stdout (write(2), no stdio buffer to lose), under a mutex. */
+/* console.c - console.h on Linux: the same text and record lines as kernel/console/console.c, on stdout (write(2), no stdio buffer to lose), under a mutex. */
 #include "console.h"
 #include <errno.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* finish.c - finish.h on Linux: the same `done` record as kernel/finish.c, then exit(3) with status 0 exactly when it says ok. */
+/* finish.c - finish.h on Linux: the same `done` record as kernel/run/finish.c, then exit(3) with status 0 exactly when it says ok. */
 #include "finish.h"
 #include <stdlib.h>
 #include <unistd.h>

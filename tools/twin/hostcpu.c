@@ -12,7 +12,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define MASK_CPUS 8192            /* OS CPU numbers read from the affinity mask */
-#define TSC_SYNC_ROUNDS 64        /* as kernel/smp.c */
+#define TSC_SYNC_ROUNDS 64        /* as kernel/run/smp.c */
 #define TSC_SYNC_TIMEOUT_MS 1000
 
 /* ---- Types ---------------------------------------------------------------- */

@@ -57,7 +57,7 @@ bool hostcpu_init_bsp(void);
  * checks in); waits at most timeout_ms, then leaves the late ones out. */
 void hostcpu_start(uint64_t timeout_ms);
 
-/* Every online CPU's TSC offset against CPU 0, by ping-pong (as kernel/smp.c). */
+/* Every online CPU's TSC offset against CPU 0, by ping-pong (as kernel/run/smp.c). */
 void hostcpu_measure_tsc_offsets(void);
 
 /* CPUs in the affinity mask, CPUs that checked in, slots used. */

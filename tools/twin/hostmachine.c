@@ -1,4 +1,4 @@
-/* hostmachine.c - topology and the boot, memory, cpu and cache records on Linux, field for field as kernel/machine.c (schema: docs/records.md); see hostmachine.h.
+/* hostmachine.c - topology and the boot, memory, cpu and cache records on Linux, field for field as kernel/run/machine.c (schema: docs/records.md); see hostmachine.h.
  *
  * What a process cannot know (ACPI tables, the APIC mode, the firmware's
  * revisions, the kernel's own memory) is null, never zero. The twin adds

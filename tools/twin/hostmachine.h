@@ -1,4 +1,4 @@
-/* hostmachine.h - the Linux twin's machine: topology decoded by kernel/topo.c from each CPU's CPUID, and the boot, memory, cpu and cache records with kernel/machine.c's field names (docs/records.md). */
+/* hostmachine.h - the Linux twin's machine: topology decoded by kernel/measure/topo.c from each CPU's CPUID, and the boot, memory, cpu and cache records with kernel/run/machine.c's field names (docs/records.md). */
 #ifndef QB_TWIN_HOSTMACHINE_H
 #define QB_TWIN_HOSTMACHINE_H
 

@@ -1,4 +1,4 @@
-/* main.c - the Linux twin's start-up, one step per line, then the same workloads as kernel/main.c, built from the same sources. */
+/* main.c - the Linux twin's start-up, one step per line, then the same workloads as kernel/run/main.c, built from the same sources. */
 #include <stdio.h>
 #include <string.h>
 #include "console.h"
@@ -23,7 +23,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define MAX_OPT_ERRORS 16
-#define QUICK_REPS 3                 /* as kernel/main.c */
+#define QUICK_REPS 3                 /* as kernel/run/main.c */
 #define FULL_REPS 10
 #define START_TIMEOUT_MS OPT_SMP_TIMEOUT_MS_DEFAULT /* threads check in within this */
 #define HELP_LEN 4096
@@ -118,7 +118,7 @@ static bool want_help(int argc, char **argv)
 	return true;
 }
 
-/* As kernel/main.c's run_workloads, on the platform's own terms. */
+/* As kernel/run/main.c's run_workloads, on the platform's own terms. */
 static void run_workloads(uint64_t boot_tsc)
 {
 	bool quick = opts.profile == OPT_PROFILE_QUICK;
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	hostnuma_init();                                     /* nodes, and each CPU's node */
 	if (!hostcpu_discover(opts.cpus) || !hostcpu_init_bsp())
 		finish_now(false);                               /* no CPU to run on */
-	tsc_init(&no_acpi, &hostcpu[0].snap, true);                /* kernel/tsc.c over CLOCK_MONOTONIC_RAW */
+	tsc_init(&no_acpi, &hostcpu[0].snap, true);                /* kernel/measure/tsc.c over CLOCK_MONOTONIC_RAW */
 	hostcpu_start(START_TIMEOUT_MS);                     /* a pinned thread per other CPU, bounded */
 	hostcpu_measure_tsc_offsets();                       /* each thread's CPU against CPU 0 */
 	hostmachine_decode_topology();                       /* packages, cores, threads, caches */

@@ -1,4 +1,4 @@
-/* run.c - run.h on Linux: barrier-released runs on pinned threads through per-CPU mailboxes, as kernel/run.c, with futex(2) sleeps while idle. */
+/* run.c - run.h on Linux: barrier-released runs on pinned threads through per-CPU mailboxes, as kernel/run/run.c, with futex(2) sleeps while idle. */
 #define _GNU_SOURCE
 #include "run.h"
 #include <linux/futex.h>

@@ -1,4 +1,4 @@
-/* timer.c - timer.h on Linux: CLOCK_MONOTONIC_RAW (clock_gettime(2)) as the reference clock, so that kernel/tsc.c calibrates and measures the TSC unchanged. */
+/* timer.c - timer.h on Linux: CLOCK_MONOTONIC_RAW (clock_gettime(2)) as the reference clock, so that kernel/measure/tsc.c calibrates and measures the TSC unchanged. */
 #define _GNU_SOURCE
 #include "timer.h"
 #include <time.h>
@@ -18,7 +18,7 @@ enum timer_kind timer_init(const struct acpi_info *ai)
 	return timer_kind();
 }
 
-/* kernel/tsc.c only asks whether a clock exists (kind != TIMER_NONE); the
+/* kernel/measure/tsc.c only asks whether a clock exists (kind != TIMER_NONE); the
  * enum has no entry for an OS clock, so a working one answers as the HPET
  * does, and timer_name() says what it really is. */
 enum timer_kind timer_kind(void)

@@ -1,7 +1,7 @@
 /* lib.h - the small freestanding C library the kernel carries (memcpy and friends).
  *
  * The prototypes match ISO C, so host unit tests that include this header next
- * to <string.h> link against the host libc instead of kernel/lib.c. */
+ * to <string.h> link against the host libc instead of kernel/lib/lib.c. */
 #ifndef QB_KERNEL_LIB_H
 #define QB_KERNEL_LIB_H
 

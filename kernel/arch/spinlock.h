@@ -27,7 +27,7 @@ static inline void spin_unlock(struct spinlock *l)
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
-/* The TSC frequency, once measured (kernel/tsc.c). */
+/* The TSC frequency, once measured (kernel/measure/tsc.c). */
 void spin_set_tsc_hz(uint64_t hz);
 
 /* The TSC value ms milliseconds from now, by the frequency known here. */

@@ -30,7 +30,7 @@
 #define TH_PARKED 0x54            /* u32: incremented by each AP that parks */
 #define TH_PARK_STACK 0x58        /* u64: the shared park stack's top (written by interrupt frames only) */
 #define TH_PARK_IDT_LIMIT 0x66    /* u16: LIDT operand for the park IDT, limit ... */
-#define TH_PARK_IDT_BASE 0x68     /* u64: ... and base (kernel/idt.h idt_park_*) */
+#define TH_PARK_IDT_BASE 0x68     /* u64: ... and base (kernel/arch/idt.h idt_park_*) */
 #define TH_SIZE 0x70
 
 #define TRAMP_CODE64_SEL 0x08     /* selectors in the trampoline's own GDT */

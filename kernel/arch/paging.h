@@ -27,7 +27,7 @@ uint64_t paging_mmio_top(void);
 bool paging_is_mapped(uint64_t phys, uint64_t len);
 
 /* Install (entry != 0) or clear a top-level entry for a kernel-managed
- * region (kernel/demand.c): slots 256-510, the upper half. Refuses the
+ * region (kernel/mm/demand.c): slots 256-510, the upper half. Refuses the
  * identity map's slots (the low half) and the kernel's (511). */
 bool paging_set_pml4(unsigned slot, uint64_t entry);
 

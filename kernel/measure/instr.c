@@ -512,7 +512,7 @@ void instr_end(const struct instr_mark *m, struct instr_thread *out)
 		pmu_stop(&plans[c], m->with_l3, rd, wr);
 		out->pmu_n = plans[c].n;
 	}
-	/* The frequency is compared within a result (kernel/reps.c), not here. */
+	/* The frequency is compared within a result (kernel/measure/reps.c), not here. */
 	noise_delta(&ncaps[c], &m->s, &after, tsc_hz(), 0, &out->noise);
 }
 

@@ -1,4 +1,4 @@
-/* memtype.h - the memory type of the RAM QuietBench measures in: the MTRRs and PAT read on every CPU (kernel/mtrr.c decides), non-write-back RAM kept out of the allocator, 2 MiB pages only where one type covers them.
+/* memtype.h - the memory type of the RAM QuietBench measures in: the MTRRs and PAT read on every CPU (kernel/mm/mtrr.c decides), non-write-back RAM kept out of the allocator, 2 MiB pages only where one type covers them.
  *
  * A buffer in RAM that firmware left uncached (too few variable MTRRs, a
  * forgotten range on one CPU) runs 10-100 times slower with nothing else to

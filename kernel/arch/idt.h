@@ -5,10 +5,10 @@
 #include <stdint.h>
 
 #define IDT_EXCEPTIONS 32
-#define IDT_VECTORS 256       /* 32-255 are interrupts: kernel/idle.c handles them */
-#define IDT_IRQ_STUB_SIZE 16  /* kernel/isr.S: one stub per interrupt vector */
+#define IDT_VECTORS 256       /* 32-255 are interrupts: kernel/arch/idle.c handles them */
+#define IDT_IRQ_STUB_SIZE 16  /* kernel/arch/isr.S: one stub per interrupt vector */
 
-/* Register frame built by kernel/isr.S; field order must match its pushes. */
+/* Register frame built by kernel/arch/isr.S; field order must match its pushes. */
 struct fault_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
@@ -24,7 +24,7 @@ void idt_init(void);
 /* Load it on the calling CPU. */
 void idt_load(void);
 
-/* The park IDT: every exception vector halts the CPU for good (kernel/isr.S
+/* The park IDT: every exception vector halts the CPU for good (kernel/arch/isr.S
  * isr_park), no IST, so it works on any GDT whose selector GDT_KCODE_SEL is
  * 64-bit code and without a TSS. Built by idt_init. */
 void idt_park_ptr(uint16_t *limit, uint64_t *base);

@@ -47,7 +47,7 @@ static void become_owner(void)
 	console_panic_mode();
 }
 
-/* Stop the CPUs QuietBench started, one NMI each (kernel/smp.c). */
+/* Stop the CPUs QuietBench started, one NMI each (kernel/run/smp.c). */
 static void stop_others(void)
 {
 	smp_stop_others();

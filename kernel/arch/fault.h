@@ -22,7 +22,7 @@ void panic(const char *where, const char *fmt, ...) __attribute__((noreturn, for
 /* Exceptions taken so far (for tests of the hooks). */
 unsigned long fault_count(void);
 
-/* #GPs at exception-table instructions resumed at their fixup (kernel/extable.h). */
+/* #GPs at exception-table instructions resumed at their fixup (kernel/arch/extable.h). */
 unsigned long fault_fixups(void);
 
 #endif

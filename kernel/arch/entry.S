@@ -1,6 +1,6 @@
 /* entry.S - the kernel's first instructions on the BSP.
  *
- * State on entry (from a boot path, see kernel/boot_info.h): 64-bit mode,
+ * State on entry (from a boot path, see kernel/lib/boot_info.h): 64-bit mode,
  * interrupts off, the boot path's page tables (identity map plus the kernel
  * at its link address), rsp = top of a 16-byte-aligned boot stack,
  * rdi = struct boot_info *. */

@@ -202,7 +202,7 @@ struct acpi_info {
 
 /*
  * Return a pointer to len bytes at physical address phys, or NULL if that
- * range is not accessible. Provided by the kernel (kernel/acpi_map.c) and by
+ * range is not accessible. Provided by the kernel (kernel/acpi/acpi_map.c) and by
  * the host tests (tests/unit/acpi_fixture.c). The parser maps nothing else.
  */
 const void *acpi_map(uint64_t phys, uint64_t len);

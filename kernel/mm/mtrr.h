@@ -1,6 +1,6 @@
 /* mtrr.h - which memory type the MTRRs and the PAT give a physical range (Intel SDM vol. 3A §12.11-12.12; AMD APM vol. 2 §7.7-7.8).
  *
- * Pure: the caller reads the registers (kernel/memtype.c, through
+ * Pure: the caller reads the registers (kernel/mm/memtype.c, through
  * msr_read_safe) into struct mtrr_regs; this unit only decides. */
 #ifndef QB_KERNEL_MTRR_H
 #define QB_KERNEL_MTRR_H

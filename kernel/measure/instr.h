@@ -1,7 +1,7 @@
 /* instr.h - what the hardware did during each timed repetition (noise sources, performance counters), and the machine state set for the run.
  *
  * The decisions (which MSRs exist, which events to count, what to set) are
- * made from CPUID by kernel/noise.c, pmu.c and mstate.c; this unit does the
+ * made from CPUID by kernel/measure/noise.c, pmu.c and mstate.c; this unit does the
  * MSR reads and writes on each CPU and reports them. Safe mode writes no
  * MSR that changes the machine's performance state: no turbo or prefetcher
  * change, no performance counters, no thermal-log clearing. */
@@ -30,7 +30,7 @@ struct instr_mark {
 	int32_t cpu;                 /* Linux twin: the CPU it started on */
 };
 
-/* turbo= and prefetch=, in the order of enum opt_tristate (kernel/options.h). */
+/* turbo= and prefetch=, in the order of enum opt_tristate (kernel/run/options.h). */
 enum instr_setting { INSTR_KEEP, INSTR_OFF, INSTR_ON };
 
 /* Detect each online CPU's noise sources and counters (BSP, after SMP start-up). */

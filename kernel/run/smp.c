@@ -35,7 +35,7 @@
 /* What an AP takes from the BSP's control registers: a whitelist, never a
  * copy. Firmware may leave features on (CET, PKE, SMAP, UMIP, VMXE, PCIDE)
  * that would #GP in the trampoline or change how the kernel runs. LA57 comes
- * with the page tables it needs (kernel/paging.c). */
+ * with the page tables it needs (kernel/arch/paging.c). */
 #define AP_CR4_KEEP (CR4_PAE | CR4_PGE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_OSXSAVE | \
 		     CR4_FSGSBASE | CR4_LA57)
 #define AP_CR0_KEEP (CR0_MP | CR0_ET | CR0_NE | CR0_WP)
@@ -53,7 +53,7 @@ static uint64_t stack_bytes;
 static volatile uint32_t stray_aps;        /* CPUs that woke up but were not expected */
 static uint32_t n_parked;                  /* CPUs left out of the run, halted in our code */
 /* The parked CPUs' one stack: only interrupt frames are ever written to it,
- * and nothing reads them back (kernel/isr.S isr_park). */
+ * and nothing reads them back (kernel/arch/isr.S isr_park). */
 static uint8_t park_stack[PAGE] __attribute__((aligned(16)));
 static enum smp_debug debug_mode;
 static uint32_t debug_cpu;                 /* the AP that misbehaves on purpose */

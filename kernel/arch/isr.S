@@ -1,4 +1,4 @@
-/* isr.S - exception entry stubs: push a uniform struct fault_frame (kernel/idt.h) and call fault_dispatch.
+/* isr.S - exception entry stubs: push a uniform struct fault_frame (kernel/arch/idt.h) and call fault_dispatch.
  *
  * Vectors that push no error code get a zero in its place (Intel SDM vol. 3A
  * §6.13, Table 6-1: 8, 10-14, 17, 21, 29, 30 push one). fault_dispatch returns
@@ -83,7 +83,7 @@ isr_irq_first:
 	.balign IRQ_STUB_SIZE
 isr_irq_end:
 
-/* Every vector of the park IDT (kernel/idt.c): a parked CPU that takes an
+/* Every vector of the park IDT (kernel/arch/idt.c): a parked CPU that takes an
  * NMI or an exception halts for good, NMIs blocked, interrupts off. Nothing
  * reads the frame, so parked CPUs may share one stack. */
 	.balign 16

@@ -3,7 +3,7 @@
  * State on entry: real mode, CS = vector << 8, IP = 0, interrupts off
  * (INIT-SIPI-SIPI), caches possibly disabled (CR0.CD/NW set by INIT).
  * The page was copied to a 4 KiB-aligned address below 1 MiB and its handoff
- * block (kernel/trampoline.h) filled in. The code uses no relocations: real
+ * block (kernel/arch/trampoline.h) filled in. The code uses no relocations: real
  * mode addresses are offsets in the page (DS = CS), 64-bit ones are
  * RIP-relative. It enters long mode directly from real mode (CR0.PE and PG
  * together), which the SDM allows with EFER.LME and CR4.PAE already set.
@@ -14,7 +14,7 @@
  *
  * With TH_PARK set the AP does not call the kernel: it takes the shared park
  * stack and the park IDT, counts itself in TH_PARKED and halts forever with
- * interrupts off. An NMI or an exception there halts too (kernel/isr.S
+ * interrupts off. An NMI or an exception there halts too (kernel/arch/isr.S
  * isr_park), and INIT still resets it. */
 #include "trampoline.h"
 #include "msr.h"
