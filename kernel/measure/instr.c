@@ -149,8 +149,8 @@ static void probe_fn(const struct run_thread *t)
 	/* Every counter any goal would program, as that goal programs it. */
 	struct pmu_caps *pc = &pcaps[c];
 	for (int g = 0; pc->kind != PMU_NONE && g < PMU_GOAL_COUNT; g++) {
-		static struct pmu_plan plan_of[QB_MAX_CPUS];
-		struct pmu_plan *pl = &plan_of[c];
+		struct pmu_plan plan_here; /* about 360 bytes: on this CPU's stack, not 1024 copies in the image */
+		struct pmu_plan *pl = &plan_here;
 		if (pmu_plan(pc, (enum pmu_goal)g, pl) <= 0)
 			continue;
 		bool ok = !pl->global_msr || writable(pl->global_msr, &p->pmu_why);

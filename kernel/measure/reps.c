@@ -12,6 +12,9 @@ _Static_assert(OPT_REPS_MAX == REPS_MAX, "reps= must accept exactly what a resul
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct reps the_log;
+static uint64_t one_thread[1][REPS_MAX];  /* until the platform gives room for all */
+static uint64_t (*thread_store)[REPS_MAX] = one_thread;
+static uint32_t thread_cap = 1;
 static bool keep_samples;
 static struct reps_tally tally;
 static uint64_t scratch[2 * REPS_MAX];
@@ -89,10 +92,19 @@ bool reps_samples_on(void)
 	return keep_samples;
 }
 
+void reps_set_storage(uint64_t (*buf)[REPS_MAX], uint32_t threads)
+{
+	if (buf && threads) {
+		thread_store = buf;
+		thread_cap = MIN(threads, (uint32_t)QB_MAX_CPUS);
+	}
+}
+
 struct reps *reps_begin(uint32_t threads)
 {
 	memset(&the_log, 0, offsetof(struct reps, thread));
-	the_log.threads = MIN(threads, (uint32_t)QB_MAX_CPUS);
+	the_log.thread = thread_store;
+	the_log.threads = MIN(threads, thread_cap);
 	the_log.pmu_n = ~0u;
 	return &the_log;
 }

@@ -30,10 +30,14 @@ struct reps {
 	uint32_t pmu_n;                         /* counters read in every repetition (0: none) */
 	uint64_t pmu[REPS_MAX][PMU_MAX_EVENTS]; /* per repetition: summed over threads */
 	struct stats stats;                     /* over all repetitions, after reps_stats() */
-	/* Last, and not cleared by reps_begin (2 MiB at 1024 CPUs): every
-	 * field above is reset for each configuration. */
-	uint64_t thread[QB_MAX_CPUS][REPS_MAX]; /* per thread and repetition */
+	/* Per thread and repetition, in storage sized for the machine's CPUs
+	 * (reps_set_storage): 2 MiB for 1024 CPUs is not kept in the image. */
+	uint64_t (*thread)[REPS_MAX];
 };
+
+/* Where the per-thread repetitions go: room for `threads` threads (the
+ * platform allocates it once the CPUs are known). Without it, one thread. */
+void reps_set_storage(uint64_t (*buf)[REPS_MAX], uint32_t threads);
 
 /* samples=on: reps_report adds "samples", every repetition's ticks (the
  * slowest thread's, overhead removed, in order). Off by default: a record

@@ -134,6 +134,8 @@ TEST(samples_when_asked)
 
 int main(void)
 {
+	static uint64_t room[2][REPS_MAX];
+	reps_set_storage(room, 2);
 	RUN(flagged_repetition_left_out_of_clean);
 	RUN(next_configuration_starts_clean);
 	RUN(twin_detectors_and_safe_mode_note);

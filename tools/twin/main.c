@@ -1,5 +1,6 @@
 /* main.c - the Linux twin's start-up, one step per line, then the same workloads as kernel/run/main.c, built from the same sources. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "console.h"
 #include "evict.h"
@@ -105,6 +106,17 @@ static void parse_options(int argc, char **argv, uint64_t start_tsc)
 	}
 }
 
+/* The per-thread repetition log, for the CPUs the twin runs on. */
+static void reps_room(void)
+{
+	uint32_t n = hostcpu_online() ? hostcpu_online() : 1;
+	void *buf = calloc(n, REPS_MAX * sizeof(uint64_t));
+	if (buf)
+		reps_set_storage((uint64_t(*)[REPS_MAX])buf, n);
+	else
+		console_error("reps", "no memory for the repetition log of %u CPUs: results keep one thread", n);
+}
+
 static bool want_help(int argc, char **argv)
 {
 	static char help[HELP_LEN];
@@ -167,6 +179,7 @@ int main(int argc, char **argv)
 		finish_now(false);                               /* no CPU to run on */
 	tsc_init(&no_acpi, &hostcpu[0].snap, true);                /* kernel/measure/tsc.c over CLOCK_MONOTONIC_RAW */
 	hostcpu_start(START_TIMEOUT_MS);                     /* a pinned thread per other CPU, bounded */
+	reps_room();                                         /* repetition log sized for these CPUs */
 	hostcpu_measure_tsc_offsets();                       /* each thread's CPU against CPU 0 */
 	hostmachine_decode_topology();                       /* packages, cores, threads, caches */
 	if (!evict_setup(hostmachine_topo())) {              /* RUN_FLUSH's eviction buffer */
