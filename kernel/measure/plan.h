@@ -26,7 +26,7 @@
 #define PLAN_NAME_LEN 56
 #define PLAN_MIN_REPS 5          /* fewer repetitions give no usable median and spread */
 #define PLAN_WHY_LEN 96
-#define PLAN_RESERVE 0.05        /* of the budget, kept for what the model misses */
+#define PLAN_RESERVE 0.10        /* of the budget, kept for what the model misses (refits between workloads use it too) */
 
 /* What a unit of a configuration is. */
 enum plan_unit {
