@@ -1,12 +1,17 @@
-/* run.c - barrier-released runs on chosen CPUs through per-CPU mailboxes; see run.h. */
+/* run.c - barrier-released runs on chosen CPUs, with bounds, start skew and lost CPUs; see run.h.
+ *
+ * Written once for both platforms: the bare-metal kernel and the Linux twin
+ * differ only in run_platform.h's hooks (kernel/run/run_hw.c,
+ * tools/twin/run.c). Each thread writes its times into the job, and they
+ * are copied to the caller's result at the end, so that a lost CPU that
+ * finishes late never writes into a later run. */
 #include "run.h"
-#include "apic.h"
 #include "console.h"
-#include "cpu.h"
-#include "idle.h"
 #include "lib.h"
-#include "percpu.h"
+#include "run_platform.h"
 #include "tsc.h"
+
+#define RUN_LINE 64 /* a cache line: the barrier's words each on its own */
 
 /* ---- Constants ------------------------------------------------------------ */
 #define GO_WAIT 0
@@ -28,54 +33,58 @@ struct run_job {
 	uint64_t start_deadline;              /* TSC: a participant gives up on the release (deadline + grace) */
 	uint64_t work_ticks;                  /* the bound on the work, from the release */
 	volatile uint64_t work_deadline;      /* TSC: release + work_ticks, set at the release */
-	struct run_result *res;
-	volatile uint32_t arrived __attribute__((aligned(CACHE_LINE)));
-	volatile uint32_t go __attribute__((aligned(CACHE_LINE)));
-	volatile uint32_t finished __attribute__((aligned(CACHE_LINE)));
-	volatile uint8_t state[QB_MAX_CPUS] __attribute__((aligned(CACHE_LINE)));
-	volatile uint8_t overran[QB_MAX_CPUS] __attribute__((aligned(CACHE_LINE)));
+	uint64_t release_tsc;
+	volatile uint32_t arrived __attribute__((aligned(RUN_LINE)));
+	volatile uint32_t go __attribute__((aligned(RUN_LINE)));
+	volatile uint32_t finished __attribute__((aligned(RUN_LINE)));
+	volatile uint8_t state[QB_MAX_CPUS] __attribute__((aligned(RUN_LINE)));
 	uint32_t thread_of_cpu[QB_MAX_CPUS];
+	/* Written by the threads and copied to the caller's result at the end, so
+	 * that a lost thread finishing late never writes into a later run. */
+	uint64_t start[QB_MAX_CPUS], end[QB_MAX_CPUS];
+	volatile uint8_t overran[QB_MAX_CPUS];
+	struct instr_thread instr[QB_MAX_CPUS];    /* per thread: noise (TSC only) and counters (none) */
 };
 
 /* ---- Private Variables ---------------------------------------------------- */
-static struct run_job job;
 static struct run_result scratch_res;
+const unsigned long run_job_bytes = sizeof(struct run_job);
 uint64_t run_default_timeout_ms = 60000;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordinator)
 {
 	if (j->flags & RUN_FLUSH)
-		cpu_wbinvd();
+		run_plat_flush();
 	instr_prepare();
 	__atomic_add_fetch(&j->arrived, 1, __ATOMIC_ACQ_REL);
 	if (coordinator) {
 		while (j->arrived < j->n && tsc_read() < j->deadline)
-			cpu_pause();
-		j->res->release_tsc = tsc_read();
-		j->work_deadline = j->res->release_tsc + j->work_ticks;
+			__builtin_ia32_pause();
+		j->release_tsc = tsc_read();
+		j->work_deadline = j->release_tsc + j->work_ticks;
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	} else {
 		/* The coordinator decides at j->deadline; wait a grace past it
 		 * so that a late release is still seen as one. */
 		while (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) == GO_WAIT && tsc_read() < j->start_deadline)
-			cpu_pause();
+			__builtin_ia32_pause();
 	}
 	if (__atomic_load_n(&j->go, __ATOMIC_ACQUIRE) != GO_RUN) {
 		j->state[t] = T_ABORTED;
 		__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
-	int64_t off = percpu[cpu].tsc_offset;
+	int64_t off = run_plat_tsc_offset(cpu);
 	struct run_thread th = { t, cpu, j->n, j->arg, j->work_deadline + (uint64_t)off, &j->overran[t] };
 	struct instr_mark mark;
 	instr_begin(&mark);
 	uint64_t s = tsc_start();
 	j->fn(&th);
 	uint64_t e = tsc_end();
-	instr_end(&mark, &j->res->instr[t]);
-	j->res->start[t] = s - (uint64_t)off;
-	j->res->end[t] = e - (uint64_t)off;
+	instr_end(&mark, &j->instr[t]);
+	j->start[t] = s - (uint64_t)off;
+	j->end[t] = e - (uint64_t)off;
 	j->state[t] = T_DONE;
 	__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 }
@@ -89,26 +98,13 @@ static bool valid_set(const struct cpuset *set, uint32_t *bsp_thread)
 	memset(seen, 0, sizeof(seen));
 	for (uint32_t t = 0; t < set->n; t++) {
 		uint32_t c = set->cpu[t];
-		if (c >= QB_MAX_CPUS || seen[c] || percpu[c].state != CPU_ONLINE)
+		if (c >= QB_MAX_CPUS || seen[c] || !run_plat_online(c))
 			return false;
 		seen[c] = 1;
 		if (c == 0)
 			*bsp_thread = t;
 	}
 	return true;
-}
-
-/* A CPU that missed a bound is stopped with INIT (it waits for a SIPI that never comes). */
-static void lose_cpu(uint32_t cpu, const char *why)
-{
-	percpu[cpu].state = CPU_LOST;
-	apic_send_init(percpu[cpu].apic_id);
-	struct rec *r = console_rec_open("error");
-	rec_str(r, "what", "cpu lost");
-	rec_str(r, "detail", why);
-	rec_u64(r, "cpu", cpu);
-	rec_u64(r, "apic_id", percpu[cpu].apic_id);
-	console_rec_emit(r);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -124,14 +120,16 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	res->start_skew = 0;
 	if (!valid_set(set, &bsp_t))
 		return res->status = RUN_BAD_SET;
+	struct run_job *j = run_plat_job();
+	if (!j) {
+		console_error("run", "no memory for a job");
+		return res->status = RUN_BAD_SET;
+	}
 	instr_run_set(set->cpu, set->n);
-
-	struct run_job *j = &job;
 	j->fn = fn;
 	j->arg = arg;
 	j->flags = flags;
 	j->n = set->n;
-	j->res = res;
 	/* The barrier has its own bound: waking, flushing and arriving are not the work. */
 	j->deadline = tsc_deadline_ms(MAX(timeout_ms, (uint64_t)RUN_ARRIVAL_MIN_MS));
 	j->work_ticks = tsc_deadline_ms(timeout_ms) - tsc_read();
@@ -142,28 +140,24 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	j->finished = 0;
 	memset((void *)j->state, T_PENDING, set->n);
 	memset((void *)j->overran, 0, set->n);
-	memset(res->start, 0, set->n * sizeof(res->start[0]));
-	memset(res->end, 0, set->n * sizeof(res->end[0]));
+	memset(j->start, 0, set->n * sizeof(j->start[0]));
+	memset(j->end, 0, set->n * sizeof(j->end[0]));
 
-	/* Post the job to each AP's mailbox. */
-	for (uint32_t t = 0; t < set->n; t++) {
-		uint32_t c = set->cpu[t];
-		j->thread_of_cpu[c] = t;
-		if (c == 0)
-			continue;
-		percpu[c].job = j;
-		__atomic_add_fetch(&percpu[c].job_seq, 1, __ATOMIC_RELEASE);
-		idle_kick(c);
-	}
+	/* Post the job to each CPU's mailbox; wake it if it rests. */
+	for (uint32_t t = 0; t < set->n; t++)
+		j->thread_of_cpu[set->cpu[t]] = t;
+	for (uint32_t t = 0; t < set->n; t++)
+		if (set->cpu[t] != 0)
+			run_plat_post(set->cpu[t], j);
 
 	if (bsp_t != UINT32_MAX) {
 		participate(j, bsp_t, 0, true);
 	} else {
 		/* Coordinate from outside the set. */
 		while (j->arrived < j->n && tsc_read() < j->deadline)
-			cpu_pause();
-		res->release_tsc = tsc_read();
-		j->work_deadline = res->release_tsc + j->work_ticks;
+			__builtin_ia32_pause();
+		j->release_tsc = tsc_read();
+		j->work_deadline = j->release_tsc + j->work_ticks;
 		__atomic_store_n(&j->go, j->arrived == j->n ? GO_RUN : GO_ABORT, __ATOMIC_RELEASE);
 	}
 	bool aborted = j->go != GO_RUN;
@@ -171,9 +165,13 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	uint64_t give_up = (aborted ? tsc_read() : j->work_deadline) +
 			   (tsc_deadline_ms(run_grace_ms(timeout_ms)) - tsc_read());
 	while (j->finished < j->n && tsc_read() < give_up)
-		cpu_pause();
+		__builtin_ia32_pause();
 	instr_run_done();
 
+	res->release_tsc = j->release_tsc;
+	memcpy(res->start, j->start, set->n * sizeof(res->start[0]));
+	memcpy(res->end, j->end, set->n * sizeof(res->end[0]));
+	memcpy(res->instr, j->instr, set->n * sizeof(res->instr[0]));
 	for (uint32_t t = 0; t < set->n; t++) {
 		if (j->state[t] == T_DONE || (aborted && j->state[t] == T_ABORTED))
 			continue;
@@ -185,14 +183,15 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 			continue;
 		}
 		res->failed[res->n_failed++] = set->cpu[t];
-		lose_cpu(set->cpu[t], aborted ? "did not reach the barrier in time"
-					      : "did not finish its work in time");
+		run_plat_lose(set->cpu[t], aborted ? "did not reach the barrier in time"
+						   : "did not finish its work in time");
 	}
+	if (res->n_failed)
+		run_plat_job_lost(j); /* the lost CPUs may still hold it */
 	if (aborted || missed_start)
 		return res->status = RUN_NO_START;
 	if (res->n_failed)
 		return res->status = RUN_TIMEOUT;
-	res->n_overran = 0;
 	for (uint32_t t = 0; t < set->n; t++)
 		res->n_overran += j->overran[t];
 
@@ -224,7 +223,7 @@ void run_online_set(struct cpuset *out, uint32_t limit)
 {
 	out->n = 0;
 	for (uint32_t c = 0; c < QB_MAX_CPUS; c++) {
-		if (percpu[c].state != CPU_ONLINE)
+		if (!run_plat_online(c))
 			continue;
 		if (limit && out->n >= limit)
 			break;
@@ -244,21 +243,7 @@ const char *run_status_name(enum run_status s)
 	return "unknown";
 }
 
-void run_ap_loop(void)
+void run_participate(struct run_job *j, uint32_t cpu)
 {
-	struct percpu *me = this_cpu();
-	uint64_t seen = me->job_seq;
-	for (;;) {
-		while (__atomic_load_n(&me->job_seq, __ATOMIC_ACQUIRE) == seen) {
-			if (me->stop) {
-				me->state = CPU_HALTED;
-				cpu_halt_forever();
-			}
-			idle_wait(&me->job_seq, seen, &me->stop); /* MWAIT or HLT, never a spin */
-		}
-		seen = me->job_seq;
-		struct run_job *j = me->job;
-		participate(j, j->thread_of_cpu[me->index], me->index, false);
-		me->job_done = seen;
-	}
+	participate(j, j->thread_of_cpu[cpu], cpu, false);
 }
