@@ -1,5 +1,6 @@
 /* console.c - serialised output of text and records; see console.h. */
 #include "console.h"
+#include "console_platform.h"
 #include "fbcon.h" /* fbcon hook */
 #include "fmt.h"
 #include "lib.h"
@@ -201,30 +202,14 @@ void console_rec_emit(struct rec *r)
 	spin_unlock(&rec_lock);
 }
 
-void console_error(const char *what, const char *fmt, ...)
+int64_t console_plat_cpu(void)
 {
-	char detail[256];
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	kprintf("error: %s: %s\n", what, detail);
-	struct rec *r = console_rec_open("error");
-	rec_str(r, "what", what);
-	rec_str(r, "detail", detail);
-	rec_u64(r, "cpu", (uint64_t)cpu_index());
-	console_rec_emit(r);
+	return cpu_index();
 }
 
-void console_summary(const char *fmt, ...)
+void console_plat_summary(const char *line)
 {
-	char line[FBCON_LINE_LEN];
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	kprintf("summary: %s\n", line);
-	fbcon_summary_add(line);
+	fbcon_summary_add(line); /* fbcon hook */
 }
 
 void console_status(const char *line)

@@ -115,3 +115,25 @@ void report_caches(const struct topo *t, const uint32_t *cpu_of_topo)
 				k->line_size, k->nshared);
 	}
 }
+
+void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
+		 int64_t lost_bytes, uint64_t start_tsc)
+{
+	struct rec *r = console_rec_open("done");
+	rec_str(r, "status", ok ? "ok" : "fail");
+	if (!ok && reason)
+		rec_str(r, "reason", reason);
+	rec_u64(r, "cpus_found", found);
+	rec_u64(r, "cpus_online", online);
+	if (lost_cpus >= 0)
+		rec_u64(r, "cpus_lost", (uint64_t)lost_cpus);
+	if (lost_bytes >= 0)
+		rec_u64(r, "memory_lost_bytes", (uint64_t)lost_bytes); /* frees the allocator could not keep */
+	if (tsc_hz())
+		rec_u64(r, "elapsed_ms", tsc_to_us(tsc_read() - start_tsc) / 1000);
+	else
+		rec_null(r, "elapsed_ms");
+	rec_u64(r, "records", console_records() + 1);
+	rec_u64(r, "errors", console_errors());
+	console_rec_emit(r);
+}

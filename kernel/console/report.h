@@ -35,4 +35,11 @@ void report_cpu_topology(struct rec *r, const struct topo_cpu *tc);
  * cpu_of_topo), and a text line per level for the BSP's caches. */
 void report_caches(const struct topo *t, const uint32_t *cpu_of_topo);
 
+/* The `done` record, the last of a run: status and reason, the CPUs found
+ * and online, those lost and the memory the allocator lost (a platform
+ * without them passes -1: left out), elapsed_ms since start_tsc (null
+ * without a TSC frequency), and the records and errors counted. */
+void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
+		 int64_t lost_bytes, uint64_t start_tsc);
+
 #endif

@@ -1,5 +1,6 @@
 /* finish.c - the done record and the finish modes (UEFI 2.10 §8.5.1 ResetSystem; QEMU isa-debug-exit); see finish.h. */
 #include "finish.h"
+#include "report.h"
 #include "console.h"
 #include "cpu.h"
 #include "pmm.h"
@@ -148,21 +149,8 @@ void finish_now(bool ok)
 	ok = ok && !failed;
 	uint64_t elapsed = tsc_to_us(tsc_read() - start_tsc) / 1000;
 
-	struct rec *r = console_rec_open("done");
-	rec_str(r, "status", ok ? "ok" : "fail");
-	if (!ok && first_failure)
-		rec_str(r, "reason", first_failure);
-	rec_u64(r, "cpus_found", smp_cpus_found());
-	rec_u64(r, "cpus_online", smp_cpus_online());
-	rec_u64(r, "cpus_lost", smp_cpus_lost());
-	rec_u64(r, "memory_lost_bytes", pmm_lost_bytes()); /* frees the allocator could not keep */
-	if (tsc_hz())
-		rec_u64(r, "elapsed_ms", elapsed);
-	else
-		rec_null(r, "elapsed_ms");
-	rec_u64(r, "records", console_records() + 1);
-	rec_u64(r, "errors", console_errors());
-	console_rec_emit(r);
+	report_done(ok, first_failure, smp_cpus_found(), smp_cpus_online(), smp_cpus_lost(),
+		    (int64_t)pmm_lost_bytes(), start_tsc);
 	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL",
 		smp_cpus_online(), smp_cpus_found());
 

@@ -38,6 +38,9 @@ void console_error(const char *what, const char *fmt, ...)
 	snprintf(last_error, sizeof(last_error), "%s: %s", what, detail);
 	n_errors++;
 }
+uint64_t tsc_to_us(uint64_t ticks) { return ticks; }
+unsigned long console_records(void) { return 41; }
+unsigned long console_errors(void) { return 2; }
 const char *topo_cache_type_name(enum topo_cache_type t) { (void)t; return "data"; }
 const struct topo_cache *topo_cpu_cache(const struct topo *t, uint32_t cpu, uint8_t level) { (void)t; (void)cpu; (void)level; return NULL; }
 
@@ -78,10 +81,24 @@ TEST(fail_and_skipped_keep_their_reason)
 	CHECK_EQ_U(n_errors, 0);
 }
 
+/* The done record, written once for both platforms: the twin has no lost
+ * CPUs or memory to report, and leaves them out rather than saying 0. */
+TEST(done_record_for_both_platforms)
+{
+	report_done(false, "exception", 4, 3, 1, 0, 0);
+	CHECK(strstr(last, "\"kind\":\"done\",\"status\":\"fail\",\"reason\":\"exception\",\"cpus_found\":4,"
+			   "\"cpus_online\":3,\"cpus_lost\":1,\"memory_lost_bytes\":0,\"elapsed_ms\":null,"
+			   "\"records\":42,\"errors\":2}") != NULL);
+	report_done(true, "never shown when ok", 2, 2, -1, -1, 0);
+	CHECK(strstr(last, "\"status\":\"ok\",\"cpus_found\":2,\"cpus_online\":2,\"elapsed_ms\":null") != NULL);
+	CHECK(!strstr(last, "cpus_lost") && !strstr(last, "reason"));
+}
+
 int main(void)
 {
 	RUN(ok_never_has_a_reason);
 	RUN(ok_with_reason_is_dropped_and_reported);
 	RUN(fail_and_skipped_keep_their_reason);
+	RUN(done_record_for_both_platforms);
 	return check_summary("report");
 }

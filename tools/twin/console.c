@@ -1,5 +1,6 @@
 /* console.c - console.h on Linux: the same text and record lines as kernel/console/console.c, on stdout (write(2), no stdio buffer to lose), under a mutex. */
 #include "console.h"
+#include "console_platform.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -112,29 +113,14 @@ void console_rec_emit(struct rec *r)
 	unlock(&rec_lock, rec_held);
 }
 
-void console_error(const char *what, const char *fmt, ...)
+int64_t console_plat_cpu(void)
 {
-	char detail[256];
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	kprintf("error: %s: %s\n", what, detail);
-	struct rec *r = console_rec_open("error");
-	rec_str(r, "what", what);
-	rec_str(r, "detail", detail);
-	rec_u64(r, "cpu", hostcpu_self());
-	console_rec_emit(r);
+	return hostcpu_self();
 }
 
-void console_summary(const char *fmt, ...)
+void console_plat_summary(const char *line)
 {
-	char line[256];
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	kprintf("summary: %s\n", line);
+	(void)line; /* no screen: the text line says it */
 }
 
 void console_status(const char *line)

@@ -1,5 +1,6 @@
 /* finish.c - finish.h on Linux: the same `done` record as kernel/run/finish.c, then exit(3) with status 0 exactly when it says ok. */
 #include "finish.h"
+#include "report.h"
 #include <stdlib.h>
 #include <unistd.h>
 #include "console.h"
@@ -47,21 +48,8 @@ void finish_now(bool ok)
 		for (;;)
 			pause(); /* someone is already finishing: the process ends with them */
 	ok = ok && !failed;
-	uint64_t elapsed = tsc_to_us(tsc_read() - start_tsc) / 1000;
 
-	struct rec *r = console_rec_open("done");
-	rec_str(r, "status", ok ? "ok" : "fail");
-	if (!ok && first_failure)
-		rec_str(r, "reason", first_failure);
-	rec_u64(r, "cpus_found", hostcpu_found());
-	rec_u64(r, "cpus_online", hostcpu_online());
-	if (tsc_hz())
-		rec_u64(r, "elapsed_ms", elapsed);
-	else
-		rec_null(r, "elapsed_ms");
-	rec_u64(r, "records", console_records() + 1);
-	rec_u64(r, "errors", console_errors());
-	console_rec_emit(r);
+	report_done(ok, first_failure, hostcpu_found(), hostcpu_online(), -1, -1, start_tsc);
 	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL", hostcpu_online(),
 		hostcpu_found());
 	/* The worker threads (lost ones included) end with the process. */
