@@ -1,5 +1,6 @@
 /* smp.c - AP bring-up with INIT-SIPI-SIPI and bounded waits (Intel SDM vol. 3A §9.4.4, §11.6; Linux do_boot_cpu); see smp.h. */
 #include "smp.h"
+#include "tsc_sync.h"
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
@@ -28,7 +29,6 @@
 #define PAGE 4096u
 #define BELOW_1M 0x100000ull
 #define BELOW_4G 0x100000000ull
-#define TSC_SYNC_ROUNDS 64
 #define TSC_SYNC_TIMEOUT_MS 1000
 #define PARK_TIMEOUT_MS 100
 
@@ -376,67 +376,20 @@ uint64_t smp_startup_us(void) { return startup_us; }
 uint32_t smp_cpu_slots(void) { return n_slots; }
 uint64_t smp_stack_bytes(void) { return stack_bytes; }
 
-/* ---- TSC offsets: a ping-pong between the BSP and one AP ------------------ */
-struct tsc_sync {
-	volatile uint64_t ping __attribute__((aligned(CACHE_LINE)));
-	volatile uint64_t pong __attribute__((aligned(CACHE_LINE)));
-	volatile uint64_t pong_tsc;
-	uint64_t deadline;
-	int64_t best_offset;
-	uint64_t best_rtt;
-};
-
-static void tsc_sync_fn(const struct run_thread *t)
-{
-	struct tsc_sync *s = t->arg;
-	for (uint64_t k = 1; k <= TSC_SYNC_ROUNDS; k++) {
-		if (t->index == 0) {
-			uint64_t t0 = tsc_start();
-			__atomic_store_n(&s->ping, k, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&s->pong, __ATOMIC_ACQUIRE) != k && tsc_read() < s->deadline)
-				cpu_pause();
-			uint64_t t2 = tsc_end();
-			if (s->pong != k)
-				return;
-			uint64_t rtt = t2 - t0;
-			if (rtt < s->best_rtt) {
-				s->best_rtt = rtt;
-				s->best_offset = (int64_t)(s->pong_tsc - (t0 + rtt / 2));
-			}
-		} else {
-			while (__atomic_load_n(&s->ping, __ATOMIC_ACQUIRE) != k && tsc_read() < s->deadline)
-				cpu_pause();
-			if (s->ping != k)
-				return;
-			s->pong_tsc = tsc_read();
-			__atomic_store_n(&s->pong, k, __ATOMIC_RELEASE);
-		}
-	}
-}
-
 void smp_measure_tsc_offsets(void)
 {
-	static struct tsc_sync s;
-	static struct cpuset pair;
 	for (uint32_t i = 1; i < n_slots; i++) {
 		if (percpu[i].state != CPU_ONLINE)
 			continue;
-		memset(&s, 0, sizeof(s));
-		s.best_rtt = ~0ull;
-		s.deadline = tsc_deadline_ms(TSC_SYNC_TIMEOUT_MS * TSC_SYNC_ROUNDS);
-		pair.n = 2;
-		pair.cpu[0] = 0;
-		pair.cpu[1] = i;
 		percpu[i].tsc_offset = 0;
 		/* Each ping has its own bound; the run gets the default one, so that a
 		 * host that descheduled the vCPU for a while does not lose a CPU. */
-		if (run_on(&pair, tsc_sync_fn, &s, 0, run_default_timeout_ms, 0) != RUN_OK ||
-		    s.best_rtt == ~0ull) {
-			console_error("tsc", "could not measure cpu %u's TSC offset", i);
-			continue;
+		int64_t off;
+		uint64_t err;
+		if (tsc_sync_measure(i, TSC_SYNC_TIMEOUT_MS * TSC_SYNC_ROUNDS, run_default_timeout_ms, &off, &err)) {
+			percpu[i].tsc_offset = off;
+			percpu[i].tsc_offset_err = err;
 		}
-		percpu[i].tsc_offset = s.best_offset;
-		percpu[i].tsc_offset_err = s.best_rtt / 2;
 	}
 }
 

@@ -1,6 +1,7 @@
 /* hostcpu.c - the Linux twin's CPUs: affinity mask, pinned threads with a bounded check-in, TSC offsets (sched_setaffinity(2), pthread_setaffinity_np(3)); see hostcpu.h. */
 #define _GNU_SOURCE
 #include "hostcpu.h"
+#include "tsc_sync.h"
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -12,18 +13,9 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define MASK_CPUS 8192            /* OS CPU numbers read from the affinity mask */
-#define TSC_SYNC_ROUNDS 64        /* as kernel/run/smp.c */
 #define TSC_SYNC_TIMEOUT_MS 1000
 
 /* ---- Types ---------------------------------------------------------------- */
-struct tsc_sync {
-	volatile uint64_t ping __attribute__((aligned(HOSTCPU_LINE)));
-	volatile uint64_t pong __attribute__((aligned(HOSTCPU_LINE)));
-	volatile uint64_t pong_tsc;
-	uint64_t deadline;
-	int64_t best_offset;
-	uint64_t best_rtt;
-};
 
 /* ---- Private Variables ---------------------------------------------------- */
 struct hostcpu hostcpu[QB_MAX_CPUS];
@@ -84,34 +76,6 @@ static void report_not_started(uint32_t i, const char *why, uint64_t timeout_ms)
 	rec_str(r, "detail", why);
 	rec_u64(r, "timeout_ms", timeout_ms);
 	console_rec_emit(r);
-}
-
-static void tsc_sync_fn(const struct run_thread *t)
-{
-	struct tsc_sync *s = t->arg;
-	for (uint64_t k = 1; k <= TSC_SYNC_ROUNDS; k++) {
-		if (t->index == 0) {
-			uint64_t t0 = tsc_start();
-			__atomic_store_n(&s->ping, k, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&s->pong, __ATOMIC_ACQUIRE) != k && tsc_read() < s->deadline)
-				__builtin_ia32_pause();
-			uint64_t t2 = tsc_end();
-			if (s->pong != k)
-				return;
-			uint64_t rtt = t2 - t0;
-			if (rtt < s->best_rtt) {
-				s->best_rtt = rtt;
-				s->best_offset = (int64_t)(s->pong_tsc - (t0 + rtt / 2));
-			}
-		} else {
-			while (__atomic_load_n(&s->ping, __ATOMIC_ACQUIRE) != k && tsc_read() < s->deadline)
-				__builtin_ia32_pause();
-			if (s->ping != k)
-				return;
-			s->pong_tsc = tsc_read();
-			__atomic_store_n(&s->pong, k, __ATOMIC_RELEASE);
-		}
-	}
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -212,24 +176,16 @@ void hostcpu_start(uint64_t timeout_ms)
 
 void hostcpu_measure_tsc_offsets(void)
 {
-	static struct tsc_sync s;
-	static struct cpuset pair;
 	for (uint32_t i = 1; i < n_slots; i++) {
 		if (hostcpu[i].state != HOSTCPU_ONLINE)
 			continue;
-		memset(&s, 0, sizeof(s));
-		s.best_rtt = ~0ull;
-		s.deadline = tsc_deadline_ms(TSC_SYNC_TIMEOUT_MS);
-		pair.n = 2;
-		pair.cpu[0] = 0;
-		pair.cpu[1] = i;
 		hostcpu[i].tsc_offset = 0;
-		if (run_on(&pair, tsc_sync_fn, &s, 0, TSC_SYNC_TIMEOUT_MS * 2, 0) != RUN_OK || s.best_rtt == ~0ull) {
-			console_error("tsc", "could not measure cpu %u's TSC offset", i);
-			continue;
+		int64_t off;
+		uint64_t err;
+		if (tsc_sync_measure(i, TSC_SYNC_TIMEOUT_MS, TSC_SYNC_TIMEOUT_MS * 2, &off, &err)) {
+			hostcpu[i].tsc_offset = off;
+			hostcpu[i].tsc_offset_err = err;
 		}
-		hostcpu[i].tsc_offset = s.best_offset;
-		hostcpu[i].tsc_offset_err = s.best_rtt / 2;
 	}
 }
 
