@@ -1,5 +1,6 @@
 /* machine.c - topology decoding and the boot, cpu, cache and memory records (schema: docs/records.md); see machine.h. */
 #include "machine.h"
+#include "topo_online.h"
 #include "memtype.h"
 #include "apic.h"
 #include "console.h"
@@ -27,31 +28,17 @@
 static struct topo topo;
 static uint32_t cpu_of_topo[QB_MAX_CPUS];
 static int32_t topo_of_cpu[QB_MAX_CPUS];
-static struct cpuid_snap snaps[QB_MAX_CPUS];
-static int32_t nodes[QB_MAX_CPUS];
 
 /* ---- Public Functions ----------------------------------------------------- */
+static bool src_online(uint32_t c) { return percpu[c].state == CPU_ONLINE; }
+static const struct cpuid_snap *src_snap(uint32_t c) { return &percpu[c].snap; }
+static int32_t src_node(uint32_t c) { return percpu[c].node; }
+
 void machine_decode_topology(const struct acpi_info *ai)
 {
+	static const struct topo_online_src src = { src_online, src_snap, src_node };
 	(void)ai;
-	uint32_t n = 0;
-	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
-		topo_of_cpu[c] = -1;
-		if (percpu[c].state != CPU_ONLINE)
-			continue;
-		snaps[n] = percpu[c].snap;
-		nodes[n] = percpu[c].node;
-		cpu_of_topo[n] = c;
-		topo_of_cpu[c] = (int32_t)n;
-		n++;
-	}
-	int msgs = topo_decode(snaps, nodes, n, &topo);
-	if (msgs < 0) {
-		console_error("topology", "nothing could be decoded from %u CPUs", n);
-		return;
-	}
-	for (uint32_t i = 0; i < topo.nmsgs && i < TOPO_MAX_MSGS; i++)
-		console_error("topology", "%s", topo.msg[i]);
+	topo_online_decode(&src, smp_cpu_slots(), &topo, cpu_of_topo, topo_of_cpu);
 }
 
 const struct topo *machine_topo(void) { return &topo; }

@@ -6,6 +6,7 @@
  * os_cpu (Linux's CPU number) to `cpu`. */
 #define _GNU_SOURCE
 #include "hostmachine.h"
+#include "topo_online.h"
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -32,8 +33,6 @@
 static struct topo topo;
 static uint32_t cpu_of_topo[QB_MAX_CPUS];
 static int32_t topo_of_cpu[QB_MAX_CPUS];
-static struct cpuid_snap snaps[QB_MAX_CPUS];
-static int32_t nodes[QB_MAX_CPUS];
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* The first line of a small sysfs file, or null in the record if there is none. */
@@ -59,26 +58,14 @@ static void rec_nulls(struct rec *r, const char *const *keys, unsigned n)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+static bool src_online(uint32_t c) { return hostcpu[c].state == HOSTCPU_ONLINE; }
+static const struct cpuid_snap *src_snap(uint32_t c) { return &hostcpu[c].snap; }
+static int32_t src_node(uint32_t c) { return hostcpu[c].node; }
+
 void hostmachine_decode_topology(void)
 {
-	uint32_t n = 0;
-	for (uint32_t c = 0; c < hostcpu_slots(); c++) {
-		topo_of_cpu[c] = -1;
-		if (hostcpu[c].state != HOSTCPU_ONLINE)
-			continue;
-		snaps[n] = hostcpu[c].snap;
-		nodes[n] = hostcpu[c].node;
-		cpu_of_topo[n] = c;
-		topo_of_cpu[c] = (int32_t)n;
-		n++;
-	}
-	int msgs = topo_decode(snaps, nodes, n, &topo);
-	if (msgs < 0) {
-		console_error("topology", "nothing could be decoded from %u CPUs", n);
-		return;
-	}
-	for (uint32_t i = 0; i < topo.nmsgs && i < TOPO_MAX_MSGS; i++)
-		console_error("topology", "%s", topo.msg[i]);
+	static const struct topo_online_src src = { src_online, src_snap, src_node };
+	topo_online_decode(&src, hostcpu_slots(), &topo, cpu_of_topo, topo_of_cpu);
 }
 
 const struct topo *hostmachine_topo(void) { return &topo; }

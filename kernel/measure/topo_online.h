@@ -1,0 +1,27 @@
+/* topo_online.h - decode the topology of the CPUs that came online, written once for the kernel and the Linux twin. */
+#ifndef QB_KERNEL_TOPO_ONLINE_H
+#define QB_KERNEL_TOPO_ONLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cpuid_snap.h"
+#include "topo.h"
+
+/* What the platform tells about CPU slot c. */
+struct topo_online_src {
+	bool (*online)(uint32_t c);
+	const struct cpuid_snap *(*snap)(uint32_t c);
+	int32_t (*node)(uint32_t c);             /* NUMA node, -1 unknown */
+};
+
+/*
+ * Decodes the online CPUs among slots 0 .. n_slots-1 into *out (dense topology
+ * numbers in slot order), filling cpu_of_topo (topology number -> slot) and
+ * topo_of_cpu (slot -> topology number, -1 for CPUs not online). Every
+ * decoder message becomes an `error` record ("topology"). Returns topo_decode's
+ * result.
+ */
+int topo_online_decode(const struct topo_online_src *src, uint32_t n_slots, struct topo *out,
+		       uint32_t *cpu_of_topo, int32_t *topo_of_cpu);
+
+#endif
