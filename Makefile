@@ -294,7 +294,7 @@ flashtest:
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
 TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c kernel/measure/stats.c kernel/run/options.c kernel/console/options_report.c kernel/console/console_text.c \
-	kernel/console/report.c kernel/measure/topo.c kernel/measure/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/measure/reps.c kernel/measure/noise.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c
+	kernel/console/report.c kernel/measure/topo.c kernel/measure/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/measure/reps.c kernel/measure/noise.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/console/report_machine.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'

@@ -6,6 +6,7 @@
 #include "fmt.h"
 #include "instr.h"
 #include "lib.h"
+#include "options.h"
 #include "run.h"
 #include "tsc.h"
 
@@ -259,6 +260,28 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+void seq_from_options(struct seq_run *s, const struct options *o)
+{
+	bool quick = o->profile == OPT_PROFILE_QUICK;
+	*s = (struct seq_run){
+		.ctx = {
+			.quick = quick,
+			.reps = o->reps ? o->reps : quick ? SEQ_QUICK_REPS : SEQ_FULL_REPS,
+			.flush = o->flush == OPT_FLUSH_WBINVD,
+			.selftest_iters = o->selftest_iters,
+			.iters = o->iters,
+			.selftest_fault = o->selftest == OPT_SELFTEST_FAULT_BSP ? 1
+					: o->selftest == OPT_SELFTEST_FAULT_AP ? 2
+					: o->selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
+			.timeout_ms = run_default_timeout_ms,
+		},
+		.workloads = o->workloads,
+		.budget_s = o->budget_s ? o->budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
+		.plan_only = o->plan == OPT_ON,
+		.run_timeout_ms = o->run_timeout_ms,
+	};
+}
+
 void seq_go(struct seq_run *s)
 {
 	cur = s;

@@ -16,6 +16,8 @@
 #define SEQ_BOUND_FLOOR_MS 5000      /* and at least this long: emulators stall for seconds */
 #define SEQ_CALIB_TIMEOUT_MS 10000   /* bound for a calibration run, whose cost is not yet known */
 #define SEQ_PROGRESS_MS 5000         /* progress text at most this often */
+#define SEQ_QUICK_REPS 3             /* repetitions of a configuration without reps= */
+#define SEQ_FULL_REPS 10
 
 struct seq_run {
 	struct wl_ctx ctx;           /* what every workload gets; plan and index are set here */
@@ -26,6 +28,13 @@ struct seq_run {
 	double serial_bytes_per_s;   /* what printing costs (0: nothing slow) */
 	uint64_t run_timeout_ms;     /* run_timeout_ms=: one bound for every run (0: from the plan) */
 };
+
+/* A run as the options ask for it: profile, reps, flush, iterations,
+ * selftest, workloads, budget, plan and bounds. Zeroes the rest of *s, which
+ * the platform then fills: ctx's machine (online, topo, cpu_of_topo,
+ * bsp_cpuid, nodes, platform, has_*), start_tsc and serial_bytes_per_s. */
+struct options;
+void seq_from_options(struct seq_run *s, const struct options *o);
 
 /* Calibrate, fit, emit the `plan` record and the plan text, then (unless
  * plan_only) run every chosen workload with a `workload` record after each. */

@@ -1,4 +1,4 @@
-/* console.c - serialised output of text and records; see console.h. */
+/* console.c - the kernel's console platform (console_platform.h): spin locks that a stopped CPU cannot hold for ever, the serial port and the screen, and what printing costs; the console itself is kernel/console/console_text.c. */
 #include "console.h"
 #include "console_platform.h"
 #include "fbcon.h" /* fbcon hook */
@@ -10,20 +10,12 @@
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define TEXT_BUF 1024
 #define PANIC_LOCK_MS 500 /* how long a lock is waited for in panic mode before it is broken */
+#define RATE_MIN_BYTES 2048            /* measured throughput is trusted past this much output */
 
 /* ---- Private Variables ---------------------------------------------------- */
-static struct spinlock out_lock = SPINLOCK_INIT;
-static struct spinlock rec_lock = SPINLOCK_INIT;
-static char rec_buf[CONSOLE_REC_BUF];
-static struct rec rec_shared;
-static char rec_kind[32];          /* kind of the record being built, for the overflow report */
-static volatile int panic_mode;
-static unsigned long n_records, n_errors;
+static struct spinlock locks[2] = { SPINLOCK_INIT, SPINLOCK_INIT }; /* enum console_lock */
 static uint64_t out_bytes, out_ticks;  /* what printing has cost so far: serial and screen */
-
-#define RATE_MIN_BYTES 2048            /* measured throughput is trusted past this much output */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static int32_t cpu_index(void)
@@ -31,78 +23,10 @@ static int32_t cpu_index(void)
 	return (int32_t)this_cpu()->index; /* %gs is set before anything prints */
 }
 
-static void lock(struct spinlock *l)
-{
-	int32_t self = cpu_index();
-	if (panic_mode) {
-		if (l->locked && l->owner == self) /* re-entered from a fault on this CPU */
-			return;
-		if (!spin_lock_ms(l, PANIC_LOCK_MS, self))
-			l->owner = self; /* broken: whoever held it is stopped */
-		return;
-	}
-	while (!spin_lock_ms(l, SPIN_LOCK_MS, self)) {
-		/* A lock held this long means its holder is gone: say so once, carry on. */
-		static const char msg[] = "\r\nconsole: lock held for too long, breaking it\r\n";
-		serial_write(msg, sizeof(msg) - 1);
-		l->owner = self;
-		return;
-	}
-}
-
-/* ---- Public Functions ----------------------------------------------------- */
 static void count_out(uint64_t t0, size_t n)
 {
 	out_ticks += tsc_read() - t0;
 	out_bytes += n;
-}
-
-void console_write(const char *s, size_t n)
-{
-	lock(&out_lock);
-	uint64_t t0 = tsc_read();
-	serial_write(s, n);
-	fbcon_write(s, n); /* fbcon hook: people's text on the screen too */
-	count_out(t0, n);
-	spin_unlock(&out_lock);
-}
-
-void kprintf(const char *fmt, ...)
-{
-	char buf[TEXT_BUF];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
-	/* Serial terminals want CR LF. */
-	lock(&out_lock);
-	uint64_t t0 = tsc_read();
-	size_t start = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '\n') {
-			serial_write(buf + start, i - start);
-			serial_write("\r\n", 2);
-			start = i + 1;
-		}
-	}
-	serial_write(buf + start, len - start);
-	fbcon_write(buf, len); /* fbcon hook: people's text on the screen too */
-	count_out(t0, len);
-	spin_unlock(&out_lock);
-}
-
-struct rec *console_rec_open(const char *kind)
-{
-	lock(&rec_lock);
-	size_t i = 0;
-	for (; kind && kind[i] && i + 1 < sizeof(rec_kind); i++)
-		rec_kind[i] = kind[i];
-	rec_kind[i] = 0;
-	rec_begin(&rec_shared, rec_buf, sizeof(rec_buf), kind);
-	return &rec_shared;
 }
 
 /* The text of a top-level "key":"value" or "key":number in a record line
@@ -174,32 +98,60 @@ static void result_to_screen(const char *line)
 	fbcon_result_add(out, strcmp(check, "ok") && strcmp(check, "skipped"));
 }
 
-void console_rec_emit(struct rec *r)
+/* ---- Platform hooks (console_platform.h) ---------------------------------- */
+bool console_plat_lock(enum console_lock which, bool panic)
 {
-	size_t len = 0;
-	const char *line = rec_finish(r, &len);
-	if (!line) {
-		/* Say which record was lost and why, in a record that fits. */
-		rec_begin(r, rec_buf, sizeof(rec_buf), "error");
-		rec_str(r, "what", "record too long or malformed");
-		rec_str(r, "record_kind", rec_kind);
-		rec_u64(r, "cpu", (uint64_t)cpu_index());
-		line = rec_finish(r, &len); /* counted as an error below, like any error record */
+	struct spinlock *l = &locks[which];
+	int32_t self = cpu_index();
+	if (panic) {
+		if (l->locked && l->owner == self) /* re-entered from a fault on this CPU */
+			return true;
+		if (!spin_lock_ms(l, PANIC_LOCK_MS, self))
+			l->owner = self; /* broken: whoever held it is stopped */
+		return true;
 	}
-	if (line) {
-		lock(&out_lock);
-		uint64_t t0 = tsc_read();
-		serial_write(line, len);
-		serial_write("\r\n", 2);
-		count_out(t0, len + 2);
-		spin_unlock(&out_lock);
-		n_records++;
-		if (!strncmp(line, "@qb {\"v\":1,\"kind\":\"error\"", 25))
-			n_errors++;
-		else if (!strncmp(line, "@qb {\"v\":1,\"kind\":\"result\"", 26))
-			result_to_screen(line);
+	if (!spin_lock_ms(l, SPIN_LOCK_MS, self)) {
+		/* A lock held this long means its holder is gone: say so once, carry on. */
+		static const char msg[] = "\r\nconsole: lock held for too long, breaking it\r\n";
+		serial_write(msg, sizeof(msg) - 1);
+		l->owner = self;
 	}
-	spin_unlock(&rec_lock);
+	return true;
+}
+
+void console_plat_unlock(enum console_lock which, bool held)
+{
+	if (held)
+		spin_unlock(&locks[which]);
+}
+
+void console_plat_text(const char *s, size_t n)
+{
+	uint64_t t0 = tsc_read();
+	size_t start = 0; /* serial terminals want CR LF */
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			serial_write(s + start, i - start);
+			serial_write("\r\n", 2);
+			start = i + 1;
+		}
+	}
+	serial_write(s + start, n - start);
+	fbcon_write(s, n); /* fbcon hook: people's text on the screen too */
+	count_out(t0, n);
+}
+
+void console_plat_record(const char *line, size_t n)
+{
+	uint64_t t0 = tsc_read();
+	serial_write(line, n);
+	serial_write("\r\n", 2);
+	count_out(t0, n + 2);
+}
+
+void console_plat_result(const char *line)
+{
+	result_to_screen(line);
 }
 
 int64_t console_plat_cpu(void)
@@ -207,11 +159,7 @@ int64_t console_plat_cpu(void)
 	return cpu_index();
 }
 
-void console_plat_summary(const char *line)
-{
-	fbcon_summary_add(line); /* fbcon hook */
-}
-
+/* ---- Public Functions ----------------------------------------------------- */
 void console_status(const char *line)
 {
 	fbcon_set_status(line); /* fbcon hook */
@@ -222,11 +170,6 @@ void console_summary_line(const char *line)
 	fbcon_summary_add(line); /* fbcon hook */
 }
 
-void console_panic_mode(void)
-{
-	panic_mode = 1;
-}
-
 double console_bytes_per_s(void)
 {
 	uint64_t hz = tsc_hz();
@@ -235,12 +178,3 @@ double console_bytes_per_s(void)
 	return (double)out_bytes * (double)hz / (double)out_ticks;
 }
 
-unsigned long console_records(void)
-{
-	return n_records;
-}
-
-unsigned long console_errors(void)
-{
-	return n_errors;
-}

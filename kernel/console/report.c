@@ -67,54 +67,6 @@ void report_result_close(struct rec *r, const char *check, const char *reason)
 		finish_mark_failed("a result check failed");
 }
 
-void report_cpu_topology(struct rec *r, const struct topo_cpu *tc)
-{
-	if (!tc) {
-		rec_null(r, "package");
-		rec_null(r, "die");
-		rec_null(r, "core");
-		rec_null(r, "thread");
-		return;
-	}
-	rec_u64(r, "package", tc->package);
-	rec_u64(r, "die", tc->die);
-	rec_u64(r, "core", tc->core);
-	rec_u64(r, "thread", tc->thread);
-	if (tc->core_type)
-		rec_str(r, "core_type", tc->core_type == CPUID_CORE_TYPE_ATOM ? "atom" : "core");
-}
-
-void report_caches(const struct topo *t, const uint32_t *cpu_of_topo)
-{
-	for (uint32_t i = 0; i < t->ncaches; i++) {
-		const struct topo_cache *k = &t->cache[i];
-		struct rec *r = console_rec_open("cache");
-		rec_u64(r, "level", k->level);
-		rec_str(r, "type", topo_cache_type_name(k->type));
-		rec_u64(r, "size", k->size);
-		rec_u64(r, "line", k->line_size);
-		rec_u64(r, "ways", k->ways);
-		rec_u64(r, "sets", k->sets);
-		rec_bool(r, "fully_associative", k->fully_associative);
-		rec_bool(r, "inclusive", k->inclusive);
-		rec_bool(r, "wbinvd_lower_all_sharers", k->wbinvd_lower_all_sharers);
-		rec_str(r, "source", k->source);
-		rec_bool(r, "sharing_assumed", k->sharing_assumed);
-		rec_arr_begin(r, "shared_by");
-		for (uint32_t n = 0; n < t->ncpu; n++)
-			if (topo_cpuset_has(&k->shared_by, n))
-				rec_u64(r, 0, cpu_of_topo[n]);
-		rec_arr_end(r);
-		console_rec_emit(r);
-	}
-	for (uint32_t lvl = 1; lvl <= 3; lvl++) {
-		const struct topo_cache *k = t->ncpu ? topo_cpu_cache(t, 0, (uint8_t)lvl) : 0;
-		if (k)
-			kprintf("cache: L%u %s %llu KiB, %u-way, %u-byte lines, shared by %u CPU(s)\n", lvl,
-				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
-				k->line_size, k->nshared);
-	}
-}
 
 void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
 		 int64_t lost_bytes, uint64_t start_tsc)

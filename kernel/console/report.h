@@ -27,14 +27,6 @@ bool report_check_consistent(const char *check, const char *reason);
  * left out and an `error` record says so (the Linux twin asserts). */
 void report_result_close(struct rec *r, const char *check, const char *reason);
 
-/* The package, die, core, thread (and hybrid core type) of a CPU, or nulls
- * when it has no topology (not online). */
-void report_cpu_topology(struct rec *r, const struct topo_cpu *tc);
-
-/* One `cache` record per cache instance (CPUs as dense numbers through
- * cpu_of_topo), and a text line per level for the BSP's caches. */
-void report_caches(const struct topo *t, const uint32_t *cpu_of_topo);
-
 /* The `done` record, the last of a run: status and reason, the CPUs found
  * and online, those lost and the memory the allocator lost (a platform
  * without them passes -1: left out), elapsed_ms since start_tsc (null

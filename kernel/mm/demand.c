@@ -230,16 +230,8 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 		*why = "all demand-zero regions are in use";
 		return 0;
 	}
-	if ((page != DEMAND_PAGE_4K && page != DEMAND_PAGE_2M) || size == 0 || size > DEMAND_MAX_BYTES) {
-		*why = "bad region size or page size";
+	if (!demand_region_init(r, size, page, policy, zeroing, node, why))
 		return 0;
-	}
-	memset(r, 0, sizeof(*r));
-	r->size = ALIGN_UP(size, page);
-	r->page = page;
-	r->policy = policy;
-	r->zeroing = zeroing;
-	r->node = node;
 	r->slot = (unsigned)FIRST_SLOT + slot;
 	r->base = DEMAND_VA_BASE + (uint64_t)slot * DEMAND_VA_STRIDE;
 

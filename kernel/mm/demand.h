@@ -60,6 +60,27 @@ struct demand_region {
 	struct demand_cpu_stats cpu[QB_MAX_CPUS];
 };
 
+/* What demand_create does alike on both platforms (the kernel's
+ * kernel/mm/demand.c, the twin's tools/twin/demand.c): a bad size or page
+ * size gives false with *why; else the free region r is cleared and given
+ * its size (rounded up to whole pages), page, policy, zeroing and node. */
+static inline bool demand_region_init(struct demand_region *r, uint64_t size, uint64_t page,
+				      enum demand_policy policy, enum demand_zeroing zeroing, int node,
+				      const char **why)
+{
+	if ((page != DEMAND_PAGE_4K && page != DEMAND_PAGE_2M) || size == 0 || size > DEMAND_MAX_BYTES) {
+		*why = "bad region size or page size";
+		return false;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->size = (size + page - 1) / page * page;
+	r->page = page;
+	r->policy = policy;
+	r->zeroing = zeroing;
+	r->node = node;
+	return true;
+}
+
 /* Create a region of `size` bytes (rounded up to whole pages) with the given
  * page size, policy and zeroing. Page tables are built now, every entry
  * not-present; with DEMAND_PREZEROED, size/page zeroed pages are reserved on

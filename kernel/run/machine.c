@@ -7,6 +7,7 @@
 #include "fbcon.h" /* fbcon hook */
 #include "lib.h"
 #include "report.h"
+#include "report_machine.h"
 #include "fmt.h"
 #include "paging.h"
 #include "percpu.h"
@@ -108,12 +109,7 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_str(r, "firmware_vendor", bi->fw_vendor);
 	rec_hex(r, "firmware_revision", bi->fw_revision);
 	rec_str(r, "uefi_revision", uefi_rev);
-	rec_str(r, "cmdline", cmdline);
-	rec_str(r, "cpu_vendor", vendor);
-	rec_str(r, "cpu_model", cpuid_snap_brand(s));
-	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
-	tsc_report_fields(r);
-	rec_u64(r, "memory_bytes", ram);
+	report_boot_cpu(r, cmdline, s, ram);
 	rec_u64(r, "kernel_bytes", machine_kernel_bytes(bi));
 	rec_u64(r, "stack_bytes", machine_stack_bytes(bi));
 	rec_u64(r, "ap_startup_us", smp_startup_us());
@@ -153,16 +149,11 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	console_rec_emit(r);
 	tsc_report_disagreement();                            /* not fatal, but visible */
 
-	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
-		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor,
-		smp_cpus_online(), smp_cpus_found(), (unsigned long long)smp_startup_us(),
-		(unsigned long long)(ram >> 20), ai->srat.present ? ai->srat.n_nodes : 1);
+	report_machine_text(s, smp_cpus_online(), smp_cpus_found(), smp_startup_us(), ram,
+			    ai->srat.present ? ai->srat.n_nodes : 1);
 	if (smp_cpus_parked())
 		kprintf("machine: %u CPU(s) left out of the run are parked (halted, interrupts off)\n",
 			smp_cpus_parked());
-	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, %s, empty interval %llu ticks\n",
-		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(),
-		timer_name(), tsc_invariant() ? "yes" : "no", tsc_fence_name(), (unsigned long long)tsc_overhead());
 
 	/* fbcon hook: the machine in the screen's header, what a photo of the
 	 * screen must show: CPU, TSC, caches, CPUs, memory, firmware. */
@@ -195,21 +186,14 @@ static const char *state_name(uint32_t st)
 void machine_report_cpus(void)
 {
 	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
-		struct percpu *p = &percpu[c];
+		const struct percpu *p = &percpu[c];
 		int32_t t = topo_of_cpu[c];
-		struct rec *r = console_rec_open("cpu");
-		rec_u64(r, "index", c);
-		rec_u64(r, "apic_id", p->apic_id);
-		rec_u64(r, "acpi_uid", p->acpi_uid);
-		report_cpu_topology(r, t >= 0 ? &topo.cpu[t] : 0);
-		rec_u64(r, "node", (uint64_t)p->node);
-		rec_bool(r, "online", p->state == CPU_ONLINE);
-		rec_str(r, "state", state_name(p->state));
-		if (p->state == CPU_ONLINE) {
-			rec_i64(r, "tsc_offset", p->tsc_offset);
-			rec_u64(r, "tsc_offset_err", p->tsc_offset_err);
-		}
-		console_rec_emit(r);
+		struct report_cpu rc = {
+			.index = c, .apic_id = p->apic_id, .acpi_uid = p->acpi_uid, .os_cpu = -1,
+			.topo = t >= 0 ? &topo.cpu[t] : 0, .node = p->node, .online = p->state == CPU_ONLINE,
+			.state = state_name(p->state), .tsc_offset = p->tsc_offset, .tsc_offset_err = p->tsc_offset_err,
+		};
+		report_cpu(&rc);
 	}
 }
 

@@ -37,8 +37,6 @@
 /* ---- Constants ------------------------------------------------------------ */
 #define LOW_MEMORY_END 0x100000ull   /* below 1 MiB stays with the firmware and the trampoline */
 #define MAX_OPT_ERRORS 16
-#define QUICK_REPS 3
-#define FULL_REPS 10
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct boot_info bi;
@@ -140,38 +138,21 @@ static void init_acpi(void)
 
 static void run_workloads(void)
 {
-	bool quick = opts.profile == OPT_PROFILE_QUICK;
 	static struct seq_run seq;
 	const struct serial_port *sp = serial_current();
-	seq = (struct seq_run){
-		.ctx = {
-			.quick = quick,
-			.reps = opts.reps ? opts.reps : quick ? QUICK_REPS : FULL_REPS,
-			.flush = opts.flush == OPT_FLUSH_WBINVD,
-			.selftest_iters = opts.selftest_iters,
-			.iters = opts.iters,
-			.selftest_fault = opts.selftest == OPT_SELFTEST_FAULT_BSP ? 1
-					: opts.selftest == OPT_SELFTEST_FAULT_AP ? 2
-					: opts.selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
-			.timeout_ms = run_default_timeout_ms,
-			.online = &online,
-			.topo = machine_topo(),
-			.cpu_of_topo = machine_cpu_of_topo(),
-			.bsp_cpuid = &percpu[0].snap,
-			.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1,
-			.platform = "bare-metal",
-			.has_wbinvd = true,
-			.has_fault_internals = true,
-		},
-		.workloads = opts.workloads,
-		.budget_s = opts.budget_s ? opts.budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
-		.plan_only = opts.plan == OPT_ON,
-		.start_tsc = bi.entry_tsc,
-		/* What printing really cost so far; else 8N1's ten bits a byte. */
-		.serial_bytes_per_s = console_bytes_per_s() ? console_bytes_per_s()
-				    : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0,
-		.run_timeout_ms = opts.run_timeout_ms,
-	};
+	seq_from_options(&seq, &opts);
+	seq.ctx.online = &online;
+	seq.ctx.topo = machine_topo();
+	seq.ctx.cpu_of_topo = machine_cpu_of_topo();
+	seq.ctx.bsp_cpuid = &percpu[0].snap;
+	seq.ctx.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1;
+	seq.ctx.platform = "bare-metal";
+	seq.ctx.has_wbinvd = true;
+	seq.ctx.has_fault_internals = true;
+	seq.start_tsc = bi.entry_tsc;
+	/* What printing really cost so far; else 8N1's ten bits a byte. */
+	seq.serial_bytes_per_s = console_bytes_per_s() ? console_bytes_per_s()
+			       : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0;
 	seq_go(&seq);
 }
 

@@ -183,8 +183,12 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 			continue;
 		}
 		res->failed[res->n_failed++] = set->cpu[t];
-		run_plat_lose(set->cpu[t], aborted ? "did not reach the barrier in time"
-						   : "did not finish its work in time");
+		struct rec *r = console_rec_open("error");
+		rec_str(r, "what", "cpu lost");
+		rec_str(r, "detail", aborted ? "did not reach the barrier in time" : "did not finish its work in time");
+		rec_u64(r, "cpu", set->cpu[t]);
+		run_plat_lose(set->cpu[t], r);
+		console_rec_emit(r);
 	}
 	if (res->n_failed)
 		run_plat_job_lost(j); /* the lost CPUs may still hold it */

@@ -39,16 +39,11 @@ void run_plat_post(uint32_t cpu, struct run_job *j)
 }
 
 /* A CPU that missed a bound is stopped with INIT (it waits for a SIPI that never comes). */
-void run_plat_lose(uint32_t cpu, const char *why)
+void run_plat_lose(uint32_t cpu, struct rec *r)
 {
 	percpu[cpu].state = CPU_LOST;
 	apic_send_init(percpu[cpu].apic_id);
-	struct rec *r = console_rec_open("error");
-	rec_str(r, "what", "cpu lost");
-	rec_str(r, "detail", why);
-	rec_u64(r, "cpu", cpu);
 	rec_u64(r, "apic_id", percpu[cpu].apic_id);
-	console_rec_emit(r);
 }
 
 struct run_job *run_plat_job(void)

@@ -25,9 +25,10 @@ void run_plat_flush(void);
 /* Hand j to cpu's mailbox and wake it if it rests. */
 void run_plat_post(uint32_t cpu, struct run_job *j);
 
-/* A CPU that missed its bound: stop it (INIT) or leave it, mark it lost,
- * and emit its `error` record ("cpu lost", with why). */
-void run_plat_lose(uint32_t cpu, const char *why);
+/* A CPU that missed its bound: stop it (INIT) or leave it, and mark it
+ * lost; add what identifies it to its `error` record r ("cpu lost", open). */
+struct rec;
+void run_plat_lose(uint32_t cpu, struct rec *r);
 
 /* Where the next run's job lives (NULL: none, the run fails as a bad set). */
 struct run_job *run_plat_job(void);

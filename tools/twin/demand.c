@@ -162,21 +162,13 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 		*why = "all demand-zero regions are in use";
 		return 0;
 	}
-	if ((page != DEMAND_PAGE_4K && page != DEMAND_PAGE_2M) || size == 0 || size > DEMAND_MAX_BYTES) {
-		*why = "bad region size or page size";
-		return 0;
-	}
 	if (zeroing == DEMAND_PREZEROED) {
 		*why = "a prezeroed pool needs the kernel's fault handler (ring 0)";
 		return 0;
 	}
 	struct demand_region *r = &regions[slot];
-	memset(r, 0, sizeof(*r));
-	r->size = ALIGN_UP(size, page);
-	r->page = page;
-	r->policy = policy;
-	r->zeroing = zeroing;
-	r->node = node;
+	if (!demand_region_init(r, size, page, policy, zeroing, node, why))
+		return 0;
 	r->slot = slot;
 	enum source src = SRC_4K;
 	if (page == DEMAND_PAGE_2M) {

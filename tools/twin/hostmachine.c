@@ -17,6 +17,7 @@
 #include "hostnuma.h"
 #include "lib.h"
 #include "report.h"
+#include "report_machine.h"
 #include "pmm.h"
 #include "timer.h"
 #include "tsc.h"
@@ -93,12 +94,7 @@ void hostmachine_report_boot(const char *cmdline)
 	rec_file(r, "firmware_vendor", DMI_DIR "bios_vendor");
 	rec_file(r, "bios_version", DMI_DIR "bios_version");
 	rec_nulls(r, firmware, ARRAY_SIZE(firmware));
-	rec_str(r, "cmdline", cmdline);
-	rec_str(r, "cpu_vendor", vendor);
-	rec_str(r, "cpu_model", cpuid_snap_brand(s));
-	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
-	tsc_report_fields(r);
-	rec_u64(r, "memory_bytes", ram);
+	report_boot_cpu(r, cmdline, s, ram);
 	rec_nulls(r, kernel_only, ARRAY_SIZE(kernel_only));
 	rec_u64(r, "ap_startup_us", hostcpu_startup_us());
 	rec_u64(r, "cpus_found", hostcpu_found());
@@ -117,13 +113,7 @@ void hostmachine_report_boot(const char *cmdline)
 	console_rec_emit(r);
 	tsc_report_disagreement();                            /* not fatal, but visible */
 
-	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
-		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor, hostcpu_online(),
-		hostcpu_found(), (unsigned long long)hostcpu_startup_us(), (unsigned long long)(ram >> 20),
-		hostnuma_nodes());
-	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, %s, empty interval %llu ticks\n",
-		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(), timer_name(),
-		tsc_invariant() ? "yes" : "no", tsc_fence_name(), (unsigned long long)tsc_overhead());
+	report_machine_text(s, hostcpu_online(), hostcpu_found(), hostcpu_startup_us(), ram, hostnuma_nodes());
 	kprintf("linux: WBINVD is privileged; a flush is an eviction read of %llu MiB from every participating CPU\n",
 		(unsigned long long)(evict_bytes() >> 20));
 	kprintf("linux: a first read of fresh anonymous memory maps the shared zero page (with THP the huge one); "
@@ -135,23 +125,13 @@ void hostmachine_report_cpus(void)
 	for (uint32_t c = 0; c < hostcpu_slots(); c++) {
 		const struct hostcpu *h = &hostcpu[c];
 		int32_t t = topo_of_cpu[c];
-		struct rec *r = console_rec_open("cpu");
-		rec_u64(r, "index", c);
-		if (h->have_snap)
-			rec_u64(r, "apic_id", cpuid_snap_apic_id(&h->snap));
-		else
-			rec_null(r, "apic_id");
-		rec_null(r, "acpi_uid");
-		rec_u64(r, "os_cpu", h->os_cpu);
-		report_cpu_topology(r, t >= 0 ? &topo.cpu[t] : 0);
-		rec_u64(r, "node", (uint64_t)h->node);
-		rec_bool(r, "online", h->state == HOSTCPU_ONLINE);
-		rec_str(r, "state", hostcpu_state_name(h->state));
-		if (h->state == HOSTCPU_ONLINE) {
-			rec_i64(r, "tsc_offset", h->tsc_offset);
-			rec_u64(r, "tsc_offset_err", h->tsc_offset_err);
-		}
-		console_rec_emit(r);
+		struct report_cpu rc = {
+			.index = c, .apic_id = h->have_snap ? (int64_t)cpuid_snap_apic_id(&h->snap) : -1, .acpi_uid = -1,
+			.os_cpu = h->os_cpu, .topo = t >= 0 ? &topo.cpu[t] : 0, .node = h->node,
+			.online = h->state == HOSTCPU_ONLINE, .state = hostcpu_state_name(h->state),
+			.tsc_offset = h->tsc_offset, .tsc_offset_err = h->tsc_offset_err,
+		};
+		report_cpu(&rc);
 	}
 }
 

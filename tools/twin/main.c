@@ -24,8 +24,6 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define MAX_OPT_ERRORS 16
-#define QUICK_REPS 3                 /* as kernel/run/main.c */
-#define FULL_REPS 10
 #define START_TIMEOUT_MS OPT_SMP_TIMEOUT_MS_DEFAULT /* threads check in within this */
 #define HELP_LEN 4096
 
@@ -133,33 +131,18 @@ static bool want_help(int argc, char **argv)
 /* As kernel/run/main.c's run_workloads, on the platform's own terms. */
 static void run_workloads(uint64_t boot_tsc)
 {
-	bool quick = opts.profile == OPT_PROFILE_QUICK;
 	static struct seq_run seq;
-	seq = (struct seq_run){
-		.ctx = {
-			.quick = quick,
-			.reps = opts.reps ? opts.reps : quick ? QUICK_REPS : FULL_REPS,
-			.flush = opts.flush == OPT_FLUSH_WBINVD,
-			.selftest_iters = opts.selftest_iters,
-			.iters = opts.iters,
-			.selftest_fault = 0,
-			.timeout_ms = run_default_timeout_ms,
-			.online = &online,
-			.topo = hostmachine_topo(),
-			.cpu_of_topo = hostmachine_cpu_of_topo(),
-			.bsp_cpuid = &hostcpu[0].snap,
-			.nodes = hostnuma_nodes(),
-			.platform = "linux",
-			.has_wbinvd = false,
-			.has_fault_internals = false,
-		},
-		.workloads = opts.workloads,
-		.budget_s = opts.budget_s ? opts.budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
-		.plan_only = opts.plan == OPT_ON,
-		.start_tsc = boot_tsc,
-		.serial_bytes_per_s = 0, /* stdout: printing is not what takes time */
-		.run_timeout_ms = opts.run_timeout_ms,
-	};
+	seq_from_options(&seq, &opts);
+	seq.ctx.online = &online;
+	seq.ctx.topo = hostmachine_topo();
+	seq.ctx.cpu_of_topo = hostmachine_cpu_of_topo();
+	seq.ctx.bsp_cpuid = &hostcpu[0].snap;
+	seq.ctx.nodes = hostnuma_nodes();
+	seq.ctx.platform = "linux";
+	seq.ctx.has_wbinvd = false;
+	seq.ctx.has_fault_internals = false;
+	seq.start_tsc = boot_tsc;
+	seq.serial_bytes_per_s = 0; /* stdout: printing is not what takes time */
 	seq_go(&seq);
 }
 

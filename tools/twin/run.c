@@ -63,20 +63,15 @@ void run_plat_post(uint32_t cpu, struct run_job *j)
 }
 
 /* A thread that missed a bound keeps running: report it and never give it work again. */
-void run_plat_lose(uint32_t cpu, const char *why)
+void run_plat_lose(uint32_t cpu, struct rec *r)
 {
 	hostcpu[cpu].state = HOSTCPU_LOST;
-	struct rec *r = console_rec_open("error");
-	rec_str(r, "what", "cpu lost");
-	rec_str(r, "detail", why);
-	rec_u64(r, "cpu", cpu);
 	if (hostcpu[cpu].have_snap)
 		rec_u64(r, "apic_id", cpuid_snap_apic_id(&hostcpu[cpu].snap));
 	else
 		rec_null(r, "apic_id");
 	rec_u64(r, "os_cpu", hostcpu[cpu].os_cpu);
 	rec_str(r, "note", "user space cannot stop a thread: it was left running");
-	console_rec_emit(r);
 }
 
 struct run_job *run_plat_job(void)

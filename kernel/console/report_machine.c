@@ -1,0 +1,109 @@
+/* report_machine.c - the machine's records and text lines for both platforms; see report_machine.h. */
+#include "report_machine.h"
+#include "console.h"
+#include "lib.h"
+#include "timer.h"
+#include "tsc.h"
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void rec_known(struct rec *r, const char *key, int64_t v)
+{
+	if (v >= 0)
+		rec_u64(r, key, (uint64_t)v);
+	else
+		rec_null(r, key);
+}
+
+static void cpu_topology(struct rec *r, const struct topo_cpu *tc)
+{
+	if (!tc) {
+		rec_null(r, "package");
+		rec_null(r, "die");
+		rec_null(r, "core");
+		rec_null(r, "thread");
+		return;
+	}
+	rec_u64(r, "package", tc->package);
+	rec_u64(r, "die", tc->die);
+	rec_u64(r, "core", tc->core);
+	rec_u64(r, "thread", tc->thread);
+	if (tc->core_type)
+		rec_str(r, "core_type", tc->core_type == CPUID_CORE_TYPE_ATOM ? "atom" : "core");
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void report_boot_cpu(struct rec *r, const char *cmdline, const struct cpuid_snap *s, uint64_t ram)
+{
+	char vendor[CPUID_VENDOR_LEN + 1];
+	cpuid_snap_vendor_string(s, vendor);
+	rec_str(r, "cmdline", cmdline);
+	rec_str(r, "cpu_vendor", vendor);
+	rec_str(r, "cpu_model", cpuid_snap_brand(s));
+	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
+	tsc_report_fields(r);
+	rec_u64(r, "memory_bytes", ram);
+}
+
+void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t found, uint64_t startup_us,
+			 uint64_t ram, uint32_t nodes)
+{
+	char vendor[CPUID_VENDOR_LEN + 1];
+	cpuid_snap_vendor_string(s, vendor);
+	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
+		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor, online, found,
+		(unsigned long long)startup_us, (unsigned long long)(ram >> 20), nodes);
+	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, %s, empty interval %llu ticks\n",
+		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(), timer_name(),
+		tsc_invariant() ? "yes" : "no", tsc_fence_name(), (unsigned long long)tsc_overhead());
+}
+
+void report_cpu(const struct report_cpu *c)
+{
+	struct rec *r = console_rec_open("cpu");
+	rec_u64(r, "index", c->index);
+	rec_known(r, "apic_id", c->apic_id);
+	rec_known(r, "acpi_uid", c->acpi_uid);
+	if (c->os_cpu >= 0)
+		rec_u64(r, "os_cpu", (uint64_t)c->os_cpu);
+	cpu_topology(r, c->topo);
+	rec_known(r, "node", c->node);
+	rec_bool(r, "online", c->online);
+	rec_str(r, "state", c->state);
+	if (c->online) {
+		rec_i64(r, "tsc_offset", c->tsc_offset);
+		rec_u64(r, "tsc_offset_err", c->tsc_offset_err);
+	}
+	console_rec_emit(r);
+}
+
+void report_caches(const struct topo *t, const uint32_t *cpu_of_topo)
+{
+	for (uint32_t i = 0; i < t->ncaches; i++) {
+		const struct topo_cache *k = &t->cache[i];
+		struct rec *r = console_rec_open("cache");
+		rec_u64(r, "level", k->level);
+		rec_str(r, "type", topo_cache_type_name(k->type));
+		rec_u64(r, "size", k->size);
+		rec_u64(r, "line", k->line_size);
+		rec_u64(r, "ways", k->ways);
+		rec_u64(r, "sets", k->sets);
+		rec_bool(r, "fully_associative", k->fully_associative);
+		rec_bool(r, "inclusive", k->inclusive);
+		rec_bool(r, "wbinvd_lower_all_sharers", k->wbinvd_lower_all_sharers);
+		rec_str(r, "source", k->source);
+		rec_bool(r, "sharing_assumed", k->sharing_assumed);
+		rec_arr_begin(r, "shared_by");
+		for (uint32_t n = 0; n < t->ncpu; n++)
+			if (topo_cpuset_has(&k->shared_by, n))
+				rec_u64(r, 0, cpu_of_topo[n]);
+		rec_arr_end(r);
+		console_rec_emit(r);
+	}
+	for (uint32_t lvl = 1; lvl <= 3; lvl++) {
+		const struct topo_cache *k = t->ncpu ? topo_cpu_cache(t, 0, (uint8_t)lvl) : 0;
+		if (k)
+			kprintf("cache: L%u %s %llu KiB, %u-way, %u-byte lines, shared by %u CPU(s)\n", lvl,
+				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
+				k->line_size, k->nshared);
+	}
+}

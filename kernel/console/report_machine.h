@@ -1,0 +1,46 @@
+/* report_machine.h - the records and text lines that describe the machine (boot fields, cpu, cache), written once for the kernel and the Linux twin, which gather what goes in them each its own way.
+ *
+ * Layer: console. Includes console, measure (topo, cpuid_snap, tsc, timer)
+ * and lib; included by run/machine.c and tools/twin/hostmachine.c. */
+#ifndef QB_KERNEL_REPORT_MACHINE_H
+#define QB_KERNEL_REPORT_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cpuid_snap.h"
+#include "record.h"
+#include "topo.h"
+
+/* The fields of the `boot` record that both platforms fill alike: cmdline,
+ * cpu_vendor, cpu_model, hypervisor (of the boot CPU's snapshot s), the TSC's
+ * fields and memory_bytes (ram). */
+void report_boot_cpu(struct rec *r, const char *cmdline, const struct cpuid_snap *s, uint64_t ram);
+
+/* The "machine:" and "tsc:" text lines of the boot: CPU, CPUs online of those
+ * found and how long they took, RAM and NUMA nodes; the TSC and its timer. */
+void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t found, uint64_t startup_us,
+			 uint64_t ram, uint32_t nodes);
+
+/* What a `cpu` record says of one CPU slot; a platform that cannot tell a
+ * field gives -1 (null in the record). */
+struct report_cpu {
+	uint32_t index;              /* the slot: cpu numbers in every other record */
+	int64_t apic_id, acpi_uid;
+	int64_t os_cpu;              /* the OS's CPU number; -1 on bare metal: left out */
+	const struct topo_cpu *topo; /* null when it has no topology (not online) */
+	int32_t node;
+	bool online;
+	const char *state;
+	int64_t tsc_offset;          /* online CPUs only */
+	uint64_t tsc_offset_err;
+};
+
+/* The `cpu` record of one CPU: its numbers, package, die, core, thread (and
+ * hybrid core type, or nulls without a topology), node, state and TSC offset. */
+void report_cpu(const struct report_cpu *c);
+
+/* One `cache` record per cache instance (CPUs as dense numbers through
+ * cpu_of_topo), and a text line per level for the BSP's caches. */
+void report_caches(const struct topo *t, const uint32_t *cpu_of_topo);
+
+#endif
