@@ -164,8 +164,17 @@ parktest: $(BUILD)/quietbench.efi
 	python3 tests/boot/park_tests.py --efi $<
 
 # The counter workload's loops must really load, add and store (or LOCK XADD).
-asmtest: $(BUILD)/workloads/counter_loops.o
-	python3 tests/asm/check_counter_loops.py $<
+# The counter loops are checked in both builds: the kernel's and the twin's.
+asmtest: $(BUILD)/workloads/counter_loops.o $(BUILD)/twin/workloads/counter_loops.o
+	python3 tests/asm/check_counter_loops.py $(BUILD)/workloads/counter_loops.o
+	python3 tests/asm/check_counter_loops.py $(BUILD)/twin/workloads/counter_loops.o
+
+# Lower layers never include higher ones (each folder's layer is in its main
+# file's header; tests/layers/check_layers.py reads them).
+.PHONY: layercheck
+layercheck:
+	python3 tests/layers/check_layers.py --self-test
+	python3 tests/layers/check_layers.py
 
 # tools/qb's tests need Debian's python3 (its matplotlib and pytest), which
 # may not be the first python3 on PATH.
@@ -197,7 +206,7 @@ test-slow: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
 qemuruntest: $(BUILD)/quietbench.efi
 	python3 tests/boot/qemu_run_tests.py --efi $<
 
-test: unit asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
+test: unit layercheck asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from
@@ -293,8 +302,8 @@ flashtest:
 #   make host        build/quietbench-host
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
-TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c kernel/measure/stats.c kernel/run/options.c kernel/console/options_report.c kernel/console/console_text.c \
-	kernel/console/report.c kernel/measure/topo.c kernel/measure/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/measure/reps.c kernel/measure/noise.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/console/report_machine.c
+TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c kernel/measure/stats.c kernel/run/options.c kernel/run/options_report.c kernel/console/console_text.c \
+	kernel/run/report.c kernel/measure/topo.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'

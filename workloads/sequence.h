@@ -1,6 +1,6 @@
 /* sequence.h - a run's workloads in order: each calibrates its configurations into the plan, the plan is fitted to the time budget and shown, then each workload runs as planned, with progress. Shared by the kernel and the Linux twin.
  *
- * Above the workloads (it walks wl_all), below nothing: kernel/run/main.c and
+ * Above the workloads (it walks wl_all), below nothing: kernel/start/main.c and
  * tools/twin/main.c call seq_go; the workloads call the seq_item_* helpers
  * while they run. */
 #ifndef QB_WORKLOADS_SEQUENCE_H

@@ -1,5 +1,9 @@
 /* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, FADT, HPET, SPCR) per ACPI 6.5 ch. 5.2.
  *
+ * Layer 5: acpi. The firmware's tables: RSDP, MADT, SRAT, FADT, HPET, SPCR,
+ * mapped through mm. Includes lib, arch, console, mm; every layer from
+ * measure up may include it; the layers below must not.
+ *
  * Pure parsing: every byte is read through acpi_map(), nothing is written to
  * the firmware's tables, and all results land in a caller-provided struct
  * acpi_info of plain data. Faults are recorded in info->errors and the faulty

@@ -1,4 +1,10 @@
-/* cpu.h - inline wrappers for the x86-64 instructions the kernel uses (Intel SDM vol. 2). */
+/* cpu.h - inline wrappers for the x86-64 instructions the kernel uses (Intel SDM vol. 2).
+ *
+ * Layer 2: arch. The x86 CPU itself: instructions, MSRs (with #GP caught),
+ * GDT, IDT, per-CPU data, spin locks, CPUID snapshots, the AP trampoline.
+ * Includes lib only; prints nothing and waits for nothing (that needs
+ * console and the TSC, above it). Every layer from console up may include
+ * it; lib must not. */
 #ifndef QB_KERNEL_CPU_H
 #define QB_KERNEL_CPU_H
 
@@ -28,6 +34,14 @@
 
 /* RFLAGS.IF, Intel SDM vol. 1 §3.4.3 */
 #define RFLAGS_IF (1ull << 9)
+
+/* RDTSC, unserialised; user space may use it too (kernel/measure/tsc.h has the serialised forms and the clock). */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
 
 #ifndef QB_HOST_TEST
 static inline uint8_t inb(uint16_t port)

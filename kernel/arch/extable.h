@@ -3,7 +3,7 @@
  * An instruction that real hardware may refuse (RDMSR and WRMSR of an MSR
  * that CPUID does not guarantee) is listed here with a fixup address. A #GP
  * at a listed instruction resumes at its fixup, which reports the error to
- * the caller; a fault anywhere else still ends the run (kernel/arch/fault.c).
+ * the caller; a fault anywhere else still ends the run (kernel/run/fault.c).
  * Entries are emitted by inline assembly with EXTABLE_ENTRY into the section
  * qb_extable, which linker.ld gathers between __start_qb_extable and
  * __stop_qb_extable (in a hosted build the linker defines both). */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #define IDT_EXCEPTIONS 32
-#define IDT_VECTORS 256       /* 32-255 are interrupts: kernel/arch/idle.c handles them */
+#define IDT_VECTORS 256       /* 32-255 are interrupts: kernel/run/idle.c handles them */
 #define IDT_IRQ_STUB_SIZE 16  /* kernel/arch/isr.S: one stub per interrupt vector */
 
 /* Register frame built by kernel/arch/isr.S; field order must match its pushes. */

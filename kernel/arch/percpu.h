@@ -34,7 +34,7 @@ struct percpu {
 	uint32_t fault_depth;         /* nested exceptions on this CPU */
 
 	/* Line 1: the mailbox, written by the coordinator, watched by this CPU
-	 * (MONITOR/MWAIT arms on this line: kernel/arch/idle.h). */
+	 * (MONITOR/MWAIT arms on this line: kernel/run/idle.h). */
 	struct run_job *volatile job __attribute__((aligned(CACHE_LINE)));
 	volatile uint64_t job_seq;    /* bumped for each new job */
 	volatile uint64_t job_done;   /* last job_seq finished */

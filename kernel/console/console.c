@@ -1,13 +1,13 @@
 /* console.c - the kernel's console platform (console_platform.h): spin locks that a stopped CPU cannot hold for ever, the serial port and the screen, and what printing costs; the console itself is kernel/console/console_text.c. */
 #include "console.h"
 #include "console_platform.h"
+#include "cpu.h"
 #include "fbcon.h" /* fbcon hook */
 #include "fmt.h"
 #include "lib.h"
 #include "percpu.h"
 #include "serial.h"
 #include "spinlock.h"
-#include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define PANIC_LOCK_MS 500 /* how long a lock is waited for in panic mode before it is broken */
@@ -25,7 +25,7 @@ static int32_t cpu_index(void)
 
 static void count_out(uint64_t t0, size_t n)
 {
-	out_ticks += tsc_read() - t0;
+	out_ticks += rdtsc() - t0;
 	out_bytes += n;
 }
 
@@ -127,7 +127,7 @@ void console_plat_unlock(enum console_lock which, bool held)
 
 void console_plat_text(const char *s, size_t n)
 {
-	uint64_t t0 = tsc_read();
+	uint64_t t0 = rdtsc();
 	size_t start = 0; /* serial terminals want CR LF */
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n') {
@@ -143,7 +143,7 @@ void console_plat_text(const char *s, size_t n)
 
 void console_plat_record(const char *line, size_t n)
 {
-	uint64_t t0 = tsc_read();
+	uint64_t t0 = rdtsc();
 	serial_write(line, n);
 	serial_write("\r\n", 2);
 	count_out(t0, n + 2);
@@ -170,9 +170,8 @@ void console_summary_line(const char *line)
 	fbcon_summary_add(line); /* fbcon hook */
 }
 
-double console_bytes_per_s(void)
+double console_bytes_per_s(uint64_t hz)
 {
-	uint64_t hz = tsc_hz();
 	if (out_bytes < RATE_MIN_BYTES || !hz || !out_ticks)
 		return 0;
 	return (double)out_bytes * (double)hz / (double)out_ticks;

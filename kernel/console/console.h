@@ -1,4 +1,10 @@
-/* console.h - text for people and checksummed records for tools, on the serial port (and later the screen). */
+/* console.h - text for people and checksummed records for tools, on the serial port (and later the screen).
+ *
+ * Layer 3: console. Where text and records go: the serial port, the screen,
+ * the record format and the console written once for both platforms
+ * (console_platform.h is what a platform gives it). Includes lib and arch;
+ * every layer from mm up may include it and report through it; lib and arch
+ * must not. */
 #ifndef QB_KERNEL_CONSOLE_H
 #define QB_KERNEL_CONSOLE_H
 
@@ -42,9 +48,9 @@ void console_summary_line(const char *line);
 void console_panic_mode(void);
 
 /* What printing has cost so far, in bytes per second of the time spent
- * printing (serial and screen); 0 until there is enough to tell, or when
- * printing costs nothing worth counting. */
-double console_bytes_per_s(void);
+ * printing (serial and screen), given the TSC's frequency; 0 until there
+ * is enough to tell, or when printing costs nothing worth counting. */
+double console_bytes_per_s(uint64_t tsc_hz);
 
 /* Records emitted so far, and errors among them (the done record reports these). */
 unsigned long console_records(void);

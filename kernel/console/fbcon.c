@@ -9,7 +9,6 @@
 #include "fbcon_px.h"
 #include "fmt.h"
 #include "lib.h"
-#include "paging.h"
 #include "spinlock.h"
 #ifndef QB_HOST_TEST
 #include "percpu.h"
@@ -275,7 +274,7 @@ static void report_refusal(enum fbcon_px_status st, const struct boot_fb *fb)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-bool fbcon_init(const struct boot_fb *fb)
+bool fbcon_init(const struct boot_fb *fb, fbcon_map_fn map)
 {
 	if (active || refused)
 		return active;
@@ -290,7 +289,7 @@ bool fbcon_init(const struct boot_fb *fb)
 	uint32_t r = st == FBCON_PX_OK ? MIN(s.height / s.cell_h, FBCON_MAX_ROWS) : 0;
 	if (st == FBCON_PX_OK && (c < FBCON_MIN_COLS || r < FBCON_MIN_ROWS))
 		st = FBCON_PX_BAD_GEOMETRY;
-	void *base = st == FBCON_PX_OK ? paging_map_mmio(fb->base, (uint64_t)s.pitch_px * 4 * s.height) : 0;
+	void *base = st == FBCON_PX_OK ? map(fb->base, (uint64_t)s.pitch_px * 4 * s.height) : 0;
 	if (!base) {
 		refused = true;
 		early_len = 0;

@@ -37,12 +37,15 @@ struct fbcon_font {
 
 extern const struct fbcon_font fbcon_font;
 
-/* Take over the framebuffer fb describes (mapped uncached with
- * paging_map_mmio, so call after paging_init) and draw the text written so
- * far. A missing framebuffer (base 0) leaves fbcon off silently; a format
+/* How the framebuffer is mapped: phys for size bytes, uncached (mm's
+ * paging_map_mmio: the console sits below mm and is given it). NULL: cannot. */
+typedef void *(*fbcon_map_fn)(uint64_t phys, uint64_t size);
+
+/* Take over the framebuffer fb describes (mapped with map, so call after
+ * paging_init) and draw the text written so far. A missing framebuffer (base 0) leaves fbcon off silently; a format
  * it cannot draw (not 32 bits per pixel, bad pitch, too small) leaves it off
  * with one `error` record. Returns true if the screen is now a console. */
-bool fbcon_init(const struct boot_fb *fb);
+bool fbcon_init(const struct boot_fb *fb, fbcon_map_fn map);
 
 /* True once fbcon_init has taken the screen. */
 bool fbcon_active(void);

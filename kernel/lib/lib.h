@@ -1,5 +1,9 @@
 /* lib.h - the small freestanding C library the kernel carries (memcpy and friends).
  *
+ * Layer 1: lib. Plain C with no hardware and no state of the run:
+ * formatting, CRC-32, memory and string functions, limits, the boot_info
+ * hand-off. Includes nothing of ours; every folder may include it.
+ *
  * The prototypes match ISO C, so host unit tests that include this header next
  * to <string.h> link against the host libc instead of kernel/lib/lib.c. */
 #ifndef QB_KERNEL_LIB_H

@@ -15,13 +15,20 @@ struct topo_online_src {
 };
 
 /*
- * Decodes the online CPUs among slots 0 .. n_slots-1 into *out (dense topology
- * numbers in slot order), filling cpu_of_topo (topology number -> slot) and
- * topo_of_cpu (slot -> topology number, -1 for CPUs not online). Every
- * decoder message becomes an `error` record ("topology"). Returns topo_decode's
+ * Decodes the online CPUs among slots 0 .. n_slots-1 (dense topology numbers
+ * in slot order) and keeps the result for the calls below. Every decoder
+ * message becomes an `error` record ("topology"). Returns topo_decode's
  * result.
  */
-int topo_online_decode(const struct topo_online_src *src, uint32_t n_slots, struct topo *out,
-		       uint32_t *cpu_of_topo, int32_t *topo_of_cpu);
+int topo_online_decode(const struct topo_online_src *src, uint32_t n_slots);
+
+/* The decoded topology (empty before topo_online_decode). */
+const struct topo *topo_online(void);
+
+/* Topology number -> CPU slot (the dense CPU number of every record). */
+const uint32_t *topo_online_cpu_of_topo(void);
+
+/* Slot -> its place in the topology; NULL for a CPU that was not online. */
+const struct topo_cpu *topo_online_cpu(uint32_t slot);
 
 #endif

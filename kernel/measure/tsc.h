@@ -1,7 +1,14 @@
-/* tsc.h - the time-stamp counter: serialised reads (Intel, "How to Benchmark Code Execution Times on Intel IA-32 and IA-64", 2010), frequency, overhead. */
+/* tsc.h - the time-stamp counter: serialised reads (Intel, "How to Benchmark Code Execution Times on Intel IA-32 and IA-64", 2010), frequency, overhead.
+ *
+ * Layer 6: measure. Time and what a measurement reads: the TSC and its
+ * calibration against a timer, LFENCE, topology from CPUID, the PMU, noise
+ * sources, C/P-states, statistics and the plan's model. Includes every layer
+ * below (lib .. acpi); never the runner, the workloads or the start-up,
+ * which may include it; the layers below must not. */
 #ifndef QB_KERNEL_TSC_H
 #define QB_KERNEL_TSC_H
 
+#include "cpu.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "acpi.h"
@@ -16,9 +23,7 @@ extern bool tsc_mfence;
 /* A plain, unserialised read. */
 static inline uint64_t tsc_read(void)
 {
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return rdtsc();
 }
 
 /* Start of a timed interval: earlier instructions finish before the read,

@@ -6,7 +6,7 @@
  * it, flushes that TLB entry on the faulting CPU and returns, counting the
  * fault and its cost. The bookkeeping here is pure C: the hardware (CR2, the
  * PML4, INVLPG, the TSC, the CPU's identity) comes through the demand_hw_*
- * functions, which kernel/mm/demand_hw.c provides and host tests stub. */
+ * functions, which kernel/run/demand_hw.c provides and host tests stub. */
 #ifndef QB_KERNEL_DEMAND_H
 #define QB_KERNEL_DEMAND_H
 
@@ -125,10 +125,10 @@ int demand_node_at(const struct demand_region *r, uint64_t off);
 /* Physical address of the byte at offset off, 0 if its page is not present. */
 uint64_t demand_phys_of(const struct demand_region *r, uint64_t off);
 
-/* Route page faults to demand_fault (kernel/mm/demand_hw.c; once, at boot). */
+/* Route page faults to demand_fault (kernel/run/demand_hw.c; once, at boot). */
 void demand_hw_init(void);
 
-/* ---- Hardware, provided by kernel/mm/demand_hw.c (or the tests' stubs) ------- */
+/* ---- Hardware, provided by kernel/run/demand_hw.c (or the tests' stubs) ------- */
 uint32_t demand_hw_cpu(void);                    /* dense number of the calling CPU */
 int demand_hw_node(void);                        /* its NUMA node */
 uint64_t demand_hw_ticks(void);                  /* TSC */

@@ -9,7 +9,6 @@
 #include "mtrr.h"
 #include "percpu.h"
 #include "pmm.h"
-#include "run.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define ADDR_EAX_PHYS CPUID_MASK(7, 0)   /* CPUID 80000008H EAX[7:0]: MAXPHYADDR */
@@ -111,30 +110,6 @@ static bool copy_bsp(void)
 	return ok;
 }
 
-static void check_fn(const struct run_thread *t)
-{
-	struct mtrr_regs mine;
-	const char *why;
-	char again[WHAT_LEN];
-	read_regs(&mine, &why);
-	cpu_state[t->cpu] = MT_SAME;
-	if (!mtrr_differs(&bsp, &mine, mismatch_what[t->cpu], WHAT_LEN))
-		return;
-	/* MTRRs all off on an AP: it was reset (an INIT clears them in some
-	 * emulators, while real CPUs keep them) and only needs the BSP's. An
-	 * AP with MTRRs on but different is a firmware inconsistency: it is
-	 * made the same too, and reported. Safe mode writes no MSR. */
-	bool was_reset = mine.have_mtrr && !(mine.def_type & MTRR_DEF_E);
-	if (bsp.have_mtrr && mine.have_mtrr && !safe_mode && copy_bsp()) {
-		read_regs(&mine, &why);
-		if (!mtrr_differs(&bsp, &mine, again, WHAT_LEN)) {
-			cpu_state[t->cpu] = was_reset ? MT_RESET_SYNCED : MT_SYNCED;
-			return;
-		}
-	}
-	cpu_state[t->cpu] = was_reset && safe_mode ? MT_RESET_UNSET : MT_DIFFERS;
-}
-
 static void add_piece(void *ctx, uint64_t base, uint64_t len, enum mtrr_type t)
 {
 	bool *ok = ctx;
@@ -149,6 +124,33 @@ static void add_piece(void *ctx, uint64_t base, uint64_t len, enum mtrr_type t)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+void memtype_check_this_cpu(uint32_t cpu, bool safe)
+{
+	struct mtrr_regs mine;
+	const char *why;
+	char again[WHAT_LEN];
+	if (cpu >= QB_MAX_CPUS)
+		return;
+	safe_mode = safe;
+	read_regs(&mine, &why);
+	cpu_state[cpu] = MT_SAME;
+	if (!mtrr_differs(&bsp, &mine, mismatch_what[cpu], WHAT_LEN))
+		return;
+	/* MTRRs all off on an AP: it was reset (an INIT clears them in some
+	 * emulators, while real CPUs keep them) and only needs the BSP's. An
+	 * AP with MTRRs on but different is a firmware inconsistency: it is
+	 * made the same too, and reported. Safe mode writes no MSR. */
+	bool was_reset = mine.have_mtrr && !(mine.def_type & MTRR_DEF_E);
+	if (bsp.have_mtrr && mine.have_mtrr && !safe_mode && copy_bsp()) {
+		read_regs(&mine, &why);
+		if (!mtrr_differs(&bsp, &mine, again, WHAT_LEN)) {
+			cpu_state[cpu] = was_reset ? MT_RESET_SYNCED : MT_SYNCED;
+			return;
+		}
+	}
+	cpu_state[cpu] = was_reset && safe_mode ? MT_RESET_UNSET : MT_DIFFERS;
+}
+
 void memtype_read_bsp(void)
 {
 	read_regs(&bsp, &bsp_why);
@@ -168,16 +170,13 @@ bool memtype_add_ram(uint64_t base, uint64_t len)
 	return ok;
 }
 
-void memtype_check_cpus(bool safe)
+void memtype_check_report(const uint32_t *cpus, uint32_t n)
 {
-	static struct cpuset all;
-	safe_mode = safe;
-	run_online_set(&all, 0);
-	if (run_on(&all, check_fn, 0, 0, run_default_timeout_ms, 0) != RUN_OK)
-		console_error("memtype", "could not read the MTRRs on every CPU");
 	n_mismatch = n_reset_synced = n_reset_unset = 0;
-	for (uint32_t i = 0; i < all.n; i++) {
-		uint32_t c = all.cpu[i];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = cpus[i];
+		if (c >= QB_MAX_CPUS)
+			continue;
 		if (cpu_state[c] == MT_SAME)
 			continue;
 		if (cpu_state[c] == MT_RESET_SYNCED) {

@@ -22,13 +22,18 @@ bool memtype_uniform(uint64_t base, uint64_t len);
  * Returns false if the allocator's range table is full. */
 bool memtype_add_ram(uint64_t base, uint64_t len);
 
-/* On every online CPU: read its MTRRs and PAT and compare them with the
- * BSP's. An AP found with its MTRRs off (reset by its INIT, as some
+/* On the calling CPU, dense number cpu (run on every online CPU by the
+ * start-up, which has the runner; mm sits below it): read its MTRRs and PAT
+ * and compare them with the BSP's. An AP found with its MTRRs off (reset by its INIT, as some
  * emulators do) is given the BSP's and counted (`mtrr_reset_cpus`); one
  * that differs otherwise is given the BSP's too, as Linux does, and gets
- * an `error` record ("mtrr mismatch") naming the register, as does one that
- * cannot be set (safe mode writes nothing). */
-void memtype_check_cpus(bool safe);
+ * an `error` record (from memtype_check_report) naming the register, as does
+ * one that cannot be set (safe mode writes nothing). */
+void memtype_check_this_cpu(uint32_t cpu, bool safe);
+
+/* After memtype_check_this_cpu ran on cpus[0 .. n-1]: count them, and an
+ * `error` record ("mtrr mismatch") for each that differs. */
+void memtype_check_report(const uint32_t *cpus, uint32_t n);
 
 /* The memory type of the buffers a result on cpus[0 .. n-1] used (its
  * `mem_type`): "WB", another type, "MIXED: <why>" when one of those CPUs

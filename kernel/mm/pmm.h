@@ -1,4 +1,9 @@
-/* pmm.h - the physical page allocator: free ranges from the memory map, each tagged with its NUMA node (SRAT). */
+/* pmm.h - the physical page allocator: free ranges from the memory map, each tagged with its NUMA node (SRAT).
+ *
+ * Layer 4: mm. Memory: the page allocator, page tables, MTRRs and PAT
+ * (memory types), demand-zero regions. Includes lib, arch, console; every
+ * layer from acpi up may include it; lib, arch and console must not (the
+ * screen is handed paging_map_mmio). */
 #ifndef QB_KERNEL_PMM_H
 #define QB_KERNEL_PMM_H
 

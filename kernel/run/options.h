@@ -7,7 +7,7 @@
 
 #define OPT_MAX_WORKLOADS 32          /* bits in options.workloads */
 #define OPT_WORKLOADS_ALL UINT32_MAX  /* "all" before the name count is known */
-#define OPT_REPS_MAX 256              /* repetitions one result keeps (kernel/measure/reps.h REPS_MAX) */
+#define OPT_REPS_MAX 256              /* repetitions one result keeps (kernel/run/reps.h REPS_MAX) */
 #define OPT_SMP_TIMEOUT_MS_MAX 60000
 #define OPT_SMP_TIMEOUT_MS_DEFAULT 1000
 #define OPT_SELFTEST_ITERS_MAX 1000000000
@@ -68,7 +68,7 @@ enum opt_console {
 #define OPT_CONSOLE_BAUD_MIN 50
 #define OPT_CONSOLE_BAUD_MAX 4000000
 
-/* idle= : how CPUs wait for work (same order as kernel/arch/idle.h's enum idle_method). */
+/* idle= : how CPUs wait for work (same order as kernel/run/idle.h's enum idle_method). */
 enum opt_idle { OPT_IDLE_AUTO, OPT_IDLE_MWAIT, OPT_IDLE_HLT, OPT_IDLE_POLL };
 
 /* paging= : the multiboot2 path's paging mode at kernel entry (index in "4", "5"). */

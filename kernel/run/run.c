@@ -1,14 +1,14 @@
 /* run.c - barrier-released runs on chosen CPUs, with bounds, start skew and lost CPUs; see run.h.
  *
  * Written once for both platforms: the bare-metal kernel and the Linux twin
- * differ only in run_platform.h's hooks (kernel/run/run_hw.c,
+ * differ only in platform.h's hooks (kernel/run/run_hw.c,
  * tools/twin/run.c). Each thread writes its times into the job, and they
  * are copied to the caller's result at the end, so that a lost CPU that
  * finishes late never writes into a later run. */
 #include "run.h"
 #include "console.h"
 #include "lib.h"
-#include "run_platform.h"
+#include "platform.h"
 #include "tsc.h"
 
 #define RUN_LINE 64 /* a cache line: the barrier's words each on its own */

@@ -1,5 +1,5 @@
-/* run_hw.c - the runner's platform on bare metal (run_platform.h): per-CPU mailboxes woken by idle_kick, WBINVD, INIT for a lost CPU, and the APs' idle loop. */
-#include "run_platform.h"
+/* run_hw.c - the runner's platform on bare metal (platform.h): per-CPU mailboxes woken by idle_kick, WBINVD, INIT for a lost CPU, and the APs' idle loop. */
+#include "platform.h"
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"

@@ -35,7 +35,7 @@
 /* What an AP takes from the BSP's control registers: a whitelist, never a
  * copy. Firmware may leave features on (CET, PKE, SMAP, UMIP, VMXE, PCIDE)
  * that would #GP in the trampoline or change how the kernel runs. LA57 comes
- * with the page tables it needs (kernel/arch/paging.c). */
+ * with the page tables it needs (kernel/mm/paging.c). */
 #define AP_CR4_KEEP (CR4_PAE | CR4_PGE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_OSXSAVE | \
 		     CR4_FSGSBASE | CR4_LA57)
 #define AP_CR0_KEEP (CR0_MP | CR0_ET | CR0_NE | CR0_WP)

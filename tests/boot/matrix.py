@@ -40,7 +40,7 @@ GiB = 1 << 30
 QUICK = "profile=quick workloads=selftest"
 SMP_TIMEOUT_MS = 1000          # the kernel's default smp_timeout_ms
 MAX_NODES = 64                 # kernel/lib/qb_limits.h QB_MAX_NODES
-MAX_PHYS = 1 << 40             # kernel/arch/paging.h QB_MAX_PHYS
+MAX_PHYS = 1 << 40             # kernel/mm/paging.h QB_MAX_PHYS
 
 
 # ---- Cells --------------------------------------------------------------------

@@ -5,7 +5,7 @@ TEST(no_framebuffer_is_a_no_op)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
 	fb->base = 0;
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK(!fbcon_active());
 	write_str("hello\n");
 	fbcon_set_header("a", "b");
@@ -23,12 +23,12 @@ TEST(no_framebuffer_is_a_no_op)
 TEST(unknown_format_refused_once)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_NONE);
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK(!fbcon_active());
 	CHECK_EQ_U(n_errors, 1);
 	CHECK_STR(last_what, "framebuffer");
 	CHECK(strstr(last_detail, "pixel format 0") != NULL);
-	CHECK(!fbcon_init(fb)); /* asked again: still off, no second record */
+	CHECK(!fbcon_init(fb, paging_map_mmio)); /* asked again: still off, no second record */
 	CHECK_EQ_U(n_errors, 1);
 	write_str("text after the refusal\n");
 	fbcon_show_summary();
@@ -39,7 +39,7 @@ TEST(unknown_format_refused_once)
 		}
 
 	fb = fake_new(640, 480, 640, 7);
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 }
 
@@ -47,13 +47,13 @@ TEST(sixteen_bit_masks_refused)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BITMASK);
 	fb->mask_red = 0xf800, fb->mask_green = 0x07e0, fb->mask_blue = 0x001f; /* RGB565 */
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 	CHECK(strstr(last_detail, "8 bits per channel") != NULL);
 
 	fb = fake_new(640, 480, 640, BOOT_FB_BITMASK);
 	fb->mask_red = 0xff0000, fb->mask_green = 0xff0000, fb->mask_blue = 0xff; /* overlapping */
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 }
 
@@ -61,21 +61,21 @@ TEST(bad_geometry_refused)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX);
 	fb->pitch = 639 * 4; /* shorter than a line */
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 
 	fb = fake_new(640, 480, 640, BOOT_FB_RGBX);
 	fb->pitch = 640 * 4 + 2; /* not whole pixels */
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 
 	fb = fake_new(200, 60, 200, BOOT_FB_RGBX); /* 25x3 cells: too small */
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 
 	fb = fake_new(640, 480, 640, BOOT_FB_RGBX);
 	map_fails = true;
-	CHECK(!fbcon_init(fb));
+	CHECK(!fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(n_errors, 1);
 	CHECK(strstr(last_detail, "cannot map") != NULL);
 }
@@ -83,7 +83,7 @@ TEST(bad_geometry_refused)
 TEST(text_cells_match_the_font)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	CHECK(fbcon_active());
 	CHECK_EQ_U(n_errors, 0);
 	write_str("Hi! {QuietBench} 0123456789\n");
@@ -112,7 +112,7 @@ TEST(every_format_places_the_channels)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct boot_fb *fb = fake_new(800, 600, 800, cases[i].format);
 		fb->mask_red = cases[i].r, fb->mask_green = cases[i].g, fb->mask_blue = cases[i].b;
-		CHECK(fbcon_init(fb));
+		CHECK(fbcon_init(fb, paging_map_mmio));
 		write_str("RGB ok\n");
 		CHECK_STR(body_row(0), "RGB ok");
 		CHECK_EQ_U(px_at(0, 0), encode(HEAD_BG));
@@ -131,7 +131,7 @@ TEST(every_format_places_the_channels)
 TEST(pitch_padding_and_size_respected)
 {
 	struct boot_fb *fb = fake_new(800, 600, 832, BOOT_FB_RGBX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	for (int i = 0; i < 200; i++)
 		write_str("a line long enough to reach past the middle of the screen, with some more words after it\n");
 	bool pad_ok = true;
@@ -144,7 +144,7 @@ TEST(pitch_padding_and_size_respected)
 	/* a size short of pitch x height: the screen ends where the memory does */
 	fb = fake_new(640, 480, 640, BOOT_FB_RGBX);
 	fb->size = 640 * 4 * 400;
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	for (int i = 0; i < 100; i++)
 		write_str("scrolling in a shortened screen\n");
 	fbcon_set_status("status at the bottom of the memory");
@@ -158,7 +158,7 @@ TEST(pitch_padding_and_size_respected)
 TEST(wrap_return_and_tab)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(fake.cols, 640 / fbcon_font.width);
 	char line[200];
 	memset(line, 'x', fake.cols + 3);
@@ -207,7 +207,7 @@ TEST(scrolls_keeping_header_and_status)
 	static const uint32_t sizes[][2] = { { 640, 480 }, { 800, 600 }, { 1024, 768 } };
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		struct boot_fb *fb = fake_new(sizes[k][0], sizes[k][1], sizes[k][0], BOOT_FB_BGRX);
-		CHECK(fbcon_init(fb));
+		CHECK(fbcon_init(fb, paging_map_mmio));
 		fbcon_set_header("QuietBench test | Some CPU", "4 of 4 CPUs online");
 		fbcon_set_status("workload 1 of 2: selftest");
 		char buf[64];
@@ -244,7 +244,7 @@ TEST(scrolls_keeping_header_and_status)
 TEST(scroll_redraws_only_changed_cells)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	uint32_t br = body_rows(), jump = br / FBCON_SCROLL_DIV;
 	for (uint32_t i = 0; i + 1 < br; i++)
 		write_str("same\n"); /* the cursor is now on the last body row */

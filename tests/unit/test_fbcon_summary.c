@@ -4,7 +4,7 @@
 TEST(error_lines_are_red)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	write_str("error: framebuffer: something\nerror-free line\n");
 	row_text(FBCON_HEADER_ROWS, ERR_FG, BODY_BG, text_buf);
 	CHECK_STR(text_buf, "error: framebuffer: something");
@@ -25,7 +25,7 @@ TEST(error_lines_are_red)
 TEST(bytes_outside_the_font_get_the_replacement_glyph)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	write_str("a\x01\x7f\xe9z\n");
 	const uint8_t rep = 0x01; /* any byte outside 0x20..0x7e draws glyph `count` */
 	CHECK_EQ_U(cell_mismatches(0, FBCON_HEADER_ROWS, 'a', BODY_FG, BODY_BG), 0);
@@ -40,7 +40,7 @@ TEST(text_before_init_is_drawn_at_init)
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
 	write_str("QuietBench: noise-free\nerror: option x=y\n");
 	fbcon_set_header("early header", NULL);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	CHECK_STR(body_row(0), "QuietBench: noise-free");
 	row_text(FBCON_HEADER_ROWS + 1, ERR_FG, BODY_BG, text_buf);
 	CHECK_STR(text_buf, "error: option x=y");
@@ -50,14 +50,14 @@ TEST(text_before_init_is_drawn_at_init)
 	fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
 	for (int i = 0; i < 10000; i++)
 		write_str("flood before the screen is up\n");
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	CHECK(tail_intact());
 }
 
 TEST(summary_replaces_the_body_and_stays)
 {
 	struct boot_fb *fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	for (int i = 0; i < 100; i++)
 		write_str("workload output that the summary replaces\n");
 	fbcon_summary_add("selftest          101 ms  ok, 0 error record(s)");
@@ -87,7 +87,7 @@ TEST(summary_replaces_the_body_and_stays)
 TEST(summary_keeps_the_error_lines)
 {
 	struct boot_fb *fb = fake_new(1280, 1024, 1280, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	write_str("error: exception: page fault (vector 14) at rip 0xffffffff80001234 on cpu 1\n");
 	for (int i = 0; i < 100; i++)
 		write_str("other text, and a line that merely mentions error: in the middle\n");
@@ -107,7 +107,7 @@ TEST(summary_keeps_the_error_lines)
 
 	/* many errors: the first ones are kept, the rest counted */
 	fb = fake_new(1280, 960, 1280, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	char buf[64];
 	for (int i = 0; i < 30; i++) {
 		snprintf(buf, sizeof(buf), "error: number %d\n", i);
@@ -127,7 +127,7 @@ TEST(summary_keeps_the_error_lines)
 TEST(summary_overflow_is_counted)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX); /* 8x16: 30 rows, 27 body rows */
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	char buf[64];
 	for (int i = 0; i < FBCON_SUMMARY_LINES + 36; i++) {
 		snprintf(buf, sizeof(buf), "summary line %d", i);
@@ -147,7 +147,7 @@ TEST(summary_overflow_is_counted)
 TEST(large_screens_double_the_font)
 {
 	struct boot_fb *fb = fake_new(1920, 1080, 1920, BOOT_FB_RGBX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(fake.scale, 2);
 	CHECK_EQ_U(fake.cols, 1920 / (2 * fbcon_font.width)); /* 120 x 33 with the 8x16 font */
 	CHECK_EQ_U(fake.rows, 1080 / (2 * fbcon_font.height));
@@ -164,7 +164,7 @@ TEST(large_screens_double_the_font)
 	/* wider than the grid bound: the grid stops at FBCON_MAX_COLS cells */
 	uint32_t wide = (FBCON_MAX_COLS + 19) * 2 * fbcon_font.width; /* 4400 with the 8x16 font */
 	fb = fake_new(wide, 400, wide, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	CHECK_EQ_U(fake.cols, FBCON_MAX_COLS);
 	char line[400];
 	memset(line, 'M', 300);
@@ -193,7 +193,7 @@ TEST(failures_are_counted)
 TEST(pass_and_fail_banners)
 {
 	struct boot_fb *fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	fbcon_summary_add("selftest          101 ms  FAIL, 1 error record(s)");
 	fbcon_show_summary_banner("FAIL", false);
 	uint32_t top = FBCON_HEADER_ROWS * fake.ch;
@@ -222,12 +222,12 @@ TEST(pass_and_fail_banners)
 	CHECK_EQ_U(px_at(0, top), encode(0xb01c1c));
 
 	fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX);
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	fbcon_show_summary_banner("PASS", true);
 	CHECK_EQ_U(px_at(0, top), encode(0x1e7b34));
 
 	fb = fake_new(320, 120, 320, BOOT_FB_BGRX); /* 40 x 7 cells: no room for a band */
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	fbcon_show_summary_banner("BAD OPTIONS", false);
 	row_text(FBCON_HEADER_ROWS, ERR_FG, BODY_BG, text_buf);
 	CHECK_STR(text_buf, " BAD OPTIONS");
@@ -239,7 +239,7 @@ TEST(results_fill_the_rest_of_the_screen)
 {
 	struct boot_fb *fb = fake_new(1024, 768, 1024, BOOT_FB_BGRX); /* 128 x 48 cells */
 	char line[64];
-	CHECK(fbcon_init(fb));
+	CHECK(fbcon_init(fb, paging_map_mmio));
 	fbcon_summary_add("counter            900 ms  ok, 0 error record(s); clean, cv <= 1.0%");
 	for (int i = 0; i < 400; i++) {
 		snprintf(line, sizeof(line), "counter packed %dt %d.%02d us", i, i, i % 100);

@@ -1,7 +1,7 @@
 /* test_msr.c - host tests of the exception table and the MSR accessors that survive #GP (kernel/arch/extable.c, kernel/arch/msr.c).
  *
  * The real instructions run: in ring 3, RDMSR and WRMSR raise #GP, which
- * Linux delivers as SIGSEGV. The handler below does what kernel/arch/fault.c does
+ * Linux delivers as SIGSEGV. The handler below does what kernel/run/fault.c does
  * for a #GP: look the faulting RIP up in the exception table and resume at
  * its fixup. Any other SIGSEGV is a failure and ends the test program. */
 #define _GNU_SOURCE
@@ -15,7 +15,7 @@
 
 static volatile unsigned long fixups, unlisted;
 
-/* kernel/arch/fault.c's #GP path, on a ucontext. */
+/* kernel/run/fault.c's #GP path, on a ucontext. */
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;

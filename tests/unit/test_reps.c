@@ -1,4 +1,4 @@
-/* test_reps.c - host tests of kernel/measure/reps.c, the repetition log behind every
+/* test_reps.c - host tests of kernel/run/reps.c, the repetition log behind every
  * result record: each configuration starts from a clean log (flags and
  * sources of the previous one must not leak into it), a flagged repetition
  * is left out of "clean", and "detectors" names only the detectors that ran. */

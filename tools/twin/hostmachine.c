@@ -1,4 +1,4 @@
-/* hostmachine.c - topology and the boot, memory, cpu and cache records on Linux, field for field as kernel/run/machine.c (schema: docs/records.md); see hostmachine.h.
+/* hostmachine.c - topology and the boot, memory, cpu and cache records on Linux, field for field as kernel/start/machine.c (schema: docs/records.md); see hostmachine.h.
  *
  * What a process cannot know (ACPI tables, the APIC mode, the firmware's
  * revisions, the kernel's own memory) is null, never zero. The twin adds
@@ -31,9 +31,6 @@
 #define TEXT_LEN 128
 
 /* ---- Private Variables ---------------------------------------------------- */
-static struct topo topo;
-static uint32_t cpu_of_topo[QB_MAX_CPUS];
-static int32_t topo_of_cpu[QB_MAX_CPUS];
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* The first line of a small sysfs file, or null in the record if there is none. */
@@ -66,11 +63,9 @@ static int32_t src_node(uint32_t c) { return hostcpu[c].node; }
 void hostmachine_decode_topology(void)
 {
 	static const struct topo_online_src src = { src_online, src_snap, src_node };
-	topo_online_decode(&src, hostcpu_slots(), &topo, cpu_of_topo, topo_of_cpu);
+	topo_online_decode(&src, hostcpu_slots());
 }
 
-const struct topo *hostmachine_topo(void) { return &topo; }
-const uint32_t *hostmachine_cpu_of_topo(void) { return cpu_of_topo; }
 
 void hostmachine_report_boot(const char *cmdline)
 {
@@ -100,7 +95,7 @@ void hostmachine_report_boot(const char *cmdline)
 	rec_u64(r, "cpus_found", hostcpu_found());
 	rec_u64(r, "cpus_online", hostcpu_online());
 	rec_nulls(r, acpi, ARRAY_SIZE(acpi));
-	rec_str(r, "topology_source", topo.source ? topo.source : "none");
+	rec_str(r, "topology_source", topo_online()->source ? topo_online()->source : "none");
 	rec_nulls(r, tables, ARRAY_SIZE(tables));
 	rec_u64(r, "numa_nodes", hostnuma_nodes());
 	rec_nulls(r, console, ARRAY_SIZE(console));
@@ -124,10 +119,9 @@ void hostmachine_report_cpus(void)
 {
 	for (uint32_t c = 0; c < hostcpu_slots(); c++) {
 		const struct hostcpu *h = &hostcpu[c];
-		int32_t t = topo_of_cpu[c];
 		struct report_cpu rc = {
 			.index = c, .apic_id = h->have_snap ? (int64_t)cpuid_snap_apic_id(&h->snap) : -1, .acpi_uid = -1,
-			.os_cpu = h->os_cpu, .topo = t >= 0 ? &topo.cpu[t] : 0, .node = h->node,
+			.os_cpu = h->os_cpu, .topo = topo_online_cpu(c), .node = h->node,
 			.online = h->state == HOSTCPU_ONLINE, .state = hostcpu_state_name(h->state),
 			.tsc_offset = h->tsc_offset, .tsc_offset_err = h->tsc_offset_err,
 		};
@@ -137,7 +131,7 @@ void hostmachine_report_cpus(void)
 
 void hostmachine_report_caches(void)
 {
-	report_caches(&topo, cpu_of_topo);
+	report_caches(topo_online(), topo_online_cpu_of_topo());
 }
 
 void hostmachine_report_memory(void)

@@ -1,4 +1,4 @@
-/* hostmachine.h - the Linux twin's machine: topology decoded by kernel/measure/topo.c from each CPU's CPUID, and the boot, memory, cpu and cache records with kernel/run/machine.c's field names (docs/records.md). */
+/* hostmachine.h - the Linux twin's machine: topology decoded by kernel/measure/topo.c from each CPU's CPUID, and the boot, memory, cpu and cache records with kernel/start/machine.c's field names (docs/records.md). */
 #ifndef QB_TWIN_HOSTMACHINE_H
 #define QB_TWIN_HOSTMACHINE_H
 
@@ -8,9 +8,6 @@
 /* Decode the online CPUs' snapshots (and sysfs NUMA nodes) with topo_decode. */
 void hostmachine_decode_topology(void);
 
-/* The decoded topology and the map from topo numbers to dense CPU numbers. */
-const struct topo *hostmachine_topo(void);
-const uint32_t *hostmachine_cpu_of_topo(void);
 
 /* The records describing the machine and the run's start. */
 void hostmachine_report_boot(const char *cmdline);

@@ -1,4 +1,4 @@
-/* instr.c (twin) - kernel/measure/instr.h for Linux: user space reads no MSRs, so the MSR noise sources and every counter are unavailable; what Linux itself does to a thread (context switches, migrations) is counted instead. */
+/* instr.c (twin) - kernel/run/instr.h for Linux: user space reads no MSRs, so the MSR noise sources and every counter are unavailable; what Linux itself does to a thread (context switches, migrations) is counted instead. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <sys/resource.h>

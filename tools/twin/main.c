@@ -1,7 +1,8 @@
-/* main.c - the Linux twin's start-up, one step per line, then the same workloads as kernel/run/main.c, built from the same sources. */
+/* main.c - the Linux twin's start-up, one step per line, then the same workloads as kernel/start/main.c, built from the same sources. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "topo_online.h"
 #include "console.h"
 #include "evict.h"
 #include "finish.h"
@@ -128,14 +129,14 @@ static bool want_help(int argc, char **argv)
 	return true;
 }
 
-/* As kernel/run/main.c's run_workloads, on the platform's own terms. */
+/* As kernel/start/main.c's run_workloads, on the platform's own terms. */
 static void run_workloads(uint64_t boot_tsc)
 {
 	static struct seq_run seq;
 	seq_from_options(&seq, &opts);
 	seq.ctx.online = &online;
-	seq.ctx.topo = hostmachine_topo();
-	seq.ctx.cpu_of_topo = hostmachine_cpu_of_topo();
+	seq.ctx.topo = topo_online();
+	seq.ctx.cpu_of_topo = topo_online_cpu_of_topo();
 	seq.ctx.bsp_cpuid = &hostcpu[0].snap;
 	seq.ctx.nodes = hostnuma_nodes();
 	seq.ctx.platform = "linux";
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
 	reps_room();                                         /* repetition log sized for these CPUs */
 	hostcpu_measure_tsc_offsets();                       /* each thread's CPU against CPU 0 */
 	hostmachine_decode_topology();                       /* packages, cores, threads, caches */
-	if (!evict_setup(hostmachine_topo())) {              /* RUN_FLUSH's eviction buffer */
+	if (!evict_setup(topo_online())) {              /* RUN_FLUSH's eviction buffer */
 		console_error("flush", "no memory for the eviction buffer: flushes would do nothing");
 		finish_mark_failed("no memory for the eviction buffer");
 	}

@@ -1,6 +1,6 @@
-/* run.c (twin) - the runner's platform on Linux (kernel/run/run_platform.h): pinned threads whose mailboxes sleep on a futex, an eviction read for RUN_FLUSH, and lost threads left running (user space cannot stop them as INIT does). The runner itself is kernel/run/run.c, shared with the kernel. */
+/* run.c (twin) - the runner's platform on Linux (kernel/run/platform.h): pinned threads whose mailboxes sleep on a futex, an eviction read for RUN_FLUSH, and lost threads left running (user space cannot stop them as INIT does). The runner itself is kernel/run/run.c, shared with the kernel. */
 #define _GNU_SOURCE
-#include "run_platform.h"
+#include "platform.h"
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,4 +1,8 @@
-/* main.c - the kernel's start-up sequence on the BSP, one step per line, then the workloads. */
+/* main.c - the kernel's start-up sequence on the BSP, one step per line, then the workloads.
+ *
+ * Layer 9: start. The kernel's start-up: kernel_entry, one step a line, the
+ * console's set-up and the machine records. Includes every layer; nothing
+ * includes it. */
 #include "acpi.h"
 #include "apic.h"
 #include "boot_info.h"
@@ -14,6 +18,7 @@
 #include "idle.h"
 #include "lib.h"
 #include "machine.h"
+#include "topo_online.h"
 #include "msr.h"
 #include "memtype.h"
 #include "options.h"
@@ -136,14 +141,29 @@ static void init_acpi(void)
 		pmm_set_nodes(nr, n);
 }
 
+static void memtype_cpu_fn(const struct run_thread *t)
+{
+	memtype_check_this_cpu(t->cpu, opts.safe == OPT_ON);
+}
+
+/* Every online CPU's MTRRs and PAT against the BSP's (mm reads them; the runner is above it). */
+static void check_memtypes(void)
+{
+	static struct cpuset all;
+	run_online_set(&all, 0);
+	if (run_on(&all, memtype_cpu_fn, 0, 0, run_default_timeout_ms, 0) != RUN_OK)
+		console_error("memtype", "could not read the MTRRs on every CPU");
+	memtype_check_report(all.cpu, all.n);
+}
+
 static void run_workloads(void)
 {
 	static struct seq_run seq;
 	const struct serial_port *sp = serial_current();
 	seq_from_options(&seq, &opts);
 	seq.ctx.online = &online;
-	seq.ctx.topo = machine_topo();
-	seq.ctx.cpu_of_topo = machine_cpu_of_topo();
+	seq.ctx.topo = topo_online();
+	seq.ctx.cpu_of_topo = topo_online_cpu_of_topo();
 	seq.ctx.bsp_cpuid = &percpu[0].snap;
 	seq.ctx.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1;
 	seq.ctx.platform = "bare-metal";
@@ -151,7 +171,7 @@ static void run_workloads(void)
 	seq.ctx.has_fault_internals = true;
 	seq.start_tsc = bi.entry_tsc;
 	/* What printing really cost so far; else 8N1's ten bits a byte. */
-	seq.serial_bytes_per_s = console_bytes_per_s() ? console_bytes_per_s()
+	seq.serial_bytes_per_s = console_bytes_per_s(tsc_hz()) ? console_bytes_per_s(tsc_hz())
 			       : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0;
 	seq_go(&seq);
 }
@@ -174,7 +194,7 @@ void kernel_entry(struct boot_info *bi_in)
 	parse_options();                                     /* errors reported; a bad one stops the run below */
 	finish_setup((enum finish_mode)opts.finish, bi.efi_reset_system, bi.entry_tsc);
 	init_memory();                                       /* allocator and our own page tables */
-	fbcon_init(&bi.fb);                                  /* fbcon hook: the screen as a console */
+	fbcon_init(&bi.fb, paging_map_mmio);                 /* fbcon hook: the screen as a console */
 	init_acpi();                                         /* SPCR console, MADT, SRAT, FADT, HPET */
 	finish_set_fadt(&acpi.fadt);
 	finish_set_memory_map(&bi);                          /* the firmware's runtime MMIO, for ResetSystem */                         /* BIOS reset hook (issue 7): reboot without UEFI */
@@ -200,7 +220,7 @@ void kernel_entry(struct boot_info *bi_in)
 	smp_measure_tsc_offsets();                           /* each AP against the BSP */
 	machine_decode_topology(&acpi);                      /* packages, cores, threads, caches */
 	demand_hw_init();                                    /* page faults in demand-zero regions */
-	memtype_check_cpus(opts.safe == OPT_ON);             /* every CPU's MTRRs and PAT as the BSP's */
+	check_memtypes();                                    /* every CPU's MTRRs and PAT as the BSP's */
 	machine_report_boot(&bi, &acpi, bi.cmdline);
 	machine_report_memory(&bi, &acpi);
 	machine_report_cpus();

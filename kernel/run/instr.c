@@ -5,7 +5,7 @@
 #include "fmt.h"
 #include "idle.h"
 #include "lib.h"
-#include "machine.h"
+#include "topo_online.h"
 #include "mstate.h"
 #include "msr.h"
 #include "percpu.h"
@@ -362,8 +362,8 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 		      : prefetch == INSTR_ON ? MSTATE_PREFETCH_ON : MSTATE_PREFETCH_KEEP;
 	/* From the snapshots taken at boot, before anything was changed. */
 	mcaps = mstate_detect(&percpu[0].snap);
-	const struct topo *t = machine_topo();
-	const uint32_t *cpu_of = machine_cpu_of_topo();
+	const struct topo *t = topo_online();
+	const uint32_t *cpu_of = topo_online_cpu_of_topo();
 	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
 		ncaps[c] = noise_detect(&percpu[c].snap);
 		pcaps[c] = pmu_detect(&percpu[c].snap);
@@ -512,7 +512,7 @@ void instr_end(const struct instr_mark *m, struct instr_thread *out)
 		pmu_stop(&plans[c], m->with_l3, rd, wr);
 		out->pmu_n = plans[c].n;
 	}
-	/* The frequency is compared within a result (kernel/measure/reps.c), not here. */
+	/* The frequency is compared within a result (kernel/run/reps.c), not here. */
 	noise_delta(&ncaps[c], &m->s, &after, tsc_hz(), 0, &out->noise);
 }
 

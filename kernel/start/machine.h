@@ -10,9 +10,6 @@
 /* Decode the topology of the online CPUs from their CPUID snapshots and the SRAT. */
 void machine_decode_topology(const struct acpi_info *ai);
 
-/* The decoded topology and the map from topo numbers to dense CPU numbers. */
-const struct topo *machine_topo(void);
-const uint32_t *machine_cpu_of_topo(void);
 
 /* The records describing the machine and the boot. */
 void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai, const char *cmdline);

@@ -26,9 +26,6 @@
 #define DUMP_MAX_TABLE 16384   /* bytes of one table dumped (hex doubles it) */
 
 /* ---- Private Variables ---------------------------------------------------- */
-static struct topo topo;
-static uint32_t cpu_of_topo[QB_MAX_CPUS];
-static int32_t topo_of_cpu[QB_MAX_CPUS];
 
 /* ---- Public Functions ----------------------------------------------------- */
 static bool src_online(uint32_t c) { return percpu[c].state == CPU_ONLINE; }
@@ -39,11 +36,9 @@ void machine_decode_topology(const struct acpi_info *ai)
 {
 	static const struct topo_online_src src = { src_online, src_snap, src_node };
 	(void)ai;
-	topo_online_decode(&src, smp_cpu_slots(), &topo, cpu_of_topo, topo_of_cpu);
+	topo_online_decode(&src, smp_cpu_slots());
 }
 
-const struct topo *machine_topo(void) { return &topo; }
-const uint32_t *machine_cpu_of_topo(void) { return cpu_of_topo; }
 
 uint64_t machine_stack_bytes(const struct boot_info *bi)
 {
@@ -59,7 +54,7 @@ uint64_t machine_kernel_bytes(const struct boot_info *bi)
  * per instance and how many instances, for the screen's header. */
 static void cache_line(char *buf, size_t cap)
 {
-	const struct topo *t = machine_topo();
+	const struct topo *t = topo_online();
 	size_t len = 0;
 	buf[0] = '\0';
 	for (uint8_t level = 1; level <= 4; level++) {
@@ -119,7 +114,7 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_u64(r, "cpus_parked", smp_cpus_parked());
 	rec_str(r, "apic_mode", apic_mode_name());
 	rec_u64(r, "paging_levels", (uint64_t)paging_levels());
-	rec_str(r, "topology_source", topo.source ? topo.source : "none");
+	rec_str(r, "topology_source", topo_online()->source ? topo_online()->source : "none");
 	rec_u64(r, "acpi_revision", ai->rsdp.revision);
 	rec_str(r, "acpi_oem", ai->rsdp.oem_id);
 	rec_str(r, "acpi_root", ai->rsdp.used_xsdt ? "xsdt" : "rsdt");
@@ -187,10 +182,9 @@ void machine_report_cpus(void)
 {
 	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
 		const struct percpu *p = &percpu[c];
-		int32_t t = topo_of_cpu[c];
 		struct report_cpu rc = {
 			.index = c, .apic_id = p->apic_id, .acpi_uid = p->acpi_uid, .os_cpu = -1,
-			.topo = t >= 0 ? &topo.cpu[t] : 0, .node = p->node, .online = p->state == CPU_ONLINE,
+			.topo = topo_online_cpu(c), .node = p->node, .online = p->state == CPU_ONLINE,
 			.state = state_name(p->state), .tsc_offset = p->tsc_offset, .tsc_offset_err = p->tsc_offset_err,
 		};
 		report_cpu(&rc);
@@ -199,7 +193,7 @@ void machine_report_cpus(void)
 
 void machine_report_caches(void)
 {
-	report_caches(&topo, cpu_of_topo);
+	report_caches(topo_online(), topo_online_cpu_of_topo());
 }
 
 void machine_report_memory(const struct boot_info *bi, const struct acpi_info *ai)

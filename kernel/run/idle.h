@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define IDLE_WAKE_VECTOR 0xf1   /* the wake-up IPI (any vector above the exceptions) */
-#define IDLE_SPURIOUS_VECTOR 0xff /* the local APIC's spurious vector (kernel/arch/apic.c SVR) */
+#define IDLE_SPURIOUS_VECTOR 0xff /* the local APIC's spurious vector (kernel/run/apic.c SVR) */
 
 enum idle_method {
 	IDLE_AUTO,              /* choose: MWAIT on real hardware that has it, else HLT */
