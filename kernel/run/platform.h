@@ -49,11 +49,10 @@
 
 struct run_job;
 
-/* True if dense CPU `cpu` is online and may be given work. */
-bool run_plat_online(uint32_t cpu);
-
-/* Its TSC offset against CPU 0 (subtracted from every time it reads). */
-int64_t run_plat_tsc_offset(uint32_t cpu);
+/* True if dense CPU `cpu` is online and may be given work; then *tsc_offset
+ * (when not NULL) is its TSC offset against CPU 0, subtracted from every
+ * time it reads. */
+bool run_plat_cpu(uint32_t cpu, int64_t *tsc_offset);
 
 /* RUN_FLUSH, on the calling CPU before the barrier: WBINVD, or an eviction read. */
 void run_plat_flush(void);

@@ -75,7 +75,8 @@ static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordi
 		__atomic_add_fetch(&j->finished, 1, __ATOMIC_ACQ_REL);
 		return;
 	}
-	int64_t off = run_plat_tsc_offset(cpu);
+	int64_t off = 0;
+	run_plat_cpu(cpu, &off);
 	struct run_thread th = { t, cpu, j->n, j->arg, j->work_deadline + (uint64_t)off, &j->overran[t] };
 	struct instr_mark mark;
 	instr_begin(&mark);
@@ -98,7 +99,7 @@ static bool valid_set(const struct cpuset *set, uint32_t *bsp_thread)
 	memset(seen, 0, sizeof(seen));
 	for (uint32_t t = 0; t < set->n; t++) {
 		uint32_t c = set->cpu[t];
-		if (c >= QB_MAX_CPUS || seen[c] || !run_plat_online(c))
+		if (c >= QB_MAX_CPUS || seen[c] || !run_plat_cpu(c, 0))
 			return false;
 		seen[c] = 1;
 		if (c == 0)
@@ -227,7 +228,7 @@ void run_online_set(struct cpuset *out, uint32_t limit)
 {
 	out->n = 0;
 	for (uint32_t c = 0; c < QB_MAX_CPUS; c++) {
-		if (!run_plat_online(c))
+		if (!run_plat_cpu(c, 0))
 			continue;
 		if (limit && out->n >= limit)
 			break;

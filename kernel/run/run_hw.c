@@ -16,14 +16,13 @@
 static struct run_job *job;
 
 /* ---- Public Functions ----------------------------------------------------- */
-bool run_plat_online(uint32_t cpu)
+bool run_plat_cpu(uint32_t cpu, int64_t *tsc_offset)
 {
-	return cpu < QB_MAX_CPUS && percpu[cpu].state == CPU_ONLINE;
-}
-
-int64_t run_plat_tsc_offset(uint32_t cpu)
-{
-	return percpu[cpu].tsc_offset;
+	if (cpu >= QB_MAX_CPUS || percpu[cpu].state != CPU_ONLINE)
+		return false;
+	if (tsc_offset)
+		*tsc_offset = percpu[cpu].tsc_offset;
+	return true;
 }
 
 void run_plat_flush(void)

@@ -39,14 +39,13 @@ static void futex_wake(volatile uint32_t *w)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-bool run_plat_online(uint32_t cpu)
+bool run_plat_cpu(uint32_t cpu, int64_t *tsc_offset)
 {
-	return cpu < QB_MAX_CPUS && hostcpu[cpu].state == HOSTCPU_ONLINE;
-}
-
-int64_t run_plat_tsc_offset(uint32_t cpu)
-{
-	return hostcpu[cpu].tsc_offset;
+	if (cpu >= QB_MAX_CPUS || hostcpu[cpu].state != HOSTCPU_ONLINE)
+		return false;
+	if (tsc_offset)
+		*tsc_offset = hostcpu[cpu].tsc_offset;
+	return true;
 }
 
 void run_plat_flush(void)
