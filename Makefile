@@ -103,12 +103,18 @@ EFI_LIB := /usr/lib
 override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
-BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/mmap.c boot/handoff_pt.c
-BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(BUILD)/boot/efi_handoff.o $(BUILD)/boot/kernel_blob.o
+BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_results.c boot/mmap.c boot/handoff_pt.c
+# Pure kernel units the loader shares, built again with the loader's flags.
+BOOT_KERNEL_SRCS := kernel/lib/resfile.c
+BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \
+	$(BUILD)/boot/efi_handoff.o $(BUILD)/boot/kernel_blob.o
 
 $(BUILD)/boot/%.o: boot/%.c Makefile
 	@mkdir -p $(@D)
 	@echo "  CC $<"; 	$(CC) $(ECFLAGS) -c $< -o $@
+$(BUILD)/boot/kernel/%.o: kernel/%.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC $< (loader)"; 	$(CC) $(ECFLAGS) -c $< -o $@
 $(BUILD)/boot/efi_handoff.o: boot/efi_handoff.S
 	@mkdir -p $(@D)
 	@echo "  CC $<"; 	$(CC) $(ECFLAGS) -c $< -o $@

@@ -7,6 +7,7 @@
 
 #include "boot_info.h"
 #include "efi_mmap.h"
+#include "efi_results.h"
 #include "handoff_pt.h"
 #include "kernel_image.h"
 #include "mmap.h"
@@ -305,6 +306,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	qbcfg_read(image, bi); /* quietbench.cfg hook (issue 7): options when none were given */
 	find_rsdp(bi);
 	find_framebuffer(bi);
+	efi_results_find(st, image, &bi->results); /* where the log can be written (issue 17) */
 	/* The AP trampoline page; without it the kernel runs on the BSP alone. */
 	bi->trampoline_phys = alloc_pages(AllocateMaxAddress, LOW_MEM_LIMIT, 1);
 	if (bi->trampoline_phys)

@@ -110,10 +110,26 @@ def parse_text(text):
     return records, problems
 
 
+RESULTS_FILE_MAGIC = "QuietBench results file v1\n"
+RESULTS_FILE_HDR = 512
+
+
+def results_file_text(text):
+    """A results file from the boot stick (kernel/lib/resfile.h) holds its header, then
+    `used` bytes of log, then newlines or the end of an older log: keep the header and
+    the log. Any other text is returned as it is."""
+    if not text.startswith(RESULTS_FILE_MAGIC):
+        return text
+    m = re.search(r"^used=(\d{20})$", text[:RESULTS_FILE_HDR], re.M)
+    if not m:
+        return text
+    return text[:RESULTS_FILE_HDR + int(m.group(1))]
+
+
 def parse_file(path):
     # newline="" keeps line ends as they are, so numbering is split_lines' own.
     with open(path, "r", encoding="latin-1", newline="") as f:
-        return parse_text(f.read())
+        return parse_text(results_file_text(f.read()))
 
 
 def of_kind(records, kind):

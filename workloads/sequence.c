@@ -257,6 +257,8 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 		     (unsigned long long)ms, finish_failures() == fails0 ? "ok" : "FAIL",
 		     console_errors() - errors0, noise);
 	console_summary_line(line);
+	if (s->after_workload)
+		s->after_workload(); /* the kernel saves the log to the stick: a crash keeps what came before */
 }
 
 /* ---- Public Functions ----------------------------------------------------- */

@@ -27,6 +27,7 @@ struct seq_run {
 	uint64_t start_tsc;          /* when the run started: the budget counts from here */
 	double serial_bytes_per_s;   /* what printing costs (0: nothing slow) */
 	uint64_t run_timeout_ms;     /* run_timeout_ms=: one bound for every run (0: from the plan) */
+	void (*after_workload)(void); /* the platform's, after each workload's records (NULL: none) */
 };
 
 /* A run as the options ask for it: profile, reps, flush, iterations,

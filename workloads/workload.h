@@ -1,6 +1,6 @@
 /* workload.h - what a workload is, and what the kernel hands it.
  *
- * Layer 8: workloads. The experiments, written once for both platforms
+ * Layer 9: workloads. The experiments, written once for both platforms
  * against the runtime and the platform interface (kernel/run/platform.h).
  * Includes every kernel layer up to run; only start includes it. */
 #ifndef QB_WORKLOADS_WORKLOAD_H

@@ -16,11 +16,29 @@
 /* ---- Private Variables ---------------------------------------------------- */
 static struct spinlock locks[2] = { SPINLOCK_INIT, SPINLOCK_INIT }; /* enum console_lock */
 static uint64_t out_bytes, out_ticks;  /* what printing has cost so far: serial and screen */
+#define TEE_EARLY (64 * 1024)          /* the serial output kept before console_tee_move */
+static char tee_early[TEE_EARLY];
+static char *tee = tee_early;          /* a copy of everything serial had, for the results file */
+static size_t tee_cap = TEE_EARLY, tee_len;
+static bool tee_full;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static int32_t cpu_index(void)
 {
 	return (int32_t)this_cpu()->index; /* %gs is set before anything prints */
+}
+
+/* To the serial port, and into the tee while it has room. */
+static void serial_out(const char *s, size_t n)
+{
+	serial_write(s, n);
+	if (!tee)
+		return;
+	size_t room = tee_cap - tee_len, k = n < room ? n : room;
+	memcpy(tee + tee_len, s, k);
+	__atomic_store_n(&tee_len, tee_len + k, __ATOMIC_RELEASE);
+	if (k < n)
+		tee_full = true;
 }
 
 static void count_out(uint64_t t0, size_t n)
@@ -131,12 +149,12 @@ void console_plat_text(const char *s, size_t n)
 	size_t start = 0; /* serial terminals want CR LF */
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n') {
-			serial_write(s + start, i - start);
-			serial_write("\r\n", 2);
+			serial_out(s + start, i - start);
+			serial_out("\r\n", 2);
 			start = i + 1;
 		}
 	}
-	serial_write(s + start, n - start);
+	serial_out(s + start, n - start);
 	fbcon_write(s, n); /* fbcon hook: people's text on the screen too */
 	count_out(t0, n);
 }
@@ -144,8 +162,8 @@ void console_plat_text(const char *s, size_t n)
 void console_plat_record(const char *line, size_t n)
 {
 	uint64_t t0 = rdtsc();
-	serial_write(line, n);
-	serial_write("\r\n", 2);
+	serial_out(line, n);
+	serial_out("\r\n", 2);
 	count_out(t0, n + 2);
 }
 
@@ -177,3 +195,29 @@ double console_bytes_per_s(uint64_t hz)
 	return (double)out_bytes * (double)hz / (double)out_ticks;
 }
 
+bool console_tee_move(char *buf, size_t cap)
+{
+	if (!tee || cap < tee_len)
+		return false;
+	bool held = console_plat_lock(CONSOLE_LOCK_OUT, false);
+	memcpy(buf, tee, tee_len);
+	tee = buf;
+	tee_cap = cap;
+	console_plat_unlock(CONSOLE_LOCK_OUT, held);
+	return true;
+}
+
+void console_tee_stop(void)
+{
+	bool held = console_plat_lock(CONSOLE_LOCK_OUT, false);
+	tee = 0;
+	tee_len = 0;
+	console_plat_unlock(CONSOLE_LOCK_OUT, held);
+}
+
+const char *console_tee(size_t *len, bool *full)
+{
+	*len = __atomic_load_n(&tee_len, __ATOMIC_ACQUIRE);
+	*full = tee_full;
+	return tee;
+}

@@ -52,6 +52,16 @@ void console_panic_mode(void);
  * is enough to tell, or when printing costs nothing worth counting. */
 double console_bytes_per_s(uint64_t tsc_hz);
 
+/* The tee: a copy of every byte the serial port was given (CR LF as sent),
+ * kept from the start in a small buffer, for the results file on the stick
+ * (bare metal only). console_tee_move copies it into buf (cap bytes, at
+ * least what it holds) and goes on there; false if it cannot. console_tee_stop
+ * ends it. console_tee gives the copy, its length and whether bytes were
+ * lost because it was full. */
+bool console_tee_move(char *buf, size_t cap);
+void console_tee_stop(void);
+const char *console_tee(size_t *len, bool *full);
+
 /* Records emitted so far, and errors among them (the done record reports these). */
 unsigned long console_records(void);
 unsigned long console_errors(void);

@@ -9,7 +9,7 @@
 #include "qb_limits.h"
 
 #define BOOT_INFO_MAGIC 0x314f464e49425151ull /* "QQBINFO1" little-endian */
-#define BOOT_INFO_VERSION 1
+#define BOOT_INFO_VERSION 2
 
 /* Memory types after normalisation; the boot path maps its firmware's types onto these. */
 enum boot_mem_type {
@@ -52,6 +52,37 @@ struct boot_fb {
 	uint32_t pad;
 };
 
+/* Where the run's log can be written (issue 17): the results files tools/mkimage
+ * put on the stick, as the UEFI loader found them. */
+enum boot_results_status {
+	BOOT_RESULTS_NOT_LOOKED = 0, /* the loader did not look (multiboot2) */
+	BOOT_RESULTS_FOUND,          /* both files found, headers matched on the raw disk, and the disk is USB */
+	BOOT_RESULTS_NOT_USB,        /* files found, but the boot disk is not on USB (why says what it is) */
+	BOOT_RESULTS_NONE,           /* no usable results file on the boot volume (why says what went wrong) */
+};
+
+#define BOOT_RESULTS_MAX_PORTS 7     /* a root port and up to 5 hubs (USB allows 5 tiers of hubs) */
+#define BOOT_RESULTS_WHY 128
+#define BOOT_RESULTS_PATH 192
+
+struct boot_results {
+	uint32_t status;             /* enum boot_results_status */
+	uint32_t block_size;         /* the disk's, bytes */
+	uint64_t log_offset;         /* /quietbench/results.log: first byte on the disk (its header) */
+	uint64_t log_length;         /* bytes, header included */
+	uint64_t prev_offset;        /* /quietbench/results.prev */
+	uint64_t prev_length;
+	char id[24];                 /* the headers' id (16 hex digits) */
+	uint16_t pci_segment;        /* the USB host controller's PCI address */
+	uint8_t pci_bus, pci_dev, pci_fn;
+	uint8_t n_ports;             /* ports[0] is the root port, then each hub's port (1-based) */
+	uint8_t ports[BOOT_RESULTS_MAX_PORTS];
+	uint8_t lun;                 /* the mass-storage logical unit */
+	uint8_t pad[3];
+	char why[BOOT_RESULTS_WHY];  /* for any status but FOUND */
+	char device_path[BOOT_RESULTS_PATH]; /* the boot volume's UEFI device path, as text */
+};
+
 enum boot_loader { BOOT_LOADER_UEFI = 1, BOOT_LOADER_MULTIBOOT2 = 2 };
 enum boot_rsdp_source { BOOT_RSDP_NONE = 0, BOOT_RSDP_ACPI20, BOOT_RSDP_ACPI10 };
 
@@ -81,6 +112,7 @@ struct boot_info {
 	uint32_t mmap_dropped;          /* ranges that did not fit (reported as an error) */
 	uint32_t mmap_fixups;           /* overlaps and unaligned ranges the normaliser had to repair */
 	uint32_t pad;
+	struct boot_results results;
 	struct boot_mem_range mmap[QB_MAX_MEM_RANGES];
 };
 

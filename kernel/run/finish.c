@@ -25,6 +25,7 @@ static volatile int failed, finishing;
 static volatile unsigned long n_failures;
 static const char *first_failure;
 static const char *banner;      /* finish_set_banner, or NULL: PASS or FAIL */
+static void (*save_fn)(void);   /* finish_set_save */
 
 /* ---- BIOS reset hook (issue 7) ----------------------------------------------
  * Without UEFI ResetSystem (the multiboot2 path on legacy BIOS), reboot through
@@ -123,6 +124,11 @@ static void countdown(bool ok, uint64_t elapsed)
 	}
 }
 
+void finish_set_save(void (*save)(void))
+{
+	save_fn = save;
+}
+
 void finish_set_banner(const char *text)
 {
 	banner = text;
@@ -153,6 +159,8 @@ void finish_now(bool ok)
 		    (int64_t)pmm_lost_bytes(), start_tsc);
 	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL",
 		smp_cpus_online(), smp_cpus_found());
+	if (save_fn)
+		save_fn(); /* the results file, ending with done */
 
 	switch (mode) {
 	case FINISH_QEMU:

@@ -33,6 +33,10 @@ unsigned long finish_failures(void);
 /* Emit `done` and end the run as set up. ok is ANDed with finish_mark_failed. */
 void finish_now(bool ok) __attribute__((noreturn));
 
+/* Called by finish_now right after the `done` record and its text line,
+ * before the machine halts or resets: the results file is written then. */
+void finish_set_save(void (*save)(void));
+
 /* The word of the banner finish_now draws over the screen's summary, instead
  * of "PASS" or "FAIL" (for example "BAD OPTIONS"). */
 void finish_set_banner(const char *text);

@@ -280,6 +280,20 @@ static void source(struct rec *r, const char *key, bool have, enum instr_source 
 		rec_bool(r, key, false);
 }
 
+/* The USB controller's handoff (instr_usb_handoff): SMIs stop when the BIOS lets go of it. */
+static struct {
+	const char *how;
+	int64_t before, after;
+} usb = { "not attempted: no results file on a USB stick", -1, -1 };
+
+static void rec_count(struct rec *r, const char *key, int64_t v)
+{
+	if (v >= 0)
+		rec_u64(r, key, (uint64_t)v);
+	else
+		rec_null(r, key);
+}
+
 static void emit_run_state(const char *phase)
 {
 	struct rec *r = console_rec_open("state");
@@ -313,6 +327,14 @@ static void emit_run_state(const char *phase)
 	rec_arr_end(r);
 	if (n > ARRAY_SIZE(gp))
 		rec_u64(r, "msr_gp_more", n - ARRAY_SIZE(gp));
+	rec_obj_begin(r, "usb_handoff");
+	rec_str(r, "how", usb.how);
+	rec_count(r, "smi_count_before", usb.before);
+	rec_count(r, "smi_count_after", usb.after);
+	uint64_t now = 0;
+	bool readable = usb.after >= 0 && msr_read_safe(MSR_SMI_COUNT, &now) == MSR_OK;
+	rec_count(r, "smis_since", readable ? (int64_t)((now & 0xffffffffu) - (uint64_t)usb.after) : -1);
+	rec_obj_end(r);
 	console_rec_emit(r);
 }
 
@@ -354,6 +376,13 @@ static void emit_cpu_states(void)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+void instr_usb_handoff(const char *how, int64_t smi_before, int64_t smi_after)
+{
+	usb.how = how;
+	usb.before = smi_before;
+	usb.after = smi_after;
+}
+
 void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe)
 {
 	safe_mode = safe;

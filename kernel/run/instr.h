@@ -36,6 +36,11 @@ enum instr_setting { INSTR_KEEP, INSTR_OFF, INSTR_ON };
 /* Detect each online CPU's noise sources and counters (BSP, after SMP start-up). */
 void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe);
 
+/* Bare metal: how the USB controller was taken from the BIOS (for the
+ * results file), with IA32_SMI_COUNT before and right after (-1: not
+ * readable); the `state` records say it, and how many SMIs came since. */
+void instr_usb_handoff(const char *how, int64_t smi_before, int64_t smi_after);
+
 /* Set turbo and prefetchers on every online CPU as asked, and emit the
  * run's and each CPU's `state` record. instr_state_restore puts back exactly
  * what was changed, on the same CPUs, and emits the closing `state` record. */

@@ -127,7 +127,7 @@ static const struct {
 #define OPT_HEX_BASE 16
 
 /* Indexed by bit number of enum opt_dump. */
-static const char *const opt_dump_names[] = { "acpi" };
+static const char *const opt_dump_names[] = { "acpi", "usb" };
 
 #define OPT_FIELD(f) offsetof(struct options, f)
 #define OPT_CHOICES(a) .choices = (a), .n_choices = ARRAY_SIZE(a)

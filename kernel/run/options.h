@@ -39,6 +39,7 @@ enum opt_flush {
 /* dump= : bits for the things to dump. */
 enum opt_dump {
 	OPT_DUMP_ACPI = 1u << 0,  /* every ACPI table, as records */
+	OPT_DUMP_USB = 1u << 1,   /* every xHCI TRB and event, CBW and CSW of the results file, as usb_trace records */
 };
 
 /* on/off keys (safe); a bare key word means on. */

@@ -1,6 +1,6 @@
 /* run.h - the workload API: run a function on chosen CPUs released together from a barrier, flush caches, and wait with a bound.
  *
- * Layer 7: run. The runtime, shared with the Linux twin (run.c, reps,
+ * Layer 8: run. The runtime, shared with the Linux twin (run.c, reps,
  * report, options, tsc_sync), and the bare-metal platform it runs on (smp,
  * apic, idle, fault, run_hw, demand_hw, instr, finish); platform.h is the
  * line between them. Includes every layer below; included by workloads and

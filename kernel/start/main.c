@@ -1,6 +1,6 @@
 /* main.c - the kernel's start-up sequence on the BSP, one step per line, then the workloads.
  *
- * Layer 9: start. The kernel's start-up: kernel_entry, one step a line, the
+ * Layer 10: start. The kernel's start-up: kernel_entry, one step a line, the
  * console's set-up and the machine records. Includes every layer; nothing
  * includes it. */
 #include "acpi.h"
@@ -18,6 +18,7 @@
 #include "idle.h"
 #include "lib.h"
 #include "machine.h"
+#include "results.h"
 #include "topo_online.h"
 #include "msr.h"
 #include "memtype.h"
@@ -42,6 +43,8 @@
 /* ---- Constants ------------------------------------------------------------ */
 #define LOW_MEMORY_END 0x100000ull   /* below 1 MiB stays with the firmware and the trampoline */
 #define MAX_OPT_ERRORS 16
+
+#define RESULTS_USB_TIMEOUT_MS 2000 /* bound on each USB command and transfer */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct boot_info bi;
@@ -170,6 +173,7 @@ static void run_workloads(void)
 	seq.ctx.has_wbinvd = true;
 	seq.ctx.has_fault_internals = true;
 	seq.start_tsc = bi.entry_tsc;
+	seq.after_workload = results_save;                   /* and after each workload */
 	/* What printing really cost so far; else 8N1's ten bits a byte. */
 	seq.serial_bytes_per_s = console_bytes_per_s(tsc_hz()) ? console_bytes_per_s(tsc_hz())
 			       : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0;
@@ -200,6 +204,9 @@ void kernel_entry(struct boot_info *bi_in)
 	finish_set_memory_map(&bi);                          /* the firmware's runtime MMIO, for ResetSystem */                         /* BIOS reset hook (issue 7): reboot without UEFI */
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
 	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
+	results_open(&bi, RESULTS_USB_TIMEOUT_MS, opts.dump & OPT_DUMP_USB); /* the boot stick's results file, if on USB */
+	finish_set_save(results_save);                       /* the log to the stick at the end */
+	instr_usb_handoff(results_usb()->handoff, results_usb()->smi_before, results_usb()->smi_after);
 	if (opt_errs_n) {                                    /* nothing is measured with a typo */
 		options_refuse(opt_errs, opt_errs_n, MAX_OPT_ERRORS,
 			       "in /quietbench.cfg on the stick or in the boot entry (GRUB: press e), and boot again");
@@ -225,6 +232,7 @@ void kernel_entry(struct boot_info *bi_in)
 	machine_report_memory(&bi, &acpi);
 	machine_report_cpus();
 	machine_report_caches();
+	results_report(&bi);                                 /* where the log goes: serial, and the stick? */
 	if (opts.dump & OPT_DUMP_ACPI)
 		machine_dump_acpi(&acpi);
 	instr_init((enum instr_setting)opts.turbo, (enum instr_setting)opts.prefetch, /* noise sources, counters */

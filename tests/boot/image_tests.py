@@ -17,12 +17,21 @@ cpus_found == the configured count, and the command line that arrived.
   bios-la57     SeaBIOS, paging=5: the multiboot2 path turns on 5-level paging
                 before the kernel starts, as some UEFI firmware leaves it; the
                 kernel and its APs must run with it (paging_levels 5)
+  uefi-hub      OVMF, the stick behind a USB hub on the xHCI
+  uefi-sata     OVMF, the image as a SATA disk (AHCI): not on USB
+  uefi-badhdr   OVMF, the stick with results.log's header damaged on the disk
+
+Every case also checks the `results_file` record: on USB, status found with
+both files' offsets as mtools finds them in the copy, the controller's PCI
+address and the ports; a SATA boot says not-usb; the multiboot2 path says it
+cannot tell; a damaged header says none, naming the file and the damage.
 
 A failing case prints its serial log (kept in build/imagetest/). The last
 line is "image tests: N passed, N failed".
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,10 +53,115 @@ SMP = 2
 
 class Case:
     def __init__(self, name, firmware, cfg, loader, cmdline, exit_status=QEMU_EXIT_OK, direct_efi=False,
-                 extra_check=None):
+                 extra_check=None, disk="usb", results="found", damage=False):
         self.name, self.firmware, self.cfg, self.loader = name, firmware, cfg, loader
         self.cmdline, self.exit_status, self.direct_efi = cmdline, exit_status, direct_efi
         self.extra_check = extra_check
+        self.disk = disk          # usb, usb-hub or sata (OVMF); SeaBIOS boots IDE
+        self.results = results    # the results_file status expected
+        self.damage = damage      # damage results.log's header on the disk
+        self.offsets = {}         # file name -> its first byte in the copy, found with mtools
+        self.stall = False        # the stick's writes are throttled to a crawl
+        self.boots = 1            # boots of the same copy (2: the second keeps the first in results.prev)
+        self.second_stick = False # another stick with the same image, not booted: never written
+        self.first_log = None
+
+
+RESULTS_HDR = 512
+XHCI_ADDR = "0000:00:05.0"   # -device qemu-xhci,addr=5
+
+
+def results_offsets(copy):
+    """Each results file's first byte in the disk image: its header, found by content and
+    confirmed by reading the file back through the FAT with mtools."""
+    with open(copy, "rb") as f:
+        data = f.read()
+    out = {}
+    for name in ("results.log", "results.prev"):
+        back = subprocess.run(["mtype", "-i", copy + FAT_OFFSET, "::/quietbench/" + name],
+                              check=True, stdout=subprocess.PIPE).stdout[:RESULTS_HDR]
+        at = data.find(back)
+        if at < 0 or data.find(back, at + 1) >= 0:
+            raise OSError("%s's header is not found once in the image" % name)
+        out[name] = at
+    return out
+
+
+def stick_log(disk, name):
+    """A results file read back from the stick's FAT with mtools, as a user's Linux would."""
+    return subprocess.run(["mtype", "-i", disk + FAT_OFFSET, "::/quietbench/" + name], check=True,
+                          stdout=subprocess.PIPE).stdout.decode("latin-1")
+
+
+def check_stick(case, disk, serial, errors, boot_no=1):
+    """After the run: results.log holds what serial had, from the kernel's first line to
+    done, every CRC good (qb's reader, off the stick); results.prev the run before."""
+    text = qbrecords.results_file_text(stick_log(disk, "results.log"))
+    body = text[RESULTS_HDR:]
+    if case.results != "found":
+        if body.strip("\n"):
+            errors.append("results.log was written (%d bytes) though it must not be" % len(body.strip("\n")))
+        return
+    if case.stall:
+        # Whatever reached the stick before it stalled reads cleanly up to `used`.
+        _, problems = qbrecords.parse_text(text)
+        errors.extend("results.log line %d: %s" % (no, why) for no, why, raw in problems)
+        return
+    recs, problems = qbrecords.parse_text(text)
+    for no, why, raw in problems:
+        errors.append("results.log line %d: %s: %s" % (no, why, raw[:100]))
+    serial_recs, _ = qbrecords.parse_text(serial)
+    if [dict(r) for r in recs] != [dict(r) for r in serial_recs]:
+        errors.append("results.log has %d records, serial had %d (or they differ)" % (len(recs), len(serial_recs)))
+    if not recs or recs[-1].get("kind") != "done":
+        errors.append("results.log does not end with the done record")
+    start = serial.find("\r\nQuietBench ")
+    if start < 0 or not serial.endswith(body):
+        errors.append("results.log is not the kernel's serial output, byte for byte")
+    prev = qbrecords.results_file_text(stick_log(disk, "results.prev"))[RESULTS_HDR:]
+    if boot_no == 1 and prev.strip("\n"):
+        errors.append("results.prev holds %d bytes after the first run" % len(prev))
+    if boot_no == 2 and case.first_log is not None and prev != case.first_log:
+        errors.append("results.prev is not the first run's log (%d bytes, expected %d)" % (len(prev), len(case.first_log)))
+    case.first_log = body
+
+
+def check_results(case, recs, errors):
+    rf = qbrecords.of_kind(recs, "results_file")
+    if len(rf) != 1:
+        errors.append("expected one results_file record, got %d" % len(rf))
+        return
+    r = rf[0]
+    if r.get("status") != case.results:
+        errors.append("results_file status %s (%s), expected %s" % (r.get("status"), r.get("why"), case.results))
+        return
+    if r.get("writing") is not (case.results == "found"):
+        errors.append("results_file says writing %s" % r.get("writing"))
+    if case.stall:
+        stalls = [e for e in qbrecords.of_kind(recs, "error") if e.get("what") == "results file"]
+        if len(stalls) != 1 or "no answer within" not in stalls[0].get("detail", ""):
+            errors.append("a stalled stick must give one results file error saying it did not answer: %s" % stalls)
+    if case.results in ("found", "not-usb"):
+        for key, name in (("log_offset", "results.log"), ("prev_offset", "results.prev")):
+            if r.get(key) != case.offsets.get(name):
+                errors.append("%s %s, but mtools finds %s at %s" % (key, r.get(key), name, case.offsets.get(name)))
+        if r.get("log_length") != 4 << 20 or r.get("block_size") != 512:
+            errors.append("log_length %s, block_size %s" % (r.get("log_length"), r.get("block_size")))
+    if case.results == "found":
+        # The root port is the xHCI's number for it (QEMU puts USB 2 and USB 3
+        # ports in separate ranges); behind the hub the stick is on the hub's port 2.
+        want = re.escape(XHCI_ADDR) + (r" port \d+\.2" if case.disk == "usb-hub" else r" port \d+")
+        if not re.fullmatch(want, r.get("usb_path") or ""):
+            errors.append("usb_path %r, expected %s" % (r.get("usb_path"), want))
+    elif case.results == "not-usb":
+        if "SATA" not in (r.get("why") or ""):
+            errors.append("why %r does not say SATA" % r.get("why"))
+    elif case.loader == "multiboot2":
+        if "multiboot2" not in (r.get("why") or ""):
+            errors.append("why %r does not say multiboot2" % r.get("why"))
+    elif case.damage:
+        if r.get("why") != "/quietbench/results.log: not a QuietBench results file (no magic line)":
+            errors.append("why %r" % r.get("why"))
 
 
 def check_selftest_only(recs, errors):
@@ -63,13 +177,16 @@ def check_la57(recs, errors):
     check_selftest_only(recs, errors)
 
 
+SELFTEST_CFG = 'set qb_options="finish=qemu workloads=selftest"\nset timeout=0\nset default=quick\n'
+SELFTEST_CMD = "finish=qemu workloads=selftest profile=quick"
+
 CASES = [
     Case("uefi-usb", "ovmf",
          'set qb_options="profile=quick finish=qemu"\nset timeout=0\nset default=full\n',
          "uefi", "profile=quick finish=qemu"),
     Case("bios-disk", "seabios",
          'set qb_options="finish=qemu"\nset timeout=0\nset default=quick\n',
-         "multiboot2", "finish=qemu profile=quick"),
+         "multiboot2", "finish=qemu profile=quick", results="not-looked"),
     Case("uefi-direct", "ovmf",
          '# written by image_tests\nset qb_options="reps=99"\n# set qb_options="bogus=1"\n'
          '  set qb_options="profile=quick finish=qemu workloads=selftest"  # the last one wins\r\n',
@@ -78,11 +195,23 @@ CASES = [
     Case("bios-reboot", "seabios",
          'set qb_options="profile=quick finish=reboot"\nset timeout=0\nset default=workload-selftest\n',
          "multiboot2", "profile=quick finish=reboot workloads=selftest", exit_status=0,
-         extra_check=check_selftest_only),
+         extra_check=check_selftest_only, results="not-looked"),
     Case("bios-la57", "seabios",
          'set qb_options="finish=qemu paging=5 workloads=selftest"\nset timeout=0\nset default=quick\n',
-         "multiboot2", "finish=qemu paging=5 workloads=selftest profile=quick", extra_check=check_la57),
+         "multiboot2", "finish=qemu paging=5 workloads=selftest profile=quick", extra_check=check_la57,
+         results="not-looked"),
+    Case("uefi-hub", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only, disk="usb-hub"),
+    Case("uefi-sata", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only, disk="sata",
+         results="not-usb"),
+    Case("uefi-badhdr", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only,
+         results="none", damage=True),
+    Case("uefi-twice", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only),
+    Case("uefi-two-sticks", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only),
+    Case("uefi-stall", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only),
 ]
+CASES[-3].boots = 2
+CASES[-2].second_stick = True
+CASES[-1].stall = True
 
 
 def run(cmd, **kw):
@@ -101,6 +230,15 @@ def prepare(case, image, tmp):
         efi = os.path.join(tmp, "quietbench.efi")
         run(["mcopy", "-o", "-i", copy + FAT_OFFSET, "::/quietbench.efi", efi])
         run(["mcopy", "-o", "-i", copy + FAT_OFFSET, efi, "::/EFI/BOOT/BOOTX64.EFI"])
+    case.offsets = results_offsets(copy)
+    if case.second_stick:
+        other = os.path.join(tmp, "other.img")
+        shutil.copyfile(copy, other)
+        case.other_header = qbrecords.results_file_text(stick_log(other, "results.log"))[:RESULTS_HDR]
+    if case.damage:
+        with open(copy, "r+b") as f:
+            f.seek(case.offsets["results.log"])
+            f.write(b"Quietbench")
     return copy
 
 
@@ -113,8 +251,22 @@ def qemu_cmd(case, disk, tmp):
         shutil.copyfile(OVMF_VARS, vars_copy)
         cmd += ["-drive", "if=pflash,format=raw,readonly=on,file=" + OVMF_CODE,
                 "-drive", "if=pflash,format=raw,file=" + vars_copy,
-                "-device", "qemu-xhci", "-device", "usb-storage,drive=stick",
-                "-drive", "if=none,id=stick,format=raw,file=" + disk]
+                "-drive", "if=none,id=stick,format=raw,file=" + disk,
+                "-device", "qemu-xhci,id=xhci,addr=5"]
+        if case.stall:
+            # Writes crawl at 512 bytes a second: every write outlasts the kernel's bound.
+            cmd[cmd.index("if=none,id=stick,format=raw,file=" + disk)] = (
+                "if=none,id=stick,driver=throttle,throttle-group=slow,file.driver=raw,file.file.filename=" + disk)
+            cmd += ["-object", "throttle-group,id=slow,x-bps-write=512,x-bps-write-max=512"]
+        if case.second_stick:
+            cmd += ["-drive", "if=none,id=other,format=raw,file=" + os.path.join(tmp, "other.img"),
+                    "-device", "usb-storage,bus=xhci.0,port=2,drive=other,bootindex=1"]
+        if case.disk == "usb":
+            cmd += ["-device", "usb-storage,bus=xhci.0,port=1,drive=stick" + (",bootindex=0" if case.second_stick else "")]
+        elif case.disk == "usb-hub":
+            cmd += ["-device", "usb-hub,bus=xhci.0,port=1", "-device", "usb-storage,bus=xhci.0,port=1.2,drive=stick"]
+        else:
+            cmd += ["-device", "ahci,id=ahci", "-device", "ide-hd,bus=ahci.0,drive=stick,bootindex=0"]
     else:  # SeaBIOS is QEMU's default firmware
         cmd += ["-drive", "if=ide,format=raw,file=" + disk]
     return cmd
@@ -168,7 +320,9 @@ def check(case, status, text, errors):
     if b.get("cmdline") != case.cmdline:
         errors.append("cmdline %r, expected %r" % (b.get("cmdline"), case.cmdline))
     for e in qbrecords.of_kind(recs, "error"):
-        errors.append("error record: %s" % e)
+        if not (case.stall and e.get("what") == "results file"):
+            errors.append("error record: %s" % e)
+    check_results(case, recs, errors)
     if case.extra_check:
         case.extra_check(recs, errors)
 
@@ -196,10 +350,18 @@ def main():
         text, elapsed = "", 0.0
         try:
             disk = prepare(case, a.image, tmp)
-            status, text, elapsed = boot(qemu_cmd(case, disk, tmp), a.timeout)
-            with open(log, "w", encoding="latin-1") as f:
-                f.write(text)
-            check(case, status, text, errors)
+            for boot_no in range(1, case.boots + 1):
+                status, text, t = boot(qemu_cmd(case, disk, tmp), a.timeout)
+                elapsed += t
+                with open(log, "w", encoding="latin-1") as f:
+                    f.write(text)
+                check(case, status, text, errors)
+                if case.firmware == "ovmf":
+                    check_stick(case, disk, text, errors, boot_no)
+                if case.second_stick:
+                    other = qbrecords.results_file_text(stick_log(os.path.join(tmp, "other.img"), "results.log"))
+                    if other[RESULTS_HDR:].strip("\n") or other[:RESULTS_HDR] != case.other_header:
+                        errors.append("the stick that was not booted was written")
         except (OSError, subprocess.CalledProcessError) as e:
             out = getattr(e, "stdout", b"") or b""
             errors.append("set-up failed: %s %s" % (e, out.decode(errors="replace")))

@@ -91,6 +91,35 @@ def test_parse_real_log_clean(tmp_path, name):
     assert doc["context"]["caches"] and doc["context"]["memory"]["kind"] == "memory"
 
 
+def results_file(log, used=None, tail=b""):
+    """A /quietbench/results.log as the kernel leaves it on the stick (kernel/lib/resfile.h):
+    the 512-byte header, the log, then newlines (or what an older run left)."""
+    used = len(log) if used is None else used
+    hdr = ("QuietBench results file v1\nid=0123456789abcdef\nfile=results.log\noffset=%020d\n"
+           "length=%020d\nused=%020d\n# comment\n" % (1150976, 1 << 20, used)).encode()
+    body = log + tail
+    return hdr + b"\n" * (512 - len(hdr)) + body + b"\n" * ((1 << 20) - 512 - len(body))
+
+
+def test_parse_results_file_off_the_stick(tmp_path):
+    """qb parse reads a results file straight off the stick: the header is text it passes
+    over, and what lies past `used` (an older, longer run's end) is not read."""
+    log = data("smp4.log")
+    stale = rec_line({"v": 1, "kind": "boot", "build": "an older run"}).encode() + b"\r\n"
+    f = tmp_path / "results.log"
+    f.write_bytes(results_file(log, tail=stale))
+    out = tmp_path / "out"
+    r = qb("parse", f, "-o", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = load_results(out)
+    assert doc["problems"] == []
+    assert len(doc["records"]) == len(record_lines(log))
+    # Without the header's bound the stale record would be read as a second run.
+    g = tmp_path / "results2.log"
+    g.write_bytes(results_file(log, used=len(log) + len(stale), tail=stale))
+    assert qb("parse", g, "-o", tmp_path / "out2").returncode == 1
+
+
 def test_parse_default_dir_and_several_logs(tmp_path):
     a = write(tmp_path, "a.log", data("smp4.log"))
     b = write(tmp_path, "b.log", data("counter-smp4.log"))

@@ -171,7 +171,7 @@ TEST(bad_choices_keep_default)
 	CHECK_EQ_U(parse("flush=WBINVD"), 1);
 	check_error(0, "flush", "WBINVD", "expected one of wbinvd|none");
 	CHECK_EQ_U(parse("dump=smbios"), 1);
-	check_error(0, "dump", "smbios", "expected one of acpi|none");
+	check_error(0, "dump", "smbios", "expected one of acpi|usb|none");
 	CHECK(same_as(&d));
 	/* One bad value among good ones touches only its own option. */
 	CHECK_EQ_U(parse("reps=9 profile=slow finish=reboot"), 1);
@@ -206,7 +206,7 @@ TEST(workload_lists)
 	CHECK_EQ_U(parse("workloads=a=b"), 1);
 	check_error(0, "workloads", "a=b", "unknown workload");
 	CHECK_EQ_U(parse("dump=acpi,foo"), 1);
-	check_error(0, "dump", "foo", "expected one of acpi|none");
+	check_error(0, "dump", "foo", "expected one of acpi|usb|none");
 	CHECK_EQ_U(opts.dump, OPT_DUMP_ACPI);
 }
 
@@ -402,7 +402,8 @@ TEST(names_for_records)
 	CHECK_STR(options_flush_name(OPT_FLUSH_WBINVD), "wbinvd");
 	CHECK_STR(options_flush_name(OPT_FLUSH_NONE), "none");
 	CHECK_STR(options_dump_name(0), "acpi");
-	CHECK(options_dump_name(1) == NULL);
+	CHECK_STR(options_dump_name(1), "usb");
+	CHECK(options_dump_name(2) == NULL);
 }
 
 TEST(help_text)
@@ -412,7 +413,7 @@ TEST(help_text)
 		"workloads=", "profile=quick|full", "reps=1..256", "cpus=1..1024",
 		"console=com1..com4|io:0xPORT|mmio:0xADDR|mmio32:0xADDR[,BAUD]|none", "paging=4|5",
 		"finish=halt|reboot|poweroff|qemu", "flush=wbinvd|none",
-		"dump=acpi|none", "smp_timeout_ms=1..60000", "selftest_iters=1..1000000000",
+		"dump=acpi|usb|none", "smp_timeout_ms=1..60000", "selftest_iters=1..1000000000",
 		"membw latency stream pchase", "(default 1000)", "(default full)", "(default set by profile)",
 	};
 	int n = options_help(buf, sizeof(buf), names, NELEM(names));

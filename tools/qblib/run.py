@@ -137,7 +137,7 @@ def run_problems(records, problems, nlines):
 def from_log(path):
     try:
         with open(path, "r", encoding="latin-1", newline="") as f:
-            text = f.read()
+            text = qbrecords.results_file_text(f.read())  # straight off the stick, too
         mtime = datetime.datetime.fromtimestamp(os.stat(path).st_mtime).astimezone()
     except OSError as e:
         raise QbError("cannot read %s: %s" % (path, e.strerror))

@@ -1,0 +1,15 @@
+/* efi_results.h - the UEFI loader's search for the stick's results files (issue 17): where they are on the disk, and where the disk is on USB. */
+#ifndef QB_BOOT_EFI_RESULTS_H
+#define QB_BOOT_EFI_RESULTS_H
+
+#include <efi.h>
+
+#include "boot_info.h"
+
+/* Fill *r for the volume image was loaded from: BOOT_RESULTS_FOUND with both
+ * files' extents (checked on the raw disk), the controller's PCI address and
+ * the USB ports; NOT_USB with the extents and what the disk is; or NONE
+ * with why. Needs boot services; reads, never writes. */
+void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_results *r);
+
+#endif

@@ -1,0 +1,44 @@
+/* pci.h - PCI configuration space through the legacy I/O ports 0xCF8/0xCFC (PCI Local Bus Specification 3.0, §3.2.2.3.2: configuration mechanism #1), segment 0 only.
+ *
+ * Every x86 PC chipset decodes these ports; PCIe's memory-mapped (ECAM)
+ * access is needed only beyond segment 0 or past offset 0xFF, which nothing
+ * here uses. Prints nothing. */
+#ifndef QB_KERNEL_PCI_H
+#define QB_KERNEL_PCI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PCI_CONFIG_ADDRESS 0xcf8
+#define PCI_CONFIG_DATA 0xcfc
+#define PCI_CONFIG_ENABLE (1u << 31)
+
+/* Type 0 header registers (PCI 3.0 §6.1). */
+#define PCI_VENDOR_ID 0x00        /* 16 bits; 0xffff: no function */
+#define PCI_COMMAND 0x04          /* 16 bits */
+#define PCI_COMMAND_MEMORY (1u << 1)
+#define PCI_COMMAND_MASTER (1u << 2)
+#define PCI_COMMAND_INTX_DISABLE (1u << 10)
+#define PCI_CLASS_REVISION 0x08   /* class [31:24], subclass [23:16], prog-if [15:8] */
+#define PCI_BAR0 0x10
+#define PCI_BAR_IO (1u << 0)
+#define PCI_BAR_TYPE_MASK (3u << 1)
+#define PCI_BAR_TYPE_64 (2u << 1)
+#define PCI_BAR_MEM_MASK 0xfffffff0u
+
+struct pci_addr {
+	uint16_t segment;
+	uint8_t bus, dev, fn;
+};
+
+/* Read or write the aligned dword at offset off (0 .. 0xfc) of a function. */
+uint32_t pci_read32(struct pci_addr a, uint32_t off);
+void pci_write32(struct pci_addr a, uint32_t off, uint32_t v);
+
+/* True if the function is reachable here (segment 0, dev < 32, fn < 8) and present. */
+bool pci_present(struct pci_addr a);
+
+/* The memory BAR at off (32- or 64-bit), or 0 if it is I/O or unset. */
+uint64_t pci_bar_mem(struct pci_addr a, uint32_t off);
+
+#endif

@@ -1,0 +1,132 @@
+/* resfile.c - the results file's header, read and written; see resfile.h. */
+#include "resfile.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define NUM_DIGITS 20
+#define COMMENT "# QuietBench writes its log below, on the stick it booted from; tools/qb parse reads this file.\n"
+
+/* ---- Private Functions ---------------------------------------------------- */
+static bool same(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static size_t len(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* "key=" at *p (within end): advance past it. */
+static bool key(const char **p, const char *end, const char *k)
+{
+	size_t n = len(k);
+	if ((size_t)(end - *p) < n || !same(*p, k, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+static bool number(const char **p, const char *end, uint64_t *v)
+{
+	if (end - *p < NUM_DIGITS + 1)
+		return false;
+	uint64_t x = 0;
+	for (int i = 0; i < NUM_DIGITS; i++) {
+		char c = (*p)[i];
+		if (c < '0' || c > '9' || x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(c - '0');
+	}
+	if ((*p)[NUM_DIGITS] != '\n')
+		return false;
+	*p += NUM_DIGITS + 1;
+	*v = x;
+	return true;
+}
+
+/* Printable characters up to the newline into out (cap bytes with the NUL). */
+static bool text(const char **p, const char *end, char *out, size_t cap, bool hex)
+{
+	size_t n = 0;
+	while (*p + n < end && (*p)[n] != '\n') {
+		char c = (*p)[n];
+		bool ok = hex ? (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') : c > ' ' && c < 0x7f;
+		if (!ok || n + 1 >= cap)
+			return false;
+		out[n] = c;
+		n++;
+	}
+	if (*p + n >= end || !n)
+		return false;
+	out[n] = 0;
+	*p += n + 1;
+	return true;
+}
+
+static char *put(char *o, const char *s)
+{
+	while (*s)
+		*o++ = *s++;
+	return o;
+}
+
+static char *put_num(char *o, uint64_t v)
+{
+	for (int i = NUM_DIGITS - 1; i >= 0; i--) {
+		o[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return o + NUM_DIGITS;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const char **why)
+{
+	const char *p = buf, *end = buf + (n < RESFILE_HDR_BYTES ? n : RESFILE_HDR_BYTES);
+	size_t ml = sizeof(RESFILE_MAGIC) - 1;
+	*why = 0;
+	if (n < RESFILE_HDR_BYTES)
+		*why = "shorter than a header";
+	else if (!same(p, RESFILE_MAGIC, ml))
+		*why = "not a QuietBench results file (no magic line)";
+	else if (p += ml, !key(&p, end, "id=") || !text(&p, end, out->id, sizeof(out->id), true) ||
+		 len(out->id) != RESFILE_ID_LEN)
+		*why = "bad id line";
+	else if (!key(&p, end, "file=") || !text(&p, end, out->file, sizeof(out->file), false))
+		*why = "bad file line";
+	else if (!key(&p, end, "offset=") || !number(&p, end, &out->offset))
+		*why = "bad offset line";
+	else if (!key(&p, end, "length=") || !number(&p, end, &out->length))
+		*why = "bad length line";
+	else if (!key(&p, end, "used=") || !number(&p, end, &out->used))
+		*why = "bad used line";
+	else if (out->offset % RESFILE_HDR_BYTES || out->length % RESFILE_HDR_BYTES ||
+		 out->length <= RESFILE_HDR_BYTES)
+		*why = "offset or length not whole sectors";
+	else if (out->used > out->length - RESFILE_HDR_BYTES)
+		*why = "used runs past the end of the file";
+	return !*why;
+}
+
+bool resfile_format(char *buf, size_t cap, const struct resfile_hdr *h)
+{
+	if (cap < RESFILE_HDR_BYTES || len(h->id) != RESFILE_ID_LEN || !h->file[0] ||
+	    len(h->file) > RESFILE_NAME_MAX)
+		return false;
+	char *o = put(buf, RESFILE_MAGIC);
+	o = put(put(put(o, "id="), h->id), "\n");
+	o = put(put(put(o, "file="), h->file), "\n");
+	o = put(put_num(put(o, "offset="), h->offset), "\n");
+	o = put(put_num(put(o, "length="), h->length), "\n");
+	o = put(put_num(put(o, "used="), h->used), "\n");
+	o = put(o, COMMENT);
+	while (o < buf + RESFILE_HDR_BYTES)
+		*o++ = RESFILE_PAD;
+	return true;
+}

@@ -1,0 +1,48 @@
+/* resfile.h - the header of a results file on the boot stick (/quietbench/results.log and results.prev): 512 bytes of text that tools/mkimage writes, the UEFI loader finds and the kernel checks before it writes a byte.
+ *
+ * The header is the file's first sector, lines of text so that a person who
+ * opens the file sees what it is:
+ *
+ *   QuietBench results file v1
+ *   id=<16 hex digits: the image's, the same in both files>
+ *   file=results.log                 (or results.prev)
+ *   offset=<20 digits: the file's first byte on the disk>
+ *   length=<20 digits: the file's bytes, header included>
+ *   used=<20 digits: log bytes after the header; 0 when empty>
+ *   # ... a comment line ...
+ *
+ * and newlines to the end of the sector. The log follows; what it does not
+ * use is newlines too, which tools/qb parse passes over. Fixed-width numbers
+ * let the kernel rewrite `used` in place. Plain C, no state: compiled into
+ * the kernel, the UEFI loader and the host tests. */
+#ifndef QB_KERNEL_RESFILE_H
+#define QB_KERNEL_RESFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RESFILE_HDR_BYTES 512
+#define RESFILE_MAGIC "QuietBench results file v1\n"
+#define RESFILE_ID_LEN 16
+#define RESFILE_NAME_MAX 15
+#define RESFILE_PAD '\n'
+
+struct resfile_hdr {
+	char id[RESFILE_ID_LEN + 1];      /* lowercase hex */
+	char file[RESFILE_NAME_MAX + 1];  /* "results.log" or "results.prev" */
+	uint64_t offset;                  /* disk byte of the header's first byte */
+	uint64_t length;                  /* bytes, header included: a multiple of 512 */
+	uint64_t used;                    /* log bytes after the header */
+};
+
+/* Parse the n bytes at buf (at least RESFILE_HDR_BYTES) into *out. False
+ * with *why saying what is wrong: not a results file, a bad field, a length
+ * that is not whole sectors or a `used` past the end. */
+bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const char **why);
+
+/* Exactly RESFILE_HDR_BYTES bytes of header for h into buf (cap at least
+ * that). False if h cannot be written (bad id or name). */
+bool resfile_format(char *buf, size_t cap, const struct resfile_hdr *h);
+
+#endif

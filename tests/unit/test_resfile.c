@@ -1,0 +1,130 @@
+/* test_resfile.c - host tests for kernel/lib/resfile.c: the header tools/mkimage writes (a capture from a built image) parses, a formatted header parses back to the same fields, and every damaged field is refused with its reason. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "resfile.h"
+
+#define FIXTURE "tests/fixtures/resfile/results.log.hdr"
+
+static bool read_fixture(char *buf, size_t cap, size_t *n)
+{
+	FILE *f = fopen(FIXTURE, "rb");
+	if (!f)
+		return false;
+	*n = fread(buf, 1, cap, f);
+	fclose(f);
+	return true;
+}
+
+static struct resfile_hdr sample(void)
+{
+	struct resfile_hdr h = { "0123456789abcdef", "results.log", 1150976, 4u << 20, 1234 };
+	return h;
+}
+
+TEST(mkimage_header_parses)
+{
+	char buf[1024];
+	size_t n = 0;
+	CHECK(read_fixture(buf, sizeof(buf), &n));
+	CHECK_EQ_U(n, RESFILE_HDR_BYTES);
+	struct resfile_hdr h;
+	const char *why = "unset";
+	CHECK(resfile_parse(buf, n, &h, &why));
+	CHECK(why == NULL);
+	CHECK_EQ_U(strlen(h.id), RESFILE_ID_LEN);
+	CHECK_STR(h.file, "results.log");
+	CHECK_EQ_U(h.offset % 512, 0);
+	CHECK(h.offset >= 1u << 20); /* inside the FAT partition, which starts at 1 MiB */
+	CHECK_EQ_U(h.length, 4u << 20);
+	CHECK_EQ_U(h.used, 0);
+	/* The kernel's writer gives the same bytes for the same fields. */
+	char again[RESFILE_HDR_BYTES];
+	CHECK(resfile_format(again, sizeof(again), &h));
+	CHECK(memcmp(again, buf, RESFILE_HDR_BYTES) == 0);
+}
+
+TEST(format_parses_back)
+{
+	struct resfile_hdr h = sample(), back;
+	char buf[RESFILE_HDR_BYTES];
+	const char *why;
+	CHECK(resfile_format(buf, sizeof(buf), &h));
+	CHECK(buf[RESFILE_HDR_BYTES - 1] == RESFILE_PAD);
+	CHECK(resfile_parse(buf, sizeof(buf), &back, &why));
+	CHECK_STR(back.id, h.id);
+	CHECK_STR(back.file, h.file);
+	CHECK_EQ_U(back.offset, h.offset);
+	CHECK_EQ_U(back.length, h.length);
+	CHECK_EQ_U(back.used, h.used);
+	h.used = UINT64_MAX / 2; /* 19 digits: still fixed width */
+	h.length = UINT64_MAX / 2 + 1 + 512 - (UINT64_MAX / 2 + 1) % 512;
+	CHECK(resfile_format(buf, sizeof(buf), &h));
+	CHECK(resfile_parse(buf, sizeof(buf), &back, &why));
+	CHECK_EQ_U(back.used, h.used);
+}
+
+TEST(format_refuses_bad_fields)
+{
+	char buf[RESFILE_HDR_BYTES];
+	struct resfile_hdr h = sample();
+	CHECK(!resfile_format(buf, sizeof(buf) - 1, &h));
+	h.id[3] = 0;
+	CHECK(!resfile_format(buf, sizeof(buf), &h));
+	h = sample();
+	h.file[0] = 0;
+	CHECK(!resfile_format(buf, sizeof(buf), &h));
+}
+
+/* Overwrite the first occurrence of what with with, same length. */
+static void damage(char *buf, const char *what, const char *with)
+{
+	char *p = strstr(buf, what);
+	CHECK(p != NULL);
+	if (p)
+		memcpy(p, with, strlen(with));
+}
+
+TEST(damaged_headers_are_refused_with_a_reason)
+{
+	static const struct {
+		const char *what, *with, *why;
+	} cases[] = {
+		{ "QuietBench", "QuietBanch", "not a QuietBench results file (no magic line)" },
+		{ "id=0123", "id=0G23", "bad id line" },
+		{ "id=", "ix=", "bad id line" },
+		{ "file=", "fil =", "bad file line" },
+		{ "offset=0", "offset=x", "bad offset line" },
+		{ "length=", "lenght=", "bad length line" },
+		{ "used=00", "used=0-", "bad used line" },
+		{ "offset=00000000000001150976", "offset=00000000000001150977", "offset or length not whole sectors" },
+		{ "used=00000000000000001234", "used=99999999999999999999", "bad used line" },
+		{ "used=00000000000000001234", "used=00000000000004194304", "used runs past the end of the file" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[RESFILE_HDR_BYTES + 1];
+		struct resfile_hdr h = sample(), out;
+		CHECK(resfile_format(buf, sizeof(buf), &h));
+		buf[RESFILE_HDR_BYTES] = 0;
+		damage(buf, cases[i].what, cases[i].with);
+		const char *why = 0;
+		CHECK(!resfile_parse(buf, RESFILE_HDR_BYTES, &out, &why));
+		CHECK_STR(why, cases[i].why);
+	}
+	char buf[RESFILE_HDR_BYTES];
+	struct resfile_hdr h = sample(), out;
+	const char *why;
+	CHECK(resfile_format(buf, sizeof(buf), &h));
+	CHECK(!resfile_parse(buf, RESFILE_HDR_BYTES - 1, &out, &why));
+	CHECK_STR(why, "shorter than a header");
+}
+
+int main(void)
+{
+	RUN(mkimage_header_parses);
+	RUN(format_parses_back);
+	RUN(format_refuses_bad_fields);
+	RUN(damaged_headers_are_refused_with_a_reason);
+	return check_summary("resfile");
+}
