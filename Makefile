@@ -294,6 +294,11 @@ usb: $(BUILD)/quietbench.img
 imagetest: $(BUILD)/quietbench.img
 	python3 tests/boot/image_tests.py --image $<
 
+# The end screen with a USB keyboard: keys through QEMU's monitor, the screen read back.
+.PHONY: pagertest
+pagertest: $(BUILD)/quietbench.img $(FBCON_FONT_C)
+	python3 tests/boot/pager_test.py --image $(BUILD)/quietbench.img
+
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
 flashtest:
 	python3 -m unittest tests/tools/test_flash.py
@@ -346,7 +351,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 
 # Everything above that CI must run: the image boots, the flasher's refusals,
 # and the Linux twin under ASan and UBSan.
-test: imagetest flashtest hosttest
+test: imagetest pagertest flashtest hosttest
 
 # ---- fuzz (begin) -----------------------------------------------------------
 # libFuzzer harnesses (issue 9) for what firmware, loaders and users hand the

@@ -47,32 +47,6 @@ static void count_out(uint64_t t0, size_t n)
 	out_bytes += n;
 }
 
-/* The text of a top-level "key":"value" or "key":number in a record line
- * (the first occurrence: the record's own fields come before its nested
- * ones), copied into out; false if absent. */
-static bool field_text(const char *line, const char *key, char *out, size_t cap)
-{
-	char pat[32];
-	fmt_snprintf(pat, sizeof(pat), "\"%s\":", key);
-	size_t plen = strlen(pat);
-	const char *p = line;
-	while (*p && strncmp(p, pat, plen))
-		p++;
-	if (!*p)
-		return false;
-	if (!cap)
-		return false;
-	p += plen;
-	bool str = *p == '"';
-	p += str;
-	size_t n = 0;
-	while (p[n] && n + 1 < cap && (str ? p[n] != '"' : p[n] != ',' && p[n] != '}'))
-		n++;
-	memcpy(out, p, n);
-	out[n] = 0;
-	return true;
-}
-
 /* "2881765.2" (ns) as "2.88 ms": the digits cut, never rounded up or down
  * into another unit, without floating point. */
 static void human_ns(const char *v, char *out, size_t cap)
@@ -95,14 +69,14 @@ static void human_ns(const char *v, char *out, size_t cap)
 static void result_to_screen(const char *line)
 {
 	char wl[16], var[24], thr[8], med[24], check[12], out[64];
-	if (!field_text(line, "workload", wl, sizeof(wl)) || !field_text(line, "variant", var, sizeof(var)))
+	if (!rec_field(line, "workload", wl, sizeof(wl)) || !rec_field(line, "variant", var, sizeof(var)))
 		return;
-	if (!field_text(line, "threads", thr, sizeof(thr)))
+	if (!rec_field(line, "threads", thr, sizeof(thr)))
 		thr[0] = 0;
-	if (!field_text(line, "check", check, sizeof(check)))
+	if (!rec_field(line, "check", check, sizeof(check)))
 		check[0] = 0;
-	bool ns = field_text(line, "median_ns", med, sizeof(med)) && strcmp(med, "null");
-	if (!ns && !field_text(line, "median", med, sizeof(med)))
+	bool ns = rec_field(line, "median_ns", med, sizeof(med)) && strcmp(med, "null");
+	if (!ns && !rec_field(line, "median", med, sizeof(med)))
 		fmt_snprintf(med, sizeof(med), "%s", check);
 	char human[24];
 	if (ns)
@@ -110,7 +84,7 @@ static void result_to_screen(const char *line)
 	else
 		fmt_snprintf(human, sizeof(human), "%s", med);
 	char place[16];
-	if (!field_text(line, "placement", place, sizeof(place)))
+	if (!rec_field(line, "placement", place, sizeof(place)))
 		place[0] = 0;
 	fmt_snprintf(out, sizeof(out), "%.11s %.19s %st%s%.8s %s", wl, var, thr, place[0] ? " " : "", place, human);
 	fbcon_result_add(out, strcmp(check, "ok") && strcmp(check, "skipped"));

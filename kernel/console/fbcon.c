@@ -513,6 +513,29 @@ void fbcon_show_summary_banner(const char *banner, bool ok)
 	spin_unlock(&lock);
 }
 
+void fbcon_body_size(uint32_t *text_cols, uint32_t *text_rows)
+{
+	*text_cols = active && cols > TEXT_COL ? cols - TEXT_COL : 0;
+	*text_rows = active ? body_rows : 0;
+}
+
+void fbcon_show_page(const char *title, const char *const *lines, uint32_t n)
+{
+	if (!active || !fb_lock())
+		return;
+	frozen = true;
+	clear_body();
+	/* The banner was drawn past the grid: every body cell is drawn again. */
+	for (uint32_t r = body_top; r < body_top + body_rows && r < rows; r++)
+		for (uint32_t c = 0; c < cols; c++)
+			shown[r * cols + c] = 0xffff;
+	put_line(body_top, title, ATTR_TITLE);
+	for (uint32_t i = 0; i < n && i + 1 < body_rows; i++)
+		put_line(body_top + 1 + i, lines[i], !strncmp(lines[i], "error:", 6) ? ATTR_ERROR : ATTR_BODY);
+	flush();
+	spin_unlock(&lock);
+}
+
 void fbcon_note_failure(void)
 {
 	__atomic_add_fetch(&n_failures, 1, __ATOMIC_RELAXED);

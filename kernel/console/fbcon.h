@@ -80,6 +80,14 @@ void fbcon_show_summary(void);
  * small for it gets the banner as a title line instead. */
 void fbcon_show_summary_banner(const char *banner, bool ok);
 
+/* The body's text size in cells (0 without a screen), for a pager. */
+void fbcon_body_size(uint32_t *text_cols, uint32_t *text_rows);
+
+/* Draw a page over the body: title on its first row, then lines[0 .. n-1]
+ * (each cut at the width; "error:" lines red). The body stays frozen; the
+ * summary comes back with fbcon_show_summary_banner. */
+void fbcon_show_page(const char *title, const char *const *lines, uint32_t n);
+
 /* Keep one short line per result ("counter packed 4t  12.3 ns") for the
  * summary screen, which lays them out in columns below the summary (at most
  * FBCON_RESULTS; failed ones red). */

@@ -304,3 +304,26 @@ bool rec_check_line(const char *line, size_t len, const char **json,
 		*json_len = n;
 	return true;
 }
+
+bool rec_field(const char *line, const char *key, char *out, size_t cap)
+{
+	char pat[32];
+	fmt_snprintf(pat, sizeof(pat), "\"%s\":", key);
+	size_t plen = strlen(pat);
+	const char *p = line;
+	while (*p && strncmp(p, pat, plen))
+		p++;
+	if (!*p)
+		return false;
+	if (!cap)
+		return false;
+	p += plen;
+	bool str = *p == '"';
+	p += str;
+	size_t n = 0;
+	while (p[n] && n + 1 < cap && (str ? p[n] != '"' : p[n] != ',' && p[n] != '}'))
+		n++;
+	memcpy(out, p, n);
+	out[n] = 0;
+	return true;
+}

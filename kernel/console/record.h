@@ -94,4 +94,9 @@ const char *rec_finish(struct rec *r, size_t *len);
 bool rec_check_line(const char *line, size_t len, const char **json,
 		    size_t *json_len);
 
+/* The text of a top-level "key":"value" or "key":number in a record line
+ * (the first occurrence: a record's own fields come before its nested ones),
+ * copied into out (cap bytes with the NUL); false if absent. */
+bool rec_field(const char *line, const char *key, char *out, size_t cap);
+
 #endif

@@ -26,6 +26,7 @@ static volatile unsigned long n_failures;
 static const char *first_failure;
 static const char *banner;      /* finish_set_banner, or NULL: PASS or FAIL */
 static void (*save_fn)(void);   /* finish_set_save */
+static void (*wait_fn)(bool ok, const char *banner); /* finish_set_wait */
 
 /* ---- BIOS reset hook (issue 7) ----------------------------------------------
  * Without UEFI ResetSystem (the multiboot2 path on legacy BIOS), reboot through
@@ -129,6 +130,11 @@ void finish_set_save(void (*save)(void))
 	save_fn = save;
 }
 
+void finish_set_wait(void (*wait)(bool ok, const char *banner))
+{
+	wait_fn = wait;
+}
+
 void finish_set_banner(const char *text)
 {
 	banner = text;
@@ -193,6 +199,8 @@ void finish_now(bool ok)
 	}
 	show_end(ok, elapsed, "");
 	smp_park_aps();
+	if (wait_fn && mode == FINISH_HALT)
+		wait_fn(ok, banner ? banner : ok ? "PASS" : "FAIL"); /* the pager, with a keyboard */
 	kprintf("quietbench: halted; results above\n");
 	cpu_halt_forever();
 }

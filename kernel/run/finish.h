@@ -37,6 +37,10 @@ void finish_now(bool ok) __attribute__((noreturn));
  * before the machine halts or resets: the results file is written then. */
 void finish_set_save(void (*save)(void));
 
+/* Called by finish_now at the very end with finish=halt, with the summary
+ * and banner on screen (the pager); when it returns, the machine halts. */
+void finish_set_wait(void (*wait)(bool ok, const char *banner));
+
 /* The word of the banner finish_now draws over the screen's summary, instead
  * of "PASS" or "FAIL" (for example "BAD OPTIONS"). */
 void finish_set_banner(const char *text);

@@ -18,6 +18,7 @@
 #include "idle.h"
 #include "lib.h"
 #include "machine.h"
+#include "pager.h"
 #include "results.h"
 #include "topo_online.h"
 #include "msr.h"
@@ -206,6 +207,7 @@ void kernel_entry(struct boot_info *bi_in)
 	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
 	results_open(&bi, RESULTS_USB_TIMEOUT_MS, opts.dump & OPT_DUMP_USB); /* the boot stick's results file, if on USB */
 	finish_set_save(results_save);                       /* the log to the stick at the end */
+	finish_set_wait(pager_run);                          /* then, with a USB keyboard, page through it */
 	instr_usb_handoff(results_usb()->handoff, results_usb()->smi_before, results_usb()->smi_after);
 	if (opt_errs_n) {                                    /* nothing is measured with a typo */
 		options_refuse(opt_errs, opt_errs_n, MAX_OPT_ERRORS,

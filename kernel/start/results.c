@@ -201,6 +201,11 @@ void results_save(void)
 	}
 }
 
+struct usb_stick *results_stick(void)
+{
+	return stick.disk ? &stick : 0;
+}
+
 const struct results_usb_state *results_usb(void)
 {
 	return &usb_state;

@@ -29,4 +29,8 @@ void results_report(const struct boot_info *bi);
 
 const struct results_usb_state *results_usb(void);
 
+/* The stick's controller, once reached (for a keyboard on it), or NULL. */
+struct usb_stick;
+struct usb_stick *results_stick(void);
+
 #endif

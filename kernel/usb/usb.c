@@ -34,6 +34,14 @@
 #define HUB_ST_LOW_SPEED (1u << 9)
 #define HUB_ST_HIGH_SPEED (1u << 10)
 #define HUB_CH_RESET (1u << (16 + 4))
+#define CLASS_HID 3
+#define SUBCLASS_BOOT 1
+#define PROTOCOL_KEYBOARD 1
+#define RT_IFACE_CLASS_OUT 0x21           /* class, interface, to the device */
+#define HID_SET_IDLE 0x0a
+#define HID_SET_PROTOCOL 0x0b
+#define HID_BOOT_PROTOCOL 0
+#define HID_REPORT_LEN 8
 #define CLASS_HUB 9
 #define CLASS_MASS_STORAGE 8
 #define SUBCLASS_SCSI 6
@@ -78,13 +86,6 @@ static bool fail(struct usb_stick *s, const char *fmt, ...)
 static bool xfail(struct usb_stick *s, const char *what)
 {
 	return fail(s, "%s: %s", what, s->x.why);
-}
-
-static void wait_ms(uint64_t ms)
-{
-	uint64_t end = tsc_deadline_ms(ms);
-	while (tsc_read() < end)
-		cpu_pause();
 }
 
 static bool ctrl(struct usb_stick *s, struct xhci_dev *d, uint8_t type, uint8_t req, uint16_t value, uint16_t index,
@@ -148,17 +149,17 @@ static bool hub_port(struct usb_stick *s, struct xhci_dev *hub, uint8_t port, ui
 	if (!xhci_dev_set_hub(&s->x, hub, nports) ||
 	    !ctrl(s, hub, RT_PORT_OUT, REQ_SET_FEATURE, HUB_PORT_POWER, port, 0, 0))
 		return xfail(s, "hub port power");
-	wait_ms(pwr_ms + 20u);
+	tsc_delay_us((pwr_ms + 20u) * 1000);
 	uint64_t end = tsc_deadline_ms(HUB_PORT_MS);
 	while (hub_port_status(s, hub, port, &st) && !(st & HUB_ST_CONNECTION) && tsc_read() < end)
-		wait_ms(5);
+		tsc_delay_us(5 * 1000);
 	if (!(st & HUB_ST_CONNECTION))
 		return fail(s, "nothing is connected to port %u of the hub", port);
 	if (!ctrl(s, hub, RT_PORT_OUT, REQ_SET_FEATURE, HUB_PORT_RESET, port, 0, 0))
 		return xfail(s, "hub port reset");
 	end = tsc_deadline_ms(HUB_PORT_MS);
 	do {
-		wait_ms(10);
+		tsc_delay_us(10 * 1000);
 		if (!hub_port_status(s, hub, port, &st))
 			return xfail(s, "hub port status");
 	} while ((!(st & HUB_CH_RESET) || !(st & HUB_ST_ENABLE)) && tsc_read() < end);
@@ -166,7 +167,7 @@ static bool hub_port(struct usb_stick *s, struct xhci_dev *hub, uint8_t port, ui
 		return fail(s, "port %u of the hub was not enabled within %u ms of its reset", port, HUB_PORT_MS);
 	ctrl(s, hub, RT_PORT_OUT, REQ_CLEAR_FEATURE, HUB_C_PORT_RESET, port, 0, 0);
 	*speed = st & HUB_ST_LOW_SPEED ? XHCI_SPEED_LOW : st & HUB_ST_HIGH_SPEED ? XHCI_SPEED_HIGH : XHCI_SPEED_FULL;
-	wait_ms(10);
+	tsc_delay_us(10 * 1000);
 	return true;
 }
 
@@ -257,7 +258,7 @@ static bool ready(struct usb_stick *s)
 		if (!failed)
 			return false;
 		sense(s, text, sizeof(text));
-		wait_ms(50);
+		tsc_delay_us(50 * 1000);
 	} while (tsc_read() < end);
 	return fail(s, "the stick was not ready within %u ms (%s)", READY_MS, text);
 }
@@ -359,4 +360,92 @@ bool usb_stick_rw(struct usb_stick *s, bool write, uint64_t lba, uint32_t blocks
 		blocks -= n;
 	}
 	return true;
+}
+
+/* The boot keyboard interface in the configuration descriptor (in the bounce buffer). */
+static bool find_keyboard(struct usb_stick *s, uint32_t len, uint8_t *iface, uint8_t *ep, uint16_t *mps, uint8_t *interval)
+{
+	bool in_kbd = false;
+	for (uint32_t i = 0; i + 2 <= len && s->bounce[i] >= 2 && i + s->bounce[i] <= len; i += s->bounce[i]) {
+		const uint8_t *p = s->bounce + i;
+		if (p[1] == DESC_INTERFACE && p[0] >= 9) {
+			in_kbd = p[5] == CLASS_HID && p[6] == SUBCLASS_BOOT && p[7] == PROTOCOL_KEYBOARD;
+			*iface = p[2];
+		} else if (p[1] == DESC_ENDPOINT && p[0] >= 7 && in_kbd && (p[3] & 3) == 3 && (p[2] & 0x80)) {
+			*ep = p[2];
+			*mps = (uint16_t)((p[4] | p[5] << 8) & 0x7ff);
+			*interval = p[6];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* bInterval as xHCI's exponent of 125 us (xHCI 1.2 §6.2.3.6): frames (ms) for
+ * full and low speed, 2^(bInterval-1) microframes at high speed and up. */
+static uint8_t xhci_interval(uint8_t speed, uint8_t b)
+{
+	if (speed == XHCI_SPEED_HIGH || speed == XHCI_SPEED_SUPER)
+		return (uint8_t)(b ? (b > 16 ? 15 : b - 1) : 0);
+	uint8_t e = 3;                        /* 1 ms = 2^3 x 125 us */
+	while (e < 10 && (1u << (e - 3)) < b)
+		e++;
+	return e;
+}
+
+bool usb_kbd_find(struct usb_stick *s, struct usb_kbd *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->report = xhci_dma(&s->x, HID_REPORT_LEN);
+	if (!s->disk || !k->report)
+		return fail(s, "no controller or no memory for a keyboard");
+	for (uint8_t port = 1; port <= s->x.max_ports; port++) {
+		uint8_t iface = 0, ep = 0, interval = 0;
+		uint16_t mps = 0;
+		uint32_t len = 0;
+		if (port == s->dev[0].root_port || !xhci_port_connected(&s->x, port))
+			continue;
+		struct xhci_dev *d = &k->dev;
+		memset(d, 0, sizeof(*d));
+		d->root_port = port;
+		if (!xhci_root_port_reset(&s->x, port, &d->speed) || !address(s, d, "a device") ||
+		    !configure(s, d, &len, "a device's configuration") || !find_keyboard(s, len, &iface, &ep, &mps, &interval))
+			continue;
+		if (!ctrl(s, d, RT_IFACE_CLASS_OUT, HID_SET_PROTOCOL, HID_BOOT_PROTOCOL, iface, 0, 0) ||
+		    !xhci_dev_intr_in(&s->x, d, ep, mps, xhci_interval(d->speed, interval)))
+			continue;
+		ctrl(s, d, RT_IFACE_CLASS_OUT, HID_SET_IDLE, 0, iface, 0, 0); /* optional for a keyboard (HID 7.2.4) */
+		k->port = port;
+		k->ok = true;
+		k->trb = xhci_queue_in(&s->x, d, k->report, HID_REPORT_LEN);
+		return true;
+	}
+	return fail(s, "no USB keyboard on the root ports of the stick's controller");
+}
+
+uint8_t usb_kbd_key(struct usb_stick *s, struct usb_kbd *k)
+{
+	uint32_t got = 0;
+	if (!k->ok)
+		return 0;
+	int r = xhci_poll_in(&s->x, k->trb, HID_REPORT_LEN, &got);
+	if (r == 0)
+		return 0;
+	if (r < 0) {
+		k->ok = false; /* the keyboard went away or stalled: the screen stays as it is */
+		return 0;
+	}
+	uint8_t pressed = 0;
+	for (uint32_t i = 2; i < HID_REPORT_LEN && got == HID_REPORT_LEN && !pressed; i++) {
+		uint8_t key = k->report[i];
+		bool was = false;
+		for (uint32_t j = 2; j < HID_REPORT_LEN; j++)
+			was |= k->last[j] == key;
+		if (key > 3 && !was) /* 0 none, 1-3 error codes (HID Usage Tables §10) */
+			pressed = key;
+	}
+	if (got == HID_REPORT_LEN)
+		memcpy(k->last, k->report, HID_REPORT_LEN);
+	k->trb = xhci_queue_in(&s->x, &k->dev, k->report, HID_REPORT_LEN);
+	return pressed;
 }

@@ -43,4 +43,24 @@ bool usb_stick_open(struct usb_stick *s, const struct boot_results *r, uint64_t 
 /* Read or write `blocks` blocks at lba, to or from data (any memory). */
 bool usb_stick_rw(struct usb_stick *s, bool write, uint64_t lba, uint32_t blocks, void *data);
 
+/* A USB keyboard in the HID boot protocol (HID 1.11 appendix B), on a root
+ * port of the stick's controller. */
+struct usb_kbd {
+	struct xhci_dev dev;
+	uint8_t *report;                     /* 8 bytes of DMA memory: modifiers, reserved, 6 key usages */
+	uint8_t last[8];
+	uint64_t trb;                        /* the report transfer in flight */
+	uint8_t port;
+	bool ok;
+};
+
+/* Find a boot keyboard on the root ports of the stick's controller (not the
+ * stick's own port) and start polling it. Only when nothing else uses the
+ * controller (the run's writes are done). False when there is none. */
+bool usb_kbd_find(struct usb_stick *s, struct usb_kbd *k);
+
+/* A key pressed since the last call, as its HID usage ID (HID Usage Tables
+ * 1.12 §10: 0x04 'a', 0x4e Page Down, ...), or 0. Never waits. */
+uint8_t usb_kbd_key(struct usb_stick *s, struct usb_kbd *k);
+
 #endif

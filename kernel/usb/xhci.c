@@ -93,13 +93,6 @@ static bool wait_reg(volatile uint8_t *base, uint32_t off, uint32_t mask, uint32
 	}
 }
 
-static void wait_ms(uint64_t ms)
-{
-	uint64_t end = tsc_deadline_ms(ms);
-	while (tsc_read() < end)
-		cpu_pause();
-}
-
 static uint64_t phys(const void *p)
 {
 	return (uint64_t)(uintptr_t)p; /* RAM is identity-mapped */
@@ -111,7 +104,7 @@ static void handoff(struct xhci *x)
 {
 	uint32_t off = XHCI_HCC1_XECP(rd32(x->cap, XHCI_HCCPARAMS1)) * 4;
 	x->handoff = "no USB Legacy Support capability: the firmware had no SMI handler on it";
-	for (int guard = 0; off && guard < 64; guard++) {
+	for (int guard = 0; off && off + 8 <= BAR_SPAN && guard < 64; guard++) {
 		uint32_t v = rd32(x->cap, off);
 		if (XHCI_XCAP_ID(v) == XHCI_XCAP_LEGACY) {
 			x->handoff = "taken from the BIOS";
@@ -313,6 +306,11 @@ bool xhci_start(struct xhci *x, struct pci_addr a, uint64_t timeout_ms)
 	return command(x, 0, XHCI_TRB_TYPE(XHCI_TRB_NOOP_CMD), &e, "no-op");
 }
 
+bool xhci_port_connected(struct xhci *x, uint8_t port)
+{
+	return port && port <= x->max_ports && (rd32(x->op, XHCI_PORTSC(port)) & XHCI_PORT_CCS);
+}
+
 bool xhci_root_port_reset(struct xhci *x, uint8_t port, uint8_t *speed)
 {
 	if (!port || port > x->max_ports)
@@ -321,7 +319,7 @@ bool xhci_root_port_reset(struct xhci *x, uint8_t port, uint8_t *speed)
 	uint32_t v = rd32(x->op, off);
 	if (!(v & XHCI_PORT_PP)) {
 		wr32(x->op, off, (v & ~(XHCI_PORT_PED | XHCI_PORT_CHANGES)) | XHCI_PORT_PP);
-		wait_ms(20);
+		tsc_delay_us(20 * 1000);
 	}
 	/* A USB 3 port trains its link by itself after the controller reset; a
 	 * USB 2 port needs a reset to be enabled (§4.3.1). Connection first. */
@@ -338,7 +336,7 @@ bool xhci_root_port_reset(struct xhci *x, uint8_t port, uint8_t *speed)
 	if (!wait_reg(x->op, off, XHCI_PORT_PED, XHCI_PORT_PED, PORT_RESET_MS))
 		return fail(x, "root port %u was not enabled after its reset", port);
 	*speed = (uint8_t)XHCI_PORT_SPEED(rd32(x->op, off));
-	wait_ms(10); /* USB 2.0 §7.1.7.3: TRSTRCY, recovery after reset */
+	tsc_delay_us(10 * 1000); /* USB 2.0 §7.1.7.3: TRSTRCY, recovery after reset */
 	return true;
 }
 
@@ -499,4 +497,47 @@ bool xhci_bulk_xfer(struct xhci *x, struct xhci_dev *d, bool in, void *buf, uint
 		return fail(x, "bulk %s transfer failed with completion code %u", in ? "in" : "out", *code);
 	*got = len - remaining;
 	return true;
+}
+
+bool xhci_dev_intr_in(struct xhci *x, struct xhci_dev *d, uint8_t ep_in, uint16_t mps, uint8_t interval)
+{
+	struct xhci_trb ev;
+	d->dci_in = (uint8_t)((ep_in & 0xf) * 2 + 1);
+	if (!new_ring(x, &d->bulk_in))
+		return false;
+	input_from_output(x, d);
+	in_ctrl(d)->add = 1u | 1u << d->dci_in;
+	struct xhci_slot_ctx *s = in_slot(x, d);
+	uint32_t entries = (s->info >> 27) > d->dci_in ? (s->info >> 27) : d->dci_in;
+	s->info = (s->info & ~XHCI_SLOT_ENTRIES(0x1f)) | XHCI_SLOT_ENTRIES(entries);
+	s->state = 0;
+	struct xhci_ep_ctx *e = in_ep(x, d, d->dci_in);
+	e->info = XHCI_EP_INTERVAL(interval);
+	e->info2 = XHCI_EP_CERR(DEFAULT_CERR) | XHCI_EP_TYPE(XHCI_EP_INTR_IN) | XHCI_EP_MPS(mps);
+	e->deq = xhci_ring_deq_ptr(&d->bulk_in);
+	e->tx_info = mps | (uint32_t)mps << 16; /* average TRB length, max ESIT payload */
+	return command(x, phys(d->in_ctx), XHCI_TRB_TYPE(XHCI_TRB_CONFIGURE_EP) | XHCI_TRB_SLOT(d->slot), &ev,
+		       "configure endpoint (interrupt)");
+}
+
+uint64_t xhci_queue_in(struct xhci *x, struct xhci_dev *d, void *buf, uint32_t len)
+{
+	uint64_t at = push(&d->bulk_in, "xfer", phys(buf), len, XHCI_TRB_TYPE(XHCI_TRB_NORMAL) | XHCI_TRB_IOC | XHCI_TRB_ISP);
+	ring_db(x, d->slot, d->dci_in);
+	return at;
+}
+
+int xhci_poll_in(struct xhci *x, uint64_t trb, uint32_t len, uint32_t *got)
+{
+	struct xhci_trb e;
+	int result = 0;
+	while (result == 0 && next_event(x, &e)) {
+		if (XHCI_TRB_GET_TYPE(e.control) != XHCI_TRB_TRANSFER_EVENT || e.param != trb)
+			continue;
+		uint32_t cc = XHCI_EVT_CODE(e.status);
+		*got = len - XHCI_EVT_LEN(e.status);
+		result = cc == XHCI_CC_SUCCESS || cc == XHCI_CC_SHORT_PACKET ? 1 : -1;
+	}
+	wr64(x->rt, XHCI_IR0 + XHCI_ERDP, xhci_evring_deq_phys(&x->ev) | XHCI_ERDP_EHB);
+	return result;
 }

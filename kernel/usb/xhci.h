@@ -45,6 +45,9 @@ struct xhci {
  * False with x->why if anything does not answer in time. */
 bool xhci_start(struct xhci *x, struct pci_addr a, uint64_t timeout_ms);
 
+/* True if a device is connected to root port `port`. */
+bool xhci_port_connected(struct xhci *x, uint8_t port);
+
 /* Reset root port `port` and give the device's speed. */
 bool xhci_root_port_reset(struct xhci *x, uint8_t port, uint8_t *speed);
 
@@ -72,6 +75,19 @@ bool xhci_dev_bulk(struct xhci *x, struct xhci_dev *d, uint8_t ep_out, uint16_t 
  * XHCI_CC_STALL; the endpoint is then reset). */
 bool xhci_bulk_xfer(struct xhci *x, struct xhci_dev *d, bool in, void *buf, uint32_t len, uint32_t *got,
 		    uint32_t *code);
+
+/* Configure an interrupt IN endpoint (a keyboard's) with its polling
+ * interval as xHCI wants it (2^interval x 125 us); it uses d's IN ring. */
+bool xhci_dev_intr_in(struct xhci *x, struct xhci_dev *d, uint8_t ep_in, uint16_t mps, uint8_t interval);
+
+/* Queue one IN transfer of len bytes into buf (DMA memory) on d's IN ring
+ * without waiting; the TRB's address. */
+uint64_t xhci_queue_in(struct xhci *x, struct xhci_dev *d, void *buf, uint32_t len);
+
+/* Look once at the event ring for that TRB's completion: 1 done (*got
+ * bytes), 0 not yet, -1 failed. Other events are dropped: only for a
+ * controller with nothing else in flight. */
+int xhci_poll_in(struct xhci *x, uint64_t trb, uint32_t len, uint32_t *got);
 
 /* dump=usb: a usb_trace record for every TRB written and event read. */
 void xhci_set_trace(bool on);

@@ -175,7 +175,8 @@ _Static_assert(sizeof(struct xhci_ep_ctx) == 32, "xHCI §6.2.3: an endpoint cont
 #define XHCI_EP_MPS(m) ((uint32_t)(m) << 16)
 #define XHCI_EP_BURST(b) ((uint32_t)(b) << 8)
 #define XHCI_EP_DCS 1u
-enum xhci_ep_type { XHCI_EP_BULK_OUT = 2, XHCI_EP_CONTROL = 4, XHCI_EP_BULK_IN = 6 };
+#define XHCI_EP_INTERVAL(i) ((uint32_t)(i) << 16) /* 2^i x 125 us */
+enum xhci_ep_type { XHCI_EP_BULK_OUT = 2, XHCI_EP_CONTROL = 4, XHCI_EP_BULK_IN = 6, XHCI_EP_INTR_IN = 7 };
 
 struct xhci_input_ctrl {
 	uint32_t drop;                        /* D2 .. D31 */

@@ -20,6 +20,11 @@ cpus_found == the configured count, and the command line that arrived.
   uefi-hub      OVMF, the stick behind a USB hub on the xHCI
   uefi-sata     OVMF, the image as a SATA disk (AHCI): not on USB
   uefi-badhdr   OVMF, the stick with results.log's header damaged on the disk
+  uefi-twice    OVMF, two runs of the same stick: the first is kept in results.prev
+  uefi-two-sticks  OVMF, a second stick with the same image: never written
+  uefi-stall    OVMF, a stick whose writes crawl: one error record, the run ends ok
+  uefi-nocable  OVMF with -serial none, the quick profile: the stick's
+                results.log is checked as the serial log would be
 
 Every case also checks the `results_file` record: on USB, status found with
 both files' offsets as mtools finds them in the copy, the controller's PCI
@@ -65,6 +70,7 @@ class Case:
         self.boots = 1            # boots of the same copy (2: the second keeps the first in results.prev)
         self.second_stick = False # another stick with the same image, not booted: never written
         self.first_log = None
+        self.nocable = False      # -serial none: the results come home on the stick only
 
 
 RESULTS_HDR = 512
@@ -118,6 +124,14 @@ def check_stick(case, disk, serial, errors, boot_no=1):
     start = serial.find("\r\nQuietBench ")
     if start < 0 or not serial.endswith(body):
         errors.append("results.log is not the kernel's serial output, byte for byte")
+    if case.nocable:
+        # As a user would: copy the file off the stick, then qb table on it.
+        out = os.path.join(os.path.dirname(disk), "results.log")
+        subprocess.run(["mcopy", "-o", "-i", disk + FAT_OFFSET, "::/quietbench/results.log", out], check=True)
+        t = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "qb"), "table", out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if t.returncode != 0 or "selftest:" not in t.stdout or "counter:" not in t.stdout:
+            errors.append("qb table on the stick's results.log (exit %d): %s" % (t.returncode, t.stdout[-500:]))
     prev = qbrecords.results_file_text(stick_log(disk, "results.prev"))[RESULTS_HDR:]
     if boot_no == 1 and prev.strip("\n"):
         errors.append("results.prev holds %d bytes after the first run" % len(prev))
@@ -209,9 +223,12 @@ CASES = [
     Case("uefi-two-sticks", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only),
     Case("uefi-stall", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only),
 ]
-CASES[-3].boots = 2
-CASES[-2].second_stick = True
-CASES[-1].stall = True
+CASES.append(Case("uefi-nocable", "ovmf", 'set qb_options="profile=quick finish=qemu"\nset timeout=0\nset default=full\n',
+                   "uefi", "profile=quick finish=qemu"))
+CASES[-1].nocable = True
+CASES[-4].boots = 2
+CASES[-3].second_stick = True
+CASES[-2].stall = True
 
 
 def run(cmd, **kw):
@@ -244,7 +261,8 @@ def prepare(case, image, tmp):
 
 def qemu_cmd(case, disk, tmp):
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", "max",
-           "-smp", str(SMP), "-m", "1024", "-display", "none", "-serial", "stdio", "-monitor", "none",
+           "-smp", str(SMP), "-m", "1024", "-display", "none", "-serial", "none" if case.nocable else "stdio",
+           "-monitor", "none",
            "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     if case.firmware == "ovmf":
         vars_copy = os.path.join(tmp, "vars.fd")
@@ -353,6 +371,11 @@ def main():
             for boot_no in range(1, case.boots + 1):
                 status, text, t = boot(qemu_cmd(case, disk, tmp), a.timeout)
                 elapsed += t
+                if case.nocable:
+                    # No serial port at all: the stick is all the user gets.
+                    if text.strip():
+                        errors.append("QEMU printed %d bytes with -serial none" % len(text.strip()))
+                    text = qbrecords.results_file_text(stick_log(disk, "results.log"))[RESULTS_HDR:]
                 with open(log, "w", encoding="latin-1") as f:
                     f.write(text)
                 check(case, status, text, errors)

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""pager_test - the end screen with a USB keyboard: boot the USB image with a keyboard on the same xHCI, press keys through QEMU's monitor, and read the screen back.
+
+Boots build/quietbench.img under OVMF from QEMU's xHCI (the stick on port 1,
+`usb-kbd` on port 2) with `finish=halt workloads=selftest dump=usb` (the usb_trace records make the
+log longer than a screen). When the serial
+log says the pager found the keyboard, it presses `l` (the log), Page Down,
+`t` (the results as tables) and `s` (the summary) with `sendkey`, takes a
+`screendump` after each, and decodes the screen with tests/boot/screenshot.py
+against the kernel's font:
+
+  log        the title "Log: lines 1-N of M" and the kernel's first line
+  page down  the title moves on ("lines K-..." with K > 1)
+  tables     "Results: lines", a "== selftest" heading and the padded-increment row, ok
+  summary    the summary screen again
+
+A second boot without the keyboard must keep the summary on screen and say
+why on serial. The screens go to build/pager-*.png. The last line is
+"pager tests: N passed, N failed".
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import screenshot  # noqa: E402
+
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+FAT_OFFSET = "@@1M"
+CFG = 'set qb_options="finish=halt workloads=selftest dump=usb"\nset timeout=0\nset default=quick\n'
+
+
+class Boot:
+    """QEMU with the stick (and a keyboard), its serial lines collected as they come."""
+
+    def __init__(self, image, tmp, keyboard):
+        self.tmp = tmp
+        self.disk = os.path.join(tmp, "stick.img")
+        shutil.copyfile(image, self.disk)
+        cfg = os.path.join(tmp, "quietbench.cfg")
+        with open(cfg, "w") as f:
+            f.write(CFG)
+        subprocess.run(["mcopy", "-o", "-i", self.disk + FAT_OFFSET, cfg, "::/quietbench.cfg"], check=True)
+        vars_copy = os.path.join(tmp, "vars.fd")
+        shutil.copyfile(OVMF_VARS, vars_copy)
+        self.sock = os.path.join(tmp, "monitor.sock")
+        cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
+               "-m", "1024", "-display", "none", "-serial", "stdio", "-monitor", "unix:%s,server,nowait" % self.sock,
+               "-no-reboot", "-drive", "if=pflash,format=raw,readonly=on,file=" + OVMF_CODE,
+               "-drive", "if=pflash,format=raw,file=" + vars_copy,
+               "-drive", "if=none,id=stick,format=raw,file=" + self.disk,
+               "-device", "qemu-xhci,id=xhci,addr=5", "-device", "usb-storage,bus=xhci.0,port=1,drive=stick"]
+        if keyboard:
+            cmd += ["-device", "usb-kbd,bus=xhci.0,port=2"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.log = bytearray()
+        self.t = threading.Thread(target=self._pump, daemon=True)
+        self.t.start()
+
+    def _pump(self):
+        for chunk in iter(lambda: self.proc.stdout.read1(4096), b""):
+            self.log.extend(chunk)
+
+    def text(self):
+        return self.log.decode("latin-1")
+
+    def wait_for(self, pattern, timeout):
+        """The first match of pattern after the log's current end... or anywhere, within timeout s."""
+        end = time.time() + timeout
+        while time.time() < end:
+            m = re.search(pattern, self.text())
+            if m:
+                return m
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.2)
+        return None
+
+    def count(self, pattern):
+        return len(re.findall(pattern, self.text()))
+
+    def screen(self, name, font_c, outdir):
+        ppm = os.path.join(self.tmp, name + ".ppm")
+        screenshot.monitor_command(self.sock, "screendump " + ppm)
+        end = time.time() + 10
+        while time.time() < end and not (os.path.exists(ppm) and os.path.getsize(ppm) > 0):
+            time.sleep(0.1)
+        time.sleep(0.3)
+        with open(ppm, "rb") as f:
+            w, h, rgb = screenshot.read_ppm(f.read())
+        screenshot.write_png(os.path.join(outdir, "pager-%s.png" % name), w, h, rgb)
+        return screenshot.Screen(w, h, rgb, font_c)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.t.join(5)
+
+
+def key(b, k, pattern, before, timeout=30):
+    """Press k, and wait for the pager's serial line after it (the count of pattern grows)."""
+    screenshot.monitor_command(b.sock, "sendkey " + k)
+    end = time.time() + timeout
+    while time.time() < end and b.count(pattern) <= before:
+        time.sleep(0.2)
+    return b.count(pattern) > before
+
+
+def has(scr, needle):
+    return scr.find(needle) is not None
+
+
+def with_keyboard(a, tmp, errors):
+    b = Boot(a.image, tmp, True)
+    try:
+        if not b.wait_for(r"pager: a USB keyboard on root port \d+", a.timeout):
+            errors.append("the pager did not find the keyboard")
+            return b.text()
+        time.sleep(1)
+        summary = b.screen("summary", a.font_c, a.outdir)
+        if not has(summary, "Summary"):
+            errors.append("the summary is not on screen before a key is pressed")
+        if not key(b, "l", r"pager: log lines", 0):
+            errors.append("l: no log page")
+            return b.text()
+        m = re.findall(r"pager: log lines 1-(\d+) of (\d+)", b.text())
+        scr = b.screen("log", a.font_c, a.outdir)
+        if not m or not has(scr, "Log: lines 1-%s of %s" % m[-1]) or not has(scr, "QuietBench "):
+            errors.append("l: the screen does not show the log's first page (%s)" % (m[-1:] or "no line"))
+        if not key(b, "pgdn", r"pager: log lines", 1):
+            errors.append("Page Down: no second page")
+        else:
+            m2 = re.findall(r"pager: log lines (\d+)-(\d+) of (\d+)", b.text())[-1]
+            scr = b.screen("log2", a.font_c, a.outdir)
+            if int(m2[0]) <= 1 or not has(scr, "Log: lines %s-%s of %s" % m2):
+                errors.append("Page Down: the title says %s" % (m2,))
+        if not key(b, "t", r"pager: tables lines", 0):
+            errors.append("t: no tables page")
+        else:
+            scr = b.screen("tables", a.font_c, a.outdir)
+            rows = [ln for ln in scr.text if "padded-increment" in ln]
+            if not has(scr, "Results: lines") or not has(scr, "== selftest") or not rows or not rows[0].rstrip().endswith("ok"):
+                errors.append("t: the screen does not show the selftest table")
+        screenshot.monitor_command(b.sock, "sendkey s")
+        time.sleep(3)
+        scr = b.screen("summary-again", a.font_c, a.outdir)
+        if not has(scr, "Summary"):
+            errors.append("s: the summary did not come back")
+        return b.text()
+    finally:
+        b.close()
+
+
+def without_keyboard(a, tmp, errors):
+    b = Boot(a.image, tmp, False)
+    try:
+        if not b.wait_for(r"quietbench: halted", a.timeout):
+            errors.append("no 'halted' line")
+        elif "pager: no USB keyboard on the root ports of the stick's controller: the summary stays on screen" not in b.text():
+            errors.append("the serial log does not say why there is no pager")
+        else:
+            scr = b.screen("nokeyboard", a.font_c, a.outdir)
+            if not has(scr, "Summary"):
+                errors.append("the summary is not on screen")
+        return b.text()
+    finally:
+        b.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--image", default=os.path.join(ROOT, "build", "quietbench.img"))
+    ap.add_argument("--font-c", default=os.path.join(ROOT, "build", "gen", "fbcon_font.c"))
+    ap.add_argument("--outdir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--timeout", type=int, default=180)
+    a = ap.parse_args()
+    passed = failed = 0
+    for name, fn in (("keyboard", with_keyboard), ("no-keyboard", without_keyboard)):
+        errors = []
+        tmp = tempfile.mkdtemp(prefix="qb-pager-")
+        text = ""
+        try:
+            text = fn(a, tmp, errors)
+        except (OSError, subprocess.CalledProcessError) as e:
+            errors.append("set-up failed: %s" % e)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if errors:
+            failed += 1
+            print("FAIL %s" % name)
+            for e in errors:
+                print("  - " + e)
+            print("  ---- serial log ----")
+            print(text)
+            print("  ---- end of log ----")
+        else:
+            passed += 1
+            print("ok   %s" % name)
+        sys.stdout.flush()
+    print("pager tests: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
