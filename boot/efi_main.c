@@ -6,6 +6,7 @@
 #include <efilib.h>
 
 #include "boot_info.h"
+#include "cpu.h"
 #include "efi_mmap.h"
 #include "efi_results.h"
 #include "handoff_pt.h"
@@ -250,12 +251,6 @@ static void qbcfg_read(EFI_HANDLE image, struct boot_info *bi)
 }
 /* ---- end of quietbench.cfg hook ------------------------------------------- */
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /* ---- Public Functions ----------------------------------------------------- */
 

@@ -12,6 +12,7 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "cpu.h"
 #include "efi_results.h"
 #include "resfile.h"
 
@@ -26,13 +27,21 @@ static EFI_GUID pci_io_guid = EFI_PCI_IO_PROTOCOL_GUID;
 static EFI_GUID device_path_guid = EFI_DEVICE_PATH_PROTOCOL_GUID;
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* status, with why: prefix (may be "") then what. */
+static void set_why2(struct boot_results *r, uint32_t status, const char *prefix, const char *what)
+{
+	UINTN n = 0;
+	r->status = status;
+	for (UINTN i = 0; prefix[i] && n + 1 < sizeof(r->why); i++)
+		r->why[n++] = prefix[i];
+	for (UINTN i = 0; what[i] && n + 1 < sizeof(r->why); i++)
+		r->why[n++] = what[i];
+	r->why[n] = 0;
+}
+
 static void set_why(struct boot_results *r, uint32_t status, const char *why)
 {
-	UINTN i = 0;
-	r->status = status;
-	for (; why[i] && i + 1 < sizeof(r->why); i++)
-		r->why[i] = why[i];
-	r->why[i] = 0;
+	set_why2(r, status, "", why);
 }
 
 static void copy_path_text(struct boot_results *r, EFI_DEVICE_PATH *dp)
@@ -46,22 +55,39 @@ static void copy_path_text(struct boot_results *r, EFI_DEVICE_PATH *dp)
 		FreePool(t);
 }
 
-/* The header of the file at path on the volume, read through the file system. */
-static const char *read_header(EFI_FILE_HANDLE root, CHAR16 *path, char *buf, struct resfile_hdr *h)
+/* The header of the file at path on the volume, read through the file
+ * system, with this boot's mark written into it the same way: where the
+ * raw disk shows that mark is where the file really is. */
+static const char *read_header(EFI_FILE_HANDLE root, CHAR16 *path, const char *mark, char *buf, struct resfile_hdr *h)
 {
 	EFI_FILE_HANDLE f = NULL;
 	if (EFI_ERROR(root->Open(root, &f, path, EFI_FILE_MODE_READ, 0)) || !f)
 		return "not on the boot volume";
+	f->Close(f);
+	if (EFI_ERROR(root->Open(root, &f, path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0)) || !f)
+		return "cannot be opened for writing (is the stick write-protected?)";
 	UINTN n = RESFILE_HDR_BYTES;
 	EFI_STATUS s = f->Read(f, &n, buf);
-	f->Close(f);
-	const char *why;
+	const char *why = 0;
+	size_t at = 0;
 	if (EFI_ERROR(s))
-		return "could not be read";
-	if (!resfile_parse(buf, n, h, &why))
-		return why;
-	return 0;
+		why = "could not be read";
+	else if (!resfile_parse(buf, n, h, &why))
+		;
+	else if (!(at = resfile_boot_offset(buf, n)))
+		why = "has no boot line";
+	else {
+		UINTN k = RESFILE_ID_LEN;
+		if (EFI_ERROR(f->SetPosition(f, at)) || EFI_ERROR(f->Write(f, &k, (void *)mark)) || k != RESFILE_ID_LEN ||
+		    EFI_ERROR(f->Flush(f)))
+			why = "could not be marked for this boot (is the stick write-protected?)";
+		CopyMem(buf + at, (void *)mark, RESFILE_ID_LEN);
+		CopyMem(h->boot, (void *)mark, RESFILE_ID_LEN);
+	}
+	f->Close(f);
+	return why;
 }
+
 
 /* True if the partition's blocks at the header's disk offset hold hdr. */
 static const char *check_on_disk(EFI_BLOCK_IO *bio, uint64_t part_start, const struct resfile_hdr *h,
@@ -78,7 +104,7 @@ static const char *check_on_disk(EFI_BLOCK_IO *bio, uint64_t part_start, const s
 	if (EFI_ERROR(bio->ReadBlocks(bio, bio->Media->MediaId, lba, RESFILE_HDR_BYTES, scratch)))
 		return "the disk could not be read at its header's offset";
 	if (CompareMem(scratch, hdr, RESFILE_HDR_BYTES))
-		return "its header's offset does not hold it (the file was moved or copied)";
+		return "its header's offset does not hold it (the file was moved or copied: rebuild the stick)";
 	return 0;
 }
 
@@ -156,18 +182,18 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 		return;
 	}
 	struct resfile_hdr log, prev;
-	why = read_header(root, RESULTS_LOG_PATH, log_hdr, &log);
-	const char *why_prev = why ? 0 : read_header(root, RESULTS_PREV_PATH, prev_hdr, &prev);
+	static const char digits[] = "0123456789abcdef";
+	char mark[RESFILE_ID_LEN + 1];
+	uint64_t t = rdtsc() * 0x9e3779b97f4a7c15ull; /* differs from boot to boot */
+	for (int i = 0; i < RESFILE_ID_LEN; i++)
+		mark[i] = digits[(t >> (60 - 4 * i)) & 15];
+	mark[RESFILE_ID_LEN] = 0;
+	why = read_header(root, RESULTS_LOG_PATH, mark, log_hdr, &log);
+	const char *why_prev = why ? 0 : read_header(root, RESULTS_PREV_PATH, mark, prev_hdr, &prev);
 	root->Close(root);
 	if (why || why_prev) {
-		set_why(r, BOOT_RESULTS_NONE, why ? "/quietbench/results.log: " : "/quietbench/results.prev: ");
-		why = why ? why : why_prev;
-		UINTN at = 0;
-		while (r->why[at])
-			at++;
-		for (UINTN i = 0; why[i] && at + 1 < sizeof(r->why); i++)
-			r->why[at++] = why[i];
-		r->why[at] = 0;
+		set_why2(r, BOOT_RESULTS_NONE, why ? "/quietbench/results.log: " : "/quietbench/results.prev: ",
+			 why ? why : why_prev);
 		return;
 	}
 	if (CompareMem(log.id, prev.id, sizeof(log.id))) {
@@ -184,12 +210,15 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 	uintptr_t align = bio->Media->IoAlign > 1 ? bio->Media->IoAlign : 1;
 	void *buf = (void *)(((uintptr_t)scratch + align - 1) & ~(align - 1));
 	uint64_t part_start = part_lba * bio->Media->BlockSize;
+	const char *file = "/quietbench/results.log: ";
 	why = check_on_disk(bio, part_start, &log, log_hdr, buf);
-	if (!why)
+	if (!why) {
+		file = "/quietbench/results.prev: ";
 		why = check_on_disk(bio, part_start, &prev, prev_hdr, buf);
+	}
 	FreePool(scratch);
 	if (why) {
-		set_why(r, BOOT_RESULTS_NONE, why);
+		set_why2(r, BOOT_RESULTS_NONE, file, why);
 		return;
 	}
 	r->block_size = bio->Media->BlockSize;
@@ -198,6 +227,7 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 	r->prev_offset = prev.offset;
 	r->prev_length = prev.length;
 	CopyMem(r->id, log.id, sizeof(log.id));
+	CopyMem(r->boot, mark, sizeof(mark));
 	if (!usb) {
 		set_why(r, BOOT_RESULTS_NOT_USB, kind);
 		return;

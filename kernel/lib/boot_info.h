@@ -73,6 +73,7 @@ struct boot_results {
 	uint64_t prev_offset;        /* /quietbench/results.prev */
 	uint64_t prev_length;
 	char id[24];                 /* the headers' id (16 hex digits) */
+	char boot[24];               /* this boot's mark, written into both headers by the loader */
 	uint16_t pci_segment;        /* the USB host controller's PCI address */
 	uint8_t pci_bus, pci_dev, pci_fn;
 	uint8_t n_ports;             /* ports[0] is the root port, then each hub's port (1-based) */

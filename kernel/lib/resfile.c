@@ -86,6 +86,15 @@ static char *put_num(char *o, uint64_t v)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+size_t resfile_boot_offset(const char *buf, size_t n)
+{
+	size_t kl = len(RESFILE_BOOT_KEY);
+	for (size_t i = 0; i + kl + RESFILE_ID_LEN < n && i + kl + RESFILE_ID_LEN < RESFILE_HDR_BYTES; i++)
+		if ((i == 0 || buf[i - 1] == '\n') && same(buf + i, RESFILE_BOOT_KEY, kl))
+			return i + kl;
+	return 0;
+}
+
 bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const char **why)
 {
 	const char *p = buf, *end = buf + (n < RESFILE_HDR_BYTES ? n : RESFILE_HDR_BYTES);
@@ -106,6 +115,9 @@ bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const cha
 		*why = "bad length line";
 	else if (!key(&p, end, "used=") || !number(&p, end, &out->used))
 		*why = "bad used line";
+	else if (!key(&p, end, RESFILE_BOOT_KEY) || !text(&p, end, out->boot, sizeof(out->boot), true) ||
+		 len(out->boot) != RESFILE_ID_LEN)
+		*why = "bad boot line";
 	else if (out->offset % RESFILE_HDR_BYTES || out->length % RESFILE_HDR_BYTES ||
 		 out->length <= RESFILE_HDR_BYTES)
 		*why = "offset or length not whole sectors";
@@ -117,7 +129,7 @@ bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const cha
 bool resfile_format(char *buf, size_t cap, const struct resfile_hdr *h)
 {
 	if (cap < RESFILE_HDR_BYTES || len(h->id) != RESFILE_ID_LEN || !h->file[0] ||
-	    len(h->file) > RESFILE_NAME_MAX)
+	    len(h->file) > RESFILE_NAME_MAX || len(h->boot) != RESFILE_ID_LEN)
 		return false;
 	char *o = put(buf, RESFILE_MAGIC);
 	o = put(put(put(o, "id="), h->id), "\n");
@@ -125,6 +137,7 @@ bool resfile_format(char *buf, size_t cap, const struct resfile_hdr *h)
 	o = put(put_num(put(o, "offset="), h->offset), "\n");
 	o = put(put_num(put(o, "length="), h->length), "\n");
 	o = put(put_num(put(o, "used="), h->used), "\n");
+	o = put(put(put(o, RESFILE_BOOT_KEY), h->boot), "\n");
 	o = put(o, COMMENT);
 	while (o < buf + RESFILE_HDR_BYTES)
 		*o++ = RESFILE_PAD;

@@ -9,6 +9,9 @@
  *   offset=<20 digits: the file's first byte on the disk>
  *   length=<20 digits: the file's bytes, header included>
  *   used=<20 digits: log bytes after the header; 0 when empty>
+ *   boot=<16 hex digits: written by the loader through the file system at
+ *        each boot, then looked for on the raw disk: proof that the
+ *        extent is this file's own clusters, not a stale copy's>
  *   # ... a comment line ...
  *
  * and newlines to the end of the sector. The log follows; what it does not
@@ -34,12 +37,18 @@ struct resfile_hdr {
 	uint64_t offset;                  /* disk byte of the header's first byte */
 	uint64_t length;                  /* bytes, header included: a multiple of 512 */
 	uint64_t used;                    /* log bytes after the header */
+	char boot[RESFILE_ID_LEN + 1];    /* the loader's mark for this boot, lowercase hex */
 };
+
+#define RESFILE_BOOT_KEY "boot="        /* the boot mark's line */
 
 /* Parse the n bytes at buf (at least RESFILE_HDR_BYTES) into *out. False
  * with *why saying what is wrong: not a results file, a bad field, a length
  * that is not whole sectors or a `used` past the end. */
 bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const char **why);
+
+/* Where the boot mark's digits start in a header (0: none). */
+size_t resfile_boot_offset(const char *buf, size_t n);
 
 /* Exactly RESFILE_HDR_BYTES bytes of header for h into buf (cap at least
  * that). False if h cannot be written (bad id or name). */

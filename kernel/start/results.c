@@ -77,14 +77,16 @@ static bool rw(bool write, uint64_t byte, uint32_t bytes, void *buf)
 }
 
 /* Read the header at off and check it is the one the loader found. */
-static bool read_header(uint64_t off, uint64_t len, const char *file, const char *id, struct resfile_hdr *h)
+static bool read_header(uint64_t off, uint64_t len, const char *file, const char *id, const char *boot,
+			struct resfile_hdr *h)
 {
 	const char *why = 0;
 	if (!rw(false, off, RESFILE_HDR_BYTES, chunk))
 		return stop("%s's header could not be read: %s", file, stick.why);
 	if (!resfile_parse((const char *)chunk, RESFILE_HDR_BYTES, h, &why))
 		return stop("%s's header on the stick: %s", file, why);
-	if (memcmp(h->id, id, RESFILE_ID_LEN) || h->offset != off || h->length != len || strcmp(h->file, file))
+	if (memcmp(h->id, id, RESFILE_ID_LEN) || memcmp(h->boot, boot, RESFILE_ID_LEN) || h->offset != off ||
+	    h->length != len || strcmp(h->file, file))
 		return stop("%s's header on the stick is not the one the loader found: not written", file);
 	return true;
 }
@@ -154,8 +156,8 @@ void results_open(const struct boot_info *bi, uint64_t timeout_ms, bool trace)
 		stop("no memory for the log's copy");
 		return;
 	}
-	if (!read_header(r->log_offset, r->log_length, "results.log", r->id, &log_h) ||
-	    !read_header(r->prev_offset, r->prev_length, "results.prev", r->id, &prev_h))
+	if (!read_header(r->log_offset, r->log_length, "results.log", r->id, r->boot, &log_h) ||
+	    !read_header(r->prev_offset, r->prev_length, "results.prev", r->id, r->boot, &prev_h))
 		return;
 	saving = true;
 	if (log_h.used && !keep_previous())

@@ -22,7 +22,9 @@ cpus_found == the configured count, and the command line that arrived.
   uefi-badhdr   OVMF, the stick with results.log's header damaged on the disk
   uefi-twice    OVMF, two runs of the same stick: the first is kept in results.prev
   uefi-two-sticks  OVMF, a second stick with the same image: never written
-  uefi-stall    OVMF, a stick whose writes crawl: one error record, the run ends ok
+  uefi-stall    OVMF, a stick whose writes crawl once the kernel writes (QEMU's throttle,
+                set through the monitor): one error record, the run ends ok
+  uefi-moved    OVMF, results.log replaced by a copy of itself: refused, nothing written
   uefi-nocable  OVMF with -serial none, the quick profile: the stick's
                 results.log is checked as the serial log would be
 
@@ -38,6 +40,7 @@ import argparse
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -71,6 +74,7 @@ class Case:
         self.second_stick = False # another stick with the same image, not booted: never written
         self.first_log = None
         self.nocable = False      # -serial none: the results come home on the stick only
+        self.moved = False        # results.log replaced by a copy of itself (elsewhere on the disk)
 
 
 RESULTS_HDR = 512
@@ -176,6 +180,9 @@ def check_results(case, recs, errors):
     elif case.damage:
         if r.get("why") != "/quietbench/results.log: not a QuietBench results file (no magic line)":
             errors.append("why %r" % r.get("why"))
+    elif case.moved:
+        if "the file was moved or copied" not in (r.get("why") or ""):
+            errors.append("why %r does not say the file moved" % r.get("why"))
 
 
 def check_selftest_only(recs, errors):
@@ -226,9 +233,12 @@ CASES = [
 CASES.append(Case("uefi-nocable", "ovmf", 'set qb_options="profile=quick finish=qemu"\nset timeout=0\nset default=full\n',
                    "uefi", "profile=quick finish=qemu"))
 CASES[-1].nocable = True
-CASES[-4].boots = 2
-CASES[-3].second_stick = True
-CASES[-2].stall = True
+CASES.append(Case("uefi-moved", "ovmf", SELFTEST_CFG, "uefi", SELFTEST_CMD, extra_check=check_selftest_only,
+                  results="none"))
+CASES[-1].moved = True
+CASES[-5].boots = 2
+CASES[-4].second_stick = True
+CASES[-3].stall = True
 
 
 def run(cmd, **kw):
@@ -248,6 +258,15 @@ def prepare(case, image, tmp):
         run(["mcopy", "-o", "-i", copy + FAT_OFFSET, "::/quietbench.efi", efi])
         run(["mcopy", "-o", "-i", copy + FAT_OFFSET, efi, "::/EFI/BOOT/BOOTX64.EFI"])
     case.offsets = results_offsets(copy)
+    if case.moved:
+        # A copy of results.log put back under its name: the header inside
+        # still names the old place, whose freed clusters still hold the
+        # same bytes. Only the loader's boot mark tells them apart.
+        a = os.path.join(tmp, "results.log")
+        run(["mcopy", "-o", "-i", copy + FAT_OFFSET, "::/quietbench/results.log", a])
+        run(["mcopy", "-o", "-i", copy + FAT_OFFSET, a, "::/quietbench/copy.log"])
+        run(["mdel", "-i", copy + FAT_OFFSET, "::/quietbench/results.log"])
+        run(["mren", "-i", copy + FAT_OFFSET, "::/quietbench/copy.log", "::/quietbench/results.log"])
     if case.second_stick:
         other = os.path.join(tmp, "other.img")
         shutil.copyfile(copy, other)
@@ -272,10 +291,13 @@ def qemu_cmd(case, disk, tmp):
                 "-drive", "if=none,id=stick,format=raw,file=" + disk,
                 "-device", "qemu-xhci,id=xhci,addr=5"]
         if case.stall:
-            # Writes crawl at 512 bytes a second: every write outlasts the kernel's bound.
+            # The stick behind a throttle, opened wide; once the kernel writes
+            # to it, its writes crawl at 512 bytes a second (stall_stick):
+            # every write outlasts the kernel's bound.
             cmd[cmd.index("if=none,id=stick,format=raw,file=" + disk)] = (
                 "if=none,id=stick,driver=throttle,throttle-group=slow,file.driver=raw,file.file.filename=" + disk)
-            cmd += ["-object", "throttle-group,id=slow,x-bps-write=512,x-bps-write-max=512"]
+            cmd += ["-object", "throttle-group,id=slow,x-bps-write=1000000000"]
+            cmd[cmd.index("-monitor") + 1] = "unix:%s,server,nowait" % os.path.join(tmp, "monitor.sock")
         if case.second_stick:
             cmd += ["-drive", "if=none,id=other,format=raw,file=" + os.path.join(tmp, "other.img"),
                     "-device", "usb-storage,bus=xhci.0,port=2,drive=other,bootindex=1"]
@@ -290,15 +312,35 @@ def qemu_cmd(case, disk, tmp):
     return cmd
 
 
-def boot(cmd, timeout):
-    """Run QEMU, collecting stdout; returns (exit status or None on timeout, log text, seconds)."""
+def hmp(sock, command):
+    """One command to QEMU's human monitor on a unix socket."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(sock)
+    buf = b""
+    while b"(qemu)" not in buf:
+        buf += s.recv(4096)
+    s.sendall(command.encode() + b"\n")
+    buf = b""
+    while b"(qemu)" not in buf:
+        buf += s.recv(4096)
+    s.close()
+
+
+def boot(cmd, timeout, watch=None):
+    """Run QEMU, collecting stdout; returns (exit status or None on timeout, log text, seconds).
+    watch: (bytes, fn): fn() once, when those bytes first appear in the log."""
     start = time.time()
     log = bytearray()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
     def pump():
+        pending = watch
         for chunk in iter(lambda: proc.stdout.read1(4096), b""):
             log.extend(chunk)
+            if pending and pending[0] in log:
+                pending[1]()
+                pending = None
 
     t = threading.Thread(target=pump, daemon=True)
     t.start()
@@ -369,7 +411,12 @@ def main():
         try:
             disk = prepare(case, a.image, tmp)
             for boot_no in range(1, case.boots + 1):
-                status, text, t = boot(qemu_cmd(case, disk, tmp), a.timeout)
+                watch = None
+                if case.stall:
+                    sock = os.path.join(tmp, "monitor.sock")
+                    watch = (b"results: writing the log",
+                             lambda: hmp(sock, "qom-set -j /objects/slow limits {\"bps-write\":512}"))
+                status, text, t = boot(qemu_cmd(case, disk, tmp), a.timeout, watch)
                 elapsed += t
                 if case.nocable:
                     # No serial port at all: the stick is all the user gets.

@@ -19,7 +19,7 @@ static bool read_fixture(char *buf, size_t cap, size_t *n)
 
 static struct resfile_hdr sample(void)
 {
-	struct resfile_hdr h = { "0123456789abcdef", "results.log", 1150976, 4u << 20, 1234 };
+	struct resfile_hdr h = { "0123456789abcdef", "results.log", 1150976, 4u << 20, 1234, "00000000deadbeef" };
 	return h;
 }
 
@@ -65,6 +65,23 @@ TEST(format_parses_back)
 	CHECK_EQ_U(back.used, h.used);
 }
 
+/* The loader writes its mark in place: the offset it finds is the digits' own. */
+TEST(boot_mark_offset)
+{
+	char buf[RESFILE_HDR_BYTES];
+	struct resfile_hdr h = sample(), back;
+	const char *why;
+	CHECK(resfile_format(buf, sizeof(buf), &h));
+	size_t at = resfile_boot_offset(buf, sizeof(buf));
+	CHECK(at > 0 && at + RESFILE_ID_LEN < RESFILE_HDR_BYTES);
+	CHECK(memcmp(buf + at, "00000000deadbeef", RESFILE_ID_LEN) == 0);
+	memcpy(buf + at, "0123456789abcdef", RESFILE_ID_LEN);
+	CHECK(resfile_parse(buf, sizeof(buf), &back, &why));
+	CHECK_STR(back.boot, "0123456789abcdef");
+	CHECK_EQ_U(back.used, h.used); /* nothing else moved */
+	CHECK_EQ_U(resfile_boot_offset("QuietBench results file v1\nid=x\n", 31), 0);
+}
+
 TEST(format_refuses_bad_fields)
 {
 	char buf[RESFILE_HDR_BYTES];
@@ -101,6 +118,8 @@ TEST(damaged_headers_are_refused_with_a_reason)
 		{ "offset=00000000000001150976", "offset=00000000000001150977", "offset or length not whole sectors" },
 		{ "used=00000000000000001234", "used=99999999999999999999", "bad used line" },
 		{ "used=00000000000000001234", "used=00000000000004194304", "used runs past the end of the file" },
+		{ "boot=00000000dead", "boot=00000000DEAD", "bad boot line" },
+		{ "boot=", "bood=", "bad boot line" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char buf[RESFILE_HDR_BYTES + 1];
@@ -125,6 +144,7 @@ int main(void)
 	RUN(mkimage_header_parses);
 	RUN(format_parses_back);
 	RUN(format_refuses_bad_fields);
+	RUN(boot_mark_offset);
 	RUN(damaged_headers_are_refused_with_a_reason);
 	return check_summary("resfile");
 }
