@@ -284,6 +284,13 @@ IMAGE_DEPS := $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mkimage 
 $(BUILD)/quietbench.img: $(IMAGE_DEPS) | $(BUILD)/.deps-ok
 	tools/mkimage --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf -o $@
 
+# Network boot (issue 18): a TFTP/HTTP root with GRUB for UEFI and BIOS.
+.PHONY: netboot netboottest
+netboot: $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mknetboot boot/grub/grub.cfg | $(BUILD)/.deps-ok
+	tools/mknetboot --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf -o $(BUILD)/netboot
+netboottest: netboot
+	python3 tests/boot/netboot_tests.py --root $(BUILD)/netboot
+
 .PHONY: image usb imagetest flashtest
 image: $(BUILD)/quietbench.img
 
@@ -351,7 +358,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 
 # Everything above that CI must run: the image boots, the flasher's refusals,
 # and the Linux twin under ASan and UBSan.
-test: imagetest pagertest flashtest hosttest
+test: imagetest pagertest netboottest flashtest hosttest
 
 # ---- fuzz (begin) -----------------------------------------------------------
 # libFuzzer harnesses (issue 9) for what firmware, loaders and users hand the

@@ -172,6 +172,10 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 	int usb = 0;
 	const char *kind, *why;
 	walk_path(dp, r, &part_lba, &usb, &kind);
+	if (!usb && !CompareMem((void *)kind, "the network", 12)) {
+		set_why(r, BOOT_RESULTS_NONE, "booted over the network: there is no stick to write results to");
+		return;
+	}
 	if (r->n_ports > BOOT_RESULTS_MAX_PORTS) {
 		set_why(r, BOOT_RESULTS_NONE, "the stick is behind more hubs than USB allows");
 		return;

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""netboot_tests - boot QuietBench over the network from build/netboot (make netboot), as a lab's machines do.
+
+  uefi-mac      OVMF, UEFI PXE on a virtio NIC (tools/qemu-run --netboot): GRUB
+                for x86_64-efi over TFTP, the machine's /quietbench-<mac>.cfg
+                carries the options, GRUB chainloads quietbench.efi
+  bios-mac      SeaBIOS and iPXE on an e1000 (--firmware seabios): GRUB for
+                i386-pc (core.0), the multiboot2 kernel
+  uefi-shared   OVMF, a root with only the shared /quietbench.cfg (its options
+                set there): every machine without a file of its own gets them
+
+Each case checks every record's CRC, done ok, the loader, the command line
+that arrived (so the right file was read), and the results_file record saying
+why the results are on serial only. The last line is
+"netboot tests: N passed, N failed".
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import qbrecords  # noqa: E402
+
+WORDS = "workloads=selftest profile=quick"
+NET_WHY = "booted over the network: there is no stick to write results to"
+MB2_WHY = "booted through GRUB's multiboot2 path (legacy BIOS), which does not say which disk it came from"
+
+
+def qemu_run(root, firmware, log, words, timeout):
+    cmd = [sys.executable, os.path.join(ROOT, "tools", "qemu-run"), "--netboot", root, "--firmware", firmware,
+           "--smp", "2", "--quiet", "--log", log, "--timeout", str(timeout), "--"] + words.split()
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def check(log, loader, cmdline, why, errors):
+    with open(log, encoding="latin-1") as f:
+        text = f.read()
+    recs, problems = qbrecords.parse_text(text)
+    errors.extend("line %d: damaged record: %s" % (no, w) for no, w, raw in problems)
+    d = qbrecords.done(recs)
+    if not d or d.get("status") != "ok":
+        errors.append("done: %s" % d)
+    b = qbrecords.of_kind(recs, "boot")
+    if not b or b[0].get("loader") != loader or b[0].get("cmdline") != cmdline:
+        errors.append("boot record: loader %s, cmdline %r; expected %s, %r"
+                      % (b and b[0].get("loader"), b and b[0].get("cmdline"), loader, cmdline))
+    rf = qbrecords.of_kind(recs, "results_file")
+    if not rf or rf[0].get("why") != why:
+        errors.append("results_file says %r, expected %r" % (rf and rf[0].get("why"), why))
+    return text
+
+
+def case_mac(a, tmp, firmware, errors):
+    log = os.path.join(a.logdir, firmware + "-mac.log")
+    r = qemu_run(a.root, firmware, log, WORDS, a.timeout)
+    if r.returncode != 0:
+        errors.append("qemu-run exit %d: %s" % (r.returncode, r.stdout[-400:]))
+    loader = "uefi" if firmware == "ovmf" else "multiboot2"
+    return check(log, loader, WORDS + " finish=qemu", NET_WHY if firmware == "ovmf" else MB2_WHY, errors)
+
+
+def case_shared(a, tmp, errors):
+    """A root of links with its own quietbench.cfg and no machine file, booted directly."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(root)
+    for name in os.listdir(a.root):
+        if name != "quietbench.cfg":
+            os.symlink(os.path.abspath(os.path.join(a.root, name)), os.path.join(root, name))
+    with open(os.path.join(root, "quietbench.cfg"), "w") as f:
+        f.write('set qb_options="finish=qemu workloads=selftest"\nset timeout=0\nset default=quick\n')
+    vars_copy = os.path.join(tmp, "vars.fd")
+    shutil.copyfile("/usr/share/OVMF/OVMF_VARS_4M.fd", vars_copy)
+    log = os.path.join(a.logdir, "uefi-shared.log")
+    cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
+           "-m", "1024", "-display", "none", "-serial", "file:" + log, "-monitor", "none", "-no-reboot",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+           "-drive", "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd",
+           "-drive", "if=pflash,format=raw,file=" + vars_copy,
+           "-netdev", "user,id=n0,tftp=%s,bootfile=boot/grub/x86_64-efi/core.efi" % root,
+           "-device", "virtio-net-pci,netdev=n0"]
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout)
+        if r.returncode != 1:
+            errors.append("QEMU exit status %d, expected 1 (done ok through isa-debug-exit)" % r.returncode)
+    except subprocess.TimeoutExpired:
+        errors.append("timed out")
+    return check(log, "uefi", "finish=qemu workloads=selftest profile=quick", NET_WHY, errors)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", default=os.path.join(ROOT, "build", "netboot"))
+    ap.add_argument("--logdir", default=os.path.join(ROOT, "build", "netboottest"))
+    ap.add_argument("--timeout", type=int, default=300)
+    a = ap.parse_args()
+    os.makedirs(a.logdir, exist_ok=True)
+    cases = [("uefi-mac", lambda t, e: case_mac(a, t, "ovmf", e)),
+             ("bios-mac", lambda t, e: case_mac(a, t, "seabios", e)),
+             ("uefi-shared", lambda t, e: case_shared(a, t, e))]
+    passed = failed = 0
+    for name, fn in cases:
+        errors, text = [], ""
+        tmp = tempfile.mkdtemp(prefix="qb-netboot-")
+        try:
+            text = fn(tmp, errors)
+        except OSError as e:
+            errors.append("set-up failed: %s" % e)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if errors:
+            failed += 1
+            print("FAIL %s" % name)
+            for e in errors:
+                print("  - " + e)
+            print("  ---- serial log ----\n%s\n  ---- end of log ----" % text)
+        else:
+            passed += 1
+            print("ok   %s" % name)
+        sys.stdout.flush()
+    print("netboot tests: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
