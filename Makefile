@@ -291,6 +291,12 @@ netboot: $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mknetboot boo
 netboottest: netboot
 	python3 tests/boot/netboot_tests.py --root $(BUILD)/netboot
 
+# LAVA (issue 18): tools/lava/qemu-job.yaml run for real by Debian's lava-run,
+# its test cases checked against the result records.
+.PHONY: lava-check
+lava-check: $(BUILD)/quietbench.img
+	tools/lava-check --image $< --build $(BUILD)
+
 .PHONY: image usb imagetest flashtest
 image: $(BUILD)/quietbench.img
 
@@ -358,7 +364,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 
 # Everything above that CI must run: the image boots, the flasher's refusals,
 # and the Linux twin under ASan and UBSan.
-test: imagetest pagertest netboottest flashtest hosttest
+test: imagetest pagertest netboottest lava-check flashtest hosttest
 
 # ---- fuzz (begin) -----------------------------------------------------------
 # libFuzzer harnesses (issue 9) for what firmware, loaders and users hand the

@@ -126,10 +126,31 @@ def results_file_text(text):
     return text[:RESULTS_FILE_HDR + int(m.group(1))]
 
 
+def lava_log_text(text):
+    """A LAVA job log (lava-run's JSON lines, or a server's YAML export: `- {"dt": ..., "lvl": "target",
+    "msg": ...}` per line) gives the serial output it captured: its "target" lines, LAVA's escaping of
+    quotes undone. Any other text is returned as it is."""
+    head = text.lstrip()[:200]
+    if not (head.startswith('{"dt"') or head.startswith('- {"dt"') or head.startswith("- {dt")):
+        return text
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("- "):
+            line = line[2:]
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if d.get("lvl") == "target" and isinstance(d.get("msg"), str):
+            out.append(d["msg"].replace('\\"', '"'))
+    return "\n".join(out) + "\n"
+
+
 def parse_file(path):
     # newline="" keeps line ends as they are, so numbering is split_lines' own.
     with open(path, "r", encoding="latin-1", newline="") as f:
-        return parse_text(results_file_text(f.read()))
+        return parse_text(lava_log_text(results_file_text(f.read())))
 
 
 def of_kind(records, kind):

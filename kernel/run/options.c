@@ -198,6 +198,9 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "samples", .type = OPT_T_CHOICE, .def = OPT_OFF,
 	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(samples),
 	  .help = "every repetition's ticks in each result, as a samples list (the word alone means on)" },
+	{ .name = "lava", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(lava),
+	  .help = "a plain qb-lava: line after each result, for LAVA's monitors (the word alone means on)" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

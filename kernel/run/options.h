@@ -101,6 +101,7 @@ struct options {
 	enum opt_onoff plan;         /* OPT_ON: show the plan and stop */
 	uint32_t run_timeout_ms;     /* one bound for every run; 0: from the plan */
 	enum opt_onoff samples;      /* OPT_ON: every repetition's ticks in each result */
+	enum opt_onoff lava;         /* OPT_ON: a qb-lava: text line after each result */
 };
 
 #define OPT_ERR_KEY_LEN 32

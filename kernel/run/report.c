@@ -51,6 +51,36 @@ bool report_check_consistent(const char *check, const char *reason)
 	return strcmp(check, "ok") != 0 || reason == 0;
 }
 
+static bool lava_lines;
+static unsigned lava_seq;
+
+void report_lava_lines(bool on)
+{
+	lava_lines = on;
+}
+
+/* The qb-lava: line of a result (lava=on), from the record being closed:
+ * "qb-lava: counter-3-padded-2t pass 12.5 ns" (a skipped one has no median). */
+static void lava_line(const struct rec *r, const char *check)
+{
+	static char text[8192]; /* under the record lock */
+	char wl[32], var[48], thr[12], med[32], unit[16];
+	size_t n = r->len < sizeof(text) - 1 ? r->len : sizeof(text) - 1;
+	memcpy(text, r->buf, n);
+	text[n] = 0;
+	if (!rec_field(text, "workload", wl, sizeof(wl)) || !rec_field(text, "variant", var, sizeof(var)) ||
+	    !rec_field(text, "threads", thr, sizeof(thr)))
+		return;
+	bool ns = rec_field(text, "median_ns", med, sizeof(med)) && strcmp(med, "null");
+	bool have = ns || (rec_field(text, "median", med, sizeof(med)) && strcmp(med, "null") &&
+			   rec_field(text, "unit", unit, sizeof(unit)));
+	const char *res = !strcmp(check, "ok") ? "pass" : !strcmp(check, "skipped") ? "skip" : "fail";
+	if (have)
+		kprintf("qb-lava: %s-%u-%s-%st %s %s %s\n", wl, ++lava_seq, var, thr, res, med, ns ? "ns" : unit);
+	else
+		kprintf("qb-lava: %s-%u-%s-%st %s\n", wl, ++lava_seq, var, thr, res);
+}
+
 void report_result_close(struct rec *r, const char *check, const char *reason)
 {
 	bool consistent = report_check_consistent(check, reason);
@@ -60,6 +90,8 @@ void report_result_close(struct rec *r, const char *check, const char *reason)
 	rec_str(r, "check", check);
 	if (reason && consistent)
 		rec_str(r, "reason", reason);
+	if (lava_lines)
+		lava_line(r, check);
 	console_rec_emit(r);
 	if (!consistent) /* a bug in the workload: the reason is dropped, and said */
 		console_error("report", "bug: a result with check ok carried the reason \"%s\" (dropped)", reason);

@@ -27,6 +27,11 @@ bool report_check_consistent(const char *check, const char *reason);
  * left out and an `error` record says so (the Linux twin asserts). */
 void report_result_close(struct rec *r, const char *check, const char *reason);
 
+/* lava=on: a plain line per result for LAVA's monitors test action (tools/lava/):
+ * "qb-lava: <workload>-<n>-<variant>-<threads>t <pass|fail|skip> [<median> <unit>]",
+ * n counting the run's results from 1; the median in ns where it has one. */
+void report_lava_lines(bool on);
+
 /* The `done` record, the last of a run: status and reason, the CPUs found
  * and online, those lost and the memory the allocator lost (a platform
  * without them passes -1: left out), elapsed_ms since start_tsc (null

@@ -28,6 +28,7 @@
 #include "paging.h"
 #include "percpu.h"
 #include "pmm.h"
+#include "report.h"
 #include "reps.h"
 #include "run.h"
 #include "serial.h"
@@ -241,6 +242,7 @@ void kernel_entry(struct boot_info *bi_in)
 		   opts.safe == OPT_ON);
 	instr_state_apply();                                 /* turbo and prefetchers as asked; state records */
 	reps_keep_samples(opts.samples == OPT_ON);           /* samples=on: every repetition in the results */
+	report_lava_lines(opts.lava == OPT_ON);              /* lava=on: a qb-lava: line per result */
 	run_online_set(&online, opts.cpus);
 	run_workloads();
 	instr_state_restore();                               /* exactly what was changed, put back */

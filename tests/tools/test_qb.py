@@ -120,6 +120,27 @@ def test_parse_results_file_off_the_stick(tmp_path):
     assert qb("parse", g, "-o", tmp_path / "out2").returncode == 1
 
 
+def test_parse_lava_job_log(tmp_path):
+    """A LAVA job log (lava-run's, captured by make lava-check from Debian's lava-dispatcher 2023.01):
+    qb reads the serial output LAVA captured in it, every record's CRC good; the same log with one
+    record's quotes left escaped, or a digit changed, is refused."""
+    src = os.path.join(DATA, "lava-run-qemu.log")
+    out = tmp_path / "out"
+    r = qb("parse", src, "-o", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = load_results(out)
+    assert doc["problems"] == []
+    assert doc["context"]["done"]["status"] == "ok"
+    assert doc["context"]["boot"]["cmdline"].endswith(" lava")
+    results = [x for x in doc["records"] if x["record"].get("kind") == "result"]
+    lava = [ln for ln in qbrecords.lava_log_text(data("lava-run-qemu.log").decode()).splitlines()
+            if ln.startswith("qb-lava: ")]
+    assert len(results) == len(lava) == 8
+    bad = tmp_path / "bad.log"
+    bad.write_bytes(data("lava-run-qemu.log").replace(b'selftest\\\\\\"', b'selftesT\\\\\\"', 1))
+    assert qb("parse", bad, "-o", tmp_path / "out2").returncode == 1
+
+
 def test_parse_default_dir_and_several_logs(tmp_path):
     a = write(tmp_path, "a.log", data("smp4.log"))
     b = write(tmp_path, "b.log", data("counter-smp4.log"))

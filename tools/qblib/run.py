@@ -137,7 +137,8 @@ def run_problems(records, problems, nlines):
 def from_log(path):
     try:
         with open(path, "r", encoding="latin-1", newline="") as f:
-            text = qbrecords.results_file_text(f.read())  # straight off the stick, too
+            # Straight off the stick, or out of a LAVA job log, too.
+            text = qbrecords.lava_log_text(qbrecords.results_file_text(f.read()))
         mtime = datetime.datetime.fromtimestamp(os.stat(path).st_mtime).astimezone()
     except OSError as e:
         raise QbError("cannot read %s: %s" % (path, e.strerror))

@@ -13,6 +13,7 @@
 #include "lib.h"
 #include "options.h"
 #include "options_report.h"
+#include "report.h"
 #include "reps.h"
 #include "run.h"
 #include "tsc.h"
@@ -98,6 +99,7 @@ static void parse_options(int argc, char **argv, uint64_t start_tsc)
 	opts.selftest = OPT_SELFTEST_NORMAL;
 	opts.dump = 0;
 	reps_keep_samples(opts.samples == OPT_ON);
+	report_lava_lines(opts.lava == OPT_ON);
 	if (e) {                                   /* nothing is measured with a typo */
 		finish_setup(FINISH_HALT, 0, start_tsc);
 		options_refuse(errs, e, MAX_OPT_ERRORS, "on the command line (--help lists every key)");
