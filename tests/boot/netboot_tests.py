@@ -19,12 +19,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import qbrecords  # noqa: E402
+
+sys.path.insert(0, HERE)
+import caselib  # noqa: E402
 
 WORDS = "workloads=selftest profile=quick"
 NET_WHY = "booted over the network: there is no stick to write results to"
@@ -102,29 +104,7 @@ def main():
     cases = [("uefi-mac", lambda t, e: case_mac(a, t, "ovmf", e)),
              ("bios-mac", lambda t, e: case_mac(a, t, "seabios", e)),
              ("uefi-shared", lambda t, e: case_shared(a, t, e))]
-    passed = failed = 0
-    for name, fn in cases:
-        errors, text = [], ""
-        tmp = tempfile.mkdtemp(prefix="qb-netboot-")
-        try:
-            text = fn(tmp, errors)
-        except OSError as e:
-            errors.append("set-up failed: %s" % e)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if errors:
-            failed += 1
-            print("FAIL %s" % name)
-            for e in errors:
-                print("  - " + e)
-            print("  ---- serial log ----\n%s\n  ---- end of log ----" % text)
-        else:
-            passed += 1
-            print("ok   %s" % name)
-        sys.stdout.flush()
-    print("netboot tests: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
-
+    return caselib.run_cases("netboot tests", cases, prefix="qb-netboot-")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -24,13 +24,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+import caselib  # noqa: E402
 import screenshot  # noqa: E402
 
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
@@ -184,32 +184,9 @@ def main():
     ap.add_argument("--outdir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--timeout", type=int, default=180)
     a = ap.parse_args()
-    passed = failed = 0
-    for name, fn in (("keyboard", with_keyboard), ("no-keyboard", without_keyboard)):
-        errors = []
-        tmp = tempfile.mkdtemp(prefix="qb-pager-")
-        text = ""
-        try:
-            text = fn(a, tmp, errors)
-        except (OSError, subprocess.CalledProcessError) as e:
-            errors.append("set-up failed: %s" % e)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if errors:
-            failed += 1
-            print("FAIL %s" % name)
-            for e in errors:
-                print("  - " + e)
-            print("  ---- serial log ----")
-            print(text)
-            print("  ---- end of log ----")
-        else:
-            passed += 1
-            print("ok   %s" % name)
-        sys.stdout.flush()
-    print("pager tests: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
-
+    return caselib.run_cases("pager tests", [("keyboard", lambda t, e: with_keyboard(a, t, e)),
+                                              ("no-keyboard", lambda t, e: without_keyboard(a, t, e))],
+                             prefix="qb-pager-")
 
 if __name__ == "__main__":
     sys.exit(main())
