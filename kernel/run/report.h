@@ -28,8 +28,10 @@ bool report_check_consistent(const char *check, const char *reason);
 void report_result_close(struct rec *r, const char *check, const char *reason);
 
 /* lava=on: a plain line per result for LAVA's monitors test action (tools/lava/):
- * "qb-lava: <workload>-<n>-<variant>-<threads>t <pass|fail|skip> [<median> <unit>]",
- * n counting the run's results from 1; the median in ns where it has one. */
+ * "qb-lava: <workload>-<n>-<variant>-<threads>t <pass|fail|skip> <median> <unit>",
+ * n counting the run's results from 1; the median in ns where it has one, and
+ * for a result without a median its timed repetitions: "<n> reps".
+ * Turning it on first prints the machine's lines (report_lava_machine). */
 void report_lava_lines(bool on);
 
 /* The `done` record, the last of a run: status and reason, the CPUs found

@@ -44,11 +44,47 @@ void report_boot_cpu(struct rec *r, const char *cmdline, const struct cpuid_snap
 	rec_u64(r, "memory_bytes", ram);
 }
 
+/* What report_machine_text said, for the qb-lava: machine lines. */
+static struct {
+	bool known;
+	char model[64];
+	char vendor[CPUID_VENDOR_LEN + 1];
+	uint32_t online, found, nodes;
+	uint64_t ram;
+} seen;
+
+/* A word for a LAVA test case name: runs of spaces become one '_', anything
+ * outside printable ASCII '?', no leading or trailing '_'. */
+static void lava_word(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+	bool gap = false;
+	for (; *src && n + 1 < size; src++) {
+		unsigned char c = (unsigned char)*src;
+		if (c == ' ' || c == '\t') {
+			gap = n > 0;
+			continue;
+		}
+		if (gap && n + 2 < size)
+			dst[n++] = '_';
+		gap = false;
+		dst[n++] = (c > ' ' && c < 0x7f) ? (char)c : '?';
+	}
+	dst[n] = 0;
+}
+
 void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t found, uint64_t startup_us,
 			 uint64_t ram, uint32_t nodes)
 {
 	char vendor[CPUID_VENDOR_LEN + 1];
 	cpuid_snap_vendor_string(s, vendor);
+	lava_word(seen.model, sizeof(seen.model), cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU");
+	lava_word(seen.vendor, sizeof(seen.vendor), vendor[0] ? vendor : "unknown");
+	seen.online = online;
+	seen.found = found;
+	seen.nodes = nodes;
+	seen.ram = ram;
+	seen.known = true;
 	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
 		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor, online, found,
 		(unsigned long long)startup_us, (unsigned long long)(ram >> 20), nodes);
@@ -106,4 +142,18 @@ void report_caches(const struct topo *t, const uint32_t *cpu_of_topo)
 				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
 				k->line_size, k->nshared);
 	}
+}
+
+void report_lava_machine(void)
+{
+	if (!seen.known)
+		return;
+	uint64_t khz = (tsc_hz() + 500) / 1000;
+	kprintf("qb-lava: machine.cpu.%s.%s pass %u cpus\n", seen.vendor, seen.model, seen.found);
+	kprintf("qb-lava: machine.cpus-online pass %u cpus\n", seen.online);
+	kprintf("qb-lava: machine.numa-nodes pass %u nodes\n", seen.nodes);
+	kprintf("qb-lava: machine.memory pass %llu MiB\n", (unsigned long long)(seen.ram >> 20));
+	if (khz) /* unknown: no case rather than a number that is not a frequency */
+		kprintf("qb-lava: machine.tsc pass %llu.%03llu MHz\n", (unsigned long long)(khz / 1000),
+			(unsigned long long)(khz % 1000));
 }

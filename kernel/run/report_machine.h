@@ -21,6 +21,17 @@ void report_boot_cpu(struct rec *r, const char *cmdline, const struct cpuid_snap
 void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t found, uint64_t startup_us,
 			 uint64_t ram, uint32_t nodes);
 
+/* lava=on: the machine as LAVA test cases, so that a LAVA results export
+ * alone describes it (tools/qb report reads them). Each has a measurement (a
+ * LAVA server drops a monitor's case without one):
+ *   machine.cpu.<vendor>.<model> pass <CPUs found> cpus   (spaces as '_')
+ *   machine.cpus-online pass <n> cpus
+ *   machine.numa-nodes pass <n> nodes
+ *   machine.memory pass <MiB> MiB
+ *   machine.tsc pass <MHz> MHz                            (left out when unknown)
+ * Says nothing before report_machine_text. */
+void report_lava_machine(void);
+
 /* What a `cpu` record says of one CPU slot; a platform that cannot tell a
  * field gives -1 (null in the record). */
 struct report_cpu {

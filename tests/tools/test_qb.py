@@ -134,7 +134,7 @@ def test_parse_lava_job_log(tmp_path):
     assert doc["context"]["boot"]["cmdline"].endswith(" lava")
     results = [x for x in doc["records"] if x["record"].get("kind") == "result"]
     lava = [ln for ln in qbrecords.lava_log_text(data("lava-run-qemu.log").decode()).splitlines()
-            if ln.startswith("qb-lava: ")]
+            if ln.startswith("qb-lava: ") and not ln.startswith("qb-lava: machine.")]
     assert len(results) == len(lava) == 8
     bad = tmp_path / "bad.log"
     bad.write_bytes(data("lava-run-qemu.log").replace(b'selftest\\\\\\"', b'selftesT\\\\\\"', 1))

@@ -1,6 +1,7 @@
 """test_report - qb report in a real browser: four runs (two machines, two runs each) on one page, rendered by
 Debian's Chromium headless. The page must load with no console message of error level, every embedded plot
-must decode, and the tables must be there; the screenshot is kept in build/report.png for a person to look at.
+must decode, and the tables must be there; the screenshot is kept in build/report.png for a person to look at (and
+build/report-lava.png for a page of LAVA result exports).
 A page with a broken image and a script error is rendered too, to show the checks can fail."""
 import os
 import re
@@ -55,6 +56,26 @@ def test_four_runs_read_in_chromium(tmp_path):
                                          "--screenshot=%s" % shot, "file://%s" % page],
                    capture_output=True, timeout=120)
     assert os.path.getsize(shot) > 50000
+
+
+def test_lava_exports_read_in_chromium(tmp_path):
+    """Four runs straight from a LAVA server's result exports (data/lava-server/, see
+    test_lava_export.py) next to one serial log: the page loads clean and says what the exports lack."""
+    page = tmp_path / "lava.html"
+    runs = [os.path.join(DATA, "lava-server", "results-%d.yaml" % j) for j in (3, 4, 5, 6)]
+    r = subprocess.run([sys.executable, QB, "report"] + runs + [os.path.join(DATA, "smp4.log"), "-o", page],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '"runs": 5, "machines": 3' in r.stdout
+    body, console = browse(page, tmp_path)
+    assert console == []
+    assert 'data-images="ok:' in body
+    assert int(re.search(r'data-tables="(\d+)"', body).group(1)) >= 6
+    shot = os.path.join(ROOT, "build", "report-lava.png")
+    subprocess.run([CHROMIUM] + FLAGS + ["--user-data-dir=%s" % (tmp_path / "profile2"), "--window-size=1400,1600",
+                                         "--screenshot=%s" % shot, "file://%s" % page],
+                   capture_output=True, timeout=120)
+    assert os.path.getsize(shot) > 20000
 
 
 def test_checks_catch_a_broken_page(tmp_path):

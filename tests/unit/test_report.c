@@ -1,9 +1,11 @@
-/* test_report.c - result records: a check "ok" never carries a failure reason (report.c drops it and says so in an error record); fail and skipped keep theirs. Console, finish and TSC are stubs. */
+/* test_report.c - result records: a check "ok" never carries a failure reason (report.c drops it and says so in an error record); fail and skipped keep theirs; the qb-lava: lines (report.c, report_machine.c) always carry a measurement. Console, finish, CPUID and TSC are stubs. */
 #include <stdarg.h>
 #include "check.h"
 #include "console.h"
 #include "finish.h"
 #include "report.h"
+#include "report_machine.h"
+#include "timer.h"
 #include "tsc.h"
 #include "fmt.h"
 
@@ -13,8 +15,28 @@ static char rec_buf[4096], last[4096], last_error[512];
 static struct rec shared;
 static int n_errors, n_failed;
 
-uint64_t tsc_hz(void) { return 0; }
-void kprintf(const char *fmt, ...) { (void)fmt; }
+static uint64_t hz;
+static char printed[2048];
+static const char *brand = "", *vendor = "";
+uint64_t tsc_hz(void) { return hz; }
+void kprintf(const char *fmt, ...)
+{
+	size_t n = strlen(printed);
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(printed + n, sizeof(printed) - n, fmt, ap);
+	va_end(ap);
+}
+const char *cpuid_snap_brand(const struct cpuid_snap *s) { (void)s; return brand; }
+void cpuid_snap_vendor_string(const struct cpuid_snap *s, char out[CPUID_VENDOR_LEN + 1]) { (void)s; snprintf(out, CPUID_VENDOR_LEN + 1, "%s", vendor); }
+bool cpuid_snap_has(const struct cpuid_snap *s, uint32_t feat) { (void)s; (void)feat; return false; }
+void tsc_report_fields(struct rec *r) { (void)r; }
+const char *tsc_source(void) { return "cpuid"; }
+uint64_t tsc_measured_hz(void) { return hz; }
+const char *timer_name(void) { return "hpet"; }
+bool tsc_invariant(void) { return true; }
+const char *tsc_fence_name(void) { return "lfence"; }
+uint64_t tsc_overhead(void) { return 20; }
 void finish_mark_failed(const char *why) { (void)why; n_failed++; }
 const char *memtype_result_type(const uint32_t *cpus, uint32_t n) { (void)cpus; (void)n; return "WB"; }
 struct rec *console_rec_open(const char *kind)
@@ -94,11 +116,68 @@ TEST(done_record_for_both_platforms)
 	CHECK(!strstr(last, "cpus_lost") && !strstr(last, "reason"));
 }
 
+/* lava=on: the machine's lines once report_machine_text has run, then a line
+ * per result, each with a measurement: the median in ns, the median in its
+ * own unit without a TSC frequency, or the repetitions without a median. */
+TEST(lava_lines_always_carry_a_measurement)
+{
+	printed[0] = 0;
+	report_lava_lines(true); /* nothing known of the machine yet: no lines */
+	CHECK_EQ_U(strlen(printed), 0);
+	struct cpuid_snap snap;
+	brand = "  Intel(R) Xeon(R)  CPU E5-2680\t v4 @ 2.40GHz ";
+	vendor = "GenuineIntel";
+	hz = 0;
+	report_machine_text(&snap, 3, 4, 100, 8ull << 30, 2);
+	printed[0] = 0;
+	report_lava_lines(true);
+	CHECK(strstr(printed, "qb-lava: machine.cpu.GenuineIntel.Intel(R)_Xeon(R)_CPU_E5-2680_v4_@_2.40GHz pass 4 cpus\n"
+			      "qb-lava: machine.cpus-online pass 3 cpus\n"
+			      "qb-lava: machine.numa-nodes pass 2 nodes\n"
+			      "qb-lava: machine.memory pass 8192 MiB\n") == printed);
+	CHECK(strstr(printed, "machine.tsc") == NULL); /* unknown: left out, not 0 MHz */
+	hz = 2399999600;
+	printed[0] = 0;
+	report_lava_lines(true);
+	CHECK(strstr(printed, "qb-lava: machine.tsc pass 2400.000 MHz\n") != NULL);
+
+	struct stats st = { .n = 9, .min = 240, .median = 480.0, .mean = 500.0, .max = 960 };
+	static struct cpuset set = { .n = 2, .cpu = { 0, 1 } };
+	printed[0] = 0;
+	struct rec *r = report_result_open("counter", "padded", &set);
+	report_stats(r, "ticks", &st);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(printed, "qb-lava: counter-1-padded-2t pass 200.0 ns\n") != NULL);
+	printed[0] = 0;
+	r = report_result_open("first-touch", "zero-clzero", NULL);
+	report_result_close(r, "skipped", "no CLZERO");
+	CHECK(strstr(printed, "qb-lava: first-touch-2-zero-clzero-0t skip 0 reps\n") != NULL);
+	printed[0] = 0;
+	r = report_result_open("flush", "clflush", &set);
+	rec_str(r, "unit", "ticks");
+	rec_u64(r, "n", 5);
+	rec_null(r, "median");
+	report_result_close(r, "fail", "the pass read wrong data");
+	CHECK(strstr(printed, "qb-lava: flush-3-clflush-2t fail 5 reps\n") != NULL);
+	hz = 0;
+	printed[0] = 0;
+	r = report_result_open("locality", "blocked", &set);
+	report_stats(r, "ticks", &st);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(printed, "qb-lava: locality-4-blocked-2t pass 480.0 ticks\n") != NULL);
+	report_lava_lines(false);
+	printed[0] = 0;
+	r = report_result_open("flush", "none", &set);
+	report_result_close(r, "ok", NULL);
+	CHECK_EQ_U(strlen(printed), 0);
+}
+
 int main(void)
 {
 	RUN(ok_never_has_a_reason);
 	RUN(ok_with_reason_is_dropped_and_reported);
 	RUN(fail_and_skipped_keep_their_reason);
 	RUN(done_record_for_both_platforms);
+	RUN(lava_lines_always_carry_a_measurement);
 	return check_summary("report");
 }

@@ -10,6 +10,9 @@ The page has, in order:
   - where a machine ran more than once, its runs in time order and the
     spread of each median over them;
   - every run's plots (qb plot), embedded as PNG data.
+A run out of a LAVA result export (lavaexport.py) has the machine's CPU,
+CPUs, NUMA nodes, memory and TSC and each result's median in ns; the
+page says of everything else that the export does not hold it.
 Nothing is fetched: styles and images are in the file, so it reads offline.
 A script at the end marks the page for tests: data-images says whether
 every image decoded.
@@ -109,6 +112,21 @@ MACHINE_ROWS = [
 ]
 
 
+LAVA_HAS = ("CPU", "CPUs online / found", "NUMA nodes", "memory", "TSC")
+
+
+def machine_cell(run, title, fn):
+    """A machine row's text for one run; a LAVA export's run says what it lacks."""
+    if run.lava_job and title not in LAVA_HAS:
+        j = run.lava_job
+        if title == "platform, loader":
+            return "LAVA job %s (result export: %d QuietBench test cases)" % (j["id"], j["cases"])
+        if title == "done":
+            return "no done record in a LAVA result export; LAVA's job test case: %s" % j["result"]
+        return "- (not in a LAVA result export)"
+    return fn(run)
+
+
 def cell(r):
     """A result as a table cell: (text, css class)."""
     if r is None:
@@ -186,7 +204,7 @@ def render(runs, names, with_plots=True):
 
     h.append("<h2>Machines</h2><table><tr><th></th>%s</tr>" % "".join("<th>%s</th>" % esc(x) for x in labels))
     for title, fn in MACHINE_ROWS:
-        h.append("<tr><th>%s</th>%s</tr>" % (esc(title), "".join("<td>%s</td>" % esc(fn(r)) for r in runs)))
+        h.append("<tr><th>%s</th>%s</tr>" % (esc(title), "".join("<td>%s</td>" % esc(machine_cell(r, title, fn)) for r in runs)))
     h.append("</table>")
 
     workloads = []
@@ -218,9 +236,12 @@ def render(runs, names, with_plots=True):
         h.append("<h2>Plots</h2>")
         with tempfile.TemporaryDirectory(prefix="qb-report-") as tmp:
             for run, label in zip(runs, labels):
-                figs = plots(run, tmp)
+                figs = [] if run.lava_job else plots(run, tmp)
                 h.append("<h3>%s</h3>" % esc(label))
-                if not figs:
+                if run.lava_job:
+                    h.append('<p class="note">No plots: a LAVA result export holds medians only '
+                             '(give the job log for the records).</p>')
+                elif not figs:
                     h.append('<p class="note">Nothing to plot in this run.</p>')
                 for title, data in figs:
                     h.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s</figcaption></figure>'

@@ -34,6 +34,7 @@ class Run:
         self.mtime = mtime        # the log's modification time (datetime) or None
         self.records = records
         self.problems = problems  # dicts: file, line, reason, text
+        self.lava_job = None      # a run out of a LAVA result export: its job (lavaexport.py)
 
     def of_kind(self, kind):
         return qbrecords.of_kind(self.records, kind)
@@ -134,11 +135,28 @@ def run_problems(records, problems, nlines):
     return out
 
 
-def from_log(path):
+def _read_text(path):
     try:
         with open(path, "r", encoding="latin-1", newline="") as f:
-            # Straight off the stick, or out of a LAVA job log, too.
-            text = qbrecords.lava_log_text(qbrecords.results_file_text(f.read()))
+            return f.read()
+    except OSError as e:
+        raise QbError("cannot read %s: %s" % (path, e.strerror))
+
+
+def from_log(path):
+    """A serial log: raw, a results file off the stick, or a LAVA job log. A LAVA result
+    export of one job gives that job's run (lavaexport.py); of several, an error."""
+    raw = _read_text(path)
+    from . import lavaexport
+    if lavaexport.looks_like(raw):
+        runs = lavaexport.runs(path, raw)
+        if len(runs) > 1:
+            raise QbError("%s is a LAVA result export of %d jobs: qb report reads them all; for this command "
+                          "export one job (/results/<job>/yaml)" % (path, len(runs)))
+        return runs[0]
+    # Straight off the stick, or out of a LAVA job log, too.
+    text = qbrecords.lava_log_text(qbrecords.results_file_text(raw))
+    try:
         mtime = datetime.datetime.fromtimestamp(os.stat(path).st_mtime).astimezone()
     except OSError as e:
         raise QbError("cannot read %s: %s" % (path, e.strerror))
@@ -266,6 +284,25 @@ def _is_results(path):
     return head.startswith(b"{") and b'"format"' in head and FORMAT.encode() in head
 
 
+def load_all(arg, warn=True):
+    """Like load, but a LAVA result export gives a run for each of its jobs."""
+    if os.path.isfile(arg) and not _is_results(arg):
+        from . import lavaexport
+        raw = _read_text(arg)
+        if lavaexport.looks_like(raw):
+            runs = lavaexport.runs(arg, raw)
+            for r in runs:
+                _warn(arg, r, warn)
+            return runs
+    return [load(arg, warn)]
+
+
+def _warn(arg, run, warn):
+    if warn and run.problems:
+        print("qb: warning: %s has %d problem(s); the first: %s (see qb parse)"
+              % (arg, len(run.problems), describe(run.problems[0]).split("\n")[0]), file=sys.stderr)
+
+
 def load(arg, warn=True):
     """A RUN argument: a qb parse directory, its results.json, or a raw log (parsed, nothing written)."""
     if os.path.isdir(arg):
@@ -277,7 +314,5 @@ def load(arg, warn=True):
         run = read_results(arg) if _is_results(arg) else from_log(arg)
     else:
         raise QbError("%s: no such run, results.json or log" % arg)
-    if warn and run.problems:
-        print("qb: warning: %s has %d problem(s); the first: %s (see qb parse)"
-              % (arg, len(run.problems), describe(run.problems[0]).split("\n")[0]), file=sys.stderr)
+    _warn(arg, run, warn)
     return run

@@ -251,7 +251,10 @@ def render(run):
     """The whole run as text lines."""
     b = run.boot
     out = [run.machine_line()]
-    if b:
+    if run.lava_job:
+        out.append("run: LAVA job %s from %s, a result export: medians in ns only; no build, command line, "
+                   "records or error records in it" % (run.lava_job["id"], run.source))
+    elif b:
         out.append("run: build %s, cmdline \"%s\", log %s" % (b.get("build", "?"), b.get("cmdline", ""), run.source))
     out.append("")
     for e in run.of_kind("error"):

@@ -99,7 +99,6 @@ static void parse_options(int argc, char **argv, uint64_t start_tsc)
 	opts.selftest = OPT_SELFTEST_NORMAL;
 	opts.dump = 0;
 	reps_keep_samples(opts.samples == OPT_ON);
-	report_lava_lines(opts.lava == OPT_ON);
 	if (e) {                                   /* nothing is measured with a typo */
 		finish_setup(FINISH_HALT, 0, start_tsc);
 		options_refuse(errs, e, MAX_OPT_ERRORS, "on the command line (--help lists every key)");
@@ -176,6 +175,7 @@ int main(int argc, char **argv)
 	hostmachine_report_memory();
 	hostmachine_report_cpus();
 	hostmachine_report_caches();
+	report_lava_lines(opts.lava == OPT_ON);              /* after the machine: its qb-lava: lines, then one per result */
 	run_online_set(&online, opts.cpus);
 	run_workloads(boot_tsc);
 	finish_now(true);
