@@ -75,6 +75,7 @@ def test_csv_export_reads_as_the_yaml_one():
     c = qb("table", path("results-4.csv"))
     assert y.returncode == 0 and c.returncode == 0, y.stderr + c.stderr
     assert "LAVA job 4" in y.stdout and "4 CPUs (4 found)" in y.stdout
+    assert y.stdout.rstrip().endswith("done: no done record in a LAVA result export; LAVA's job test case: pass")
     assert y.stdout.replace("results-4.yaml", "X") == c.stdout.replace("results-4.csv", "X")
 
 
@@ -103,10 +104,13 @@ def test_an_export_of_several_jobs(tmp_path):
     assert r.returncode == 2 and "LAVA result export of 2 jobs" in r.stderr
 
 
-def test_parse_refuses_an_export(tmp_path):
+def test_parse_and_plot_refuse_an_export(tmp_path):
     r = qb("parse", path("results-3.yaml"), "-o", tmp_path / "out")
     assert r.returncode == 2 and "is a LAVA result export, not a log" in r.stderr
     assert not (tmp_path / "out").exists()
+    r = qb("plot", path("results-3.yaml"), "-o", tmp_path / "plots")
+    assert r.returncode == 2 and "medians only" in r.stderr
+    assert not (tmp_path / "plots").exists()
 
 
 def test_foreign_and_missing_cases_are_problems(tmp_path):
@@ -116,12 +120,20 @@ def test_foreign_and_missing_cases_are_problems(tmp_path):
     assert [p["reason"] for p in run.problems] == \
         ["LAVA test case 'clflush-speed' (pass) is not a QuietBench result"]
     assert len(run.results()) == 23
+    foreign = tmp_path / "foreign.yaml"
+    foreign.write_text(text)
+    r = qb("table", foreign)
     import yaml
+    entry = 1 + [c["metadata"].get("extra") for c in yaml.safe_load(text)].index([{"test_case_id": "clflush-speed"}])
+    assert r.returncode == 0 and "problem: %s:%d: LAVA test case 'clflush-speed'" % (foreign, entry) in r.stdout
+    assert "qb table lists them" in r.stderr
     only_lava = yaml.safe_dump([c for c in yaml.safe_load(read("results-3.yaml")) if c["suite"] == "lava"])
     (run,) = lavaexport.runs("y.yaml", only_lava)
     assert len(run.problems) == 2 and "no machine.* test cases" in run.problems[0]["reason"]
-    with pytest.raises(qbrun.QbError):
+    with pytest.raises(qbrun.QbError, match="a list of test cases"):
         lavaexport.runs("z.yaml", "- job: '1'\n  suite: x\n  result: pass\n- [1, 2]\n")
+    with pytest.raises(qbrun.QbError, match="entry 2 is not a LAVA test case"):
+        lavaexport.runs("z.yaml", "- job: '1'\n  suite: x\n  result: pass\n- job: '1'\n  name: y\n")
 
 
 def test_looks_like_only_exports():

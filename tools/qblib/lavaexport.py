@@ -98,7 +98,8 @@ def _job_run(path, job, cases):
     records, problems = [], []
     lava_job = next((c.get("result") for c in cases if c.get("suite") == "lava" and c.get("name") == "job"), None)
     mine = [c for c in cases if c.get("suite") == SUITE]
-    for i, c in enumerate(mine, 1):
+    for c in mine:
+        i = c.get("_entry", 0)
         cid, value, unit = _case_id(c), _number(c.get("measurement")), str(c.get("unit") or "")
         if cid.startswith("machine.cpu."):
             vendor, _, model = cid[len("machine.cpu."):].partition(".")
@@ -147,9 +148,11 @@ def runs(path, text):
     """One Run per LAVA job in the export, in the order they first appear."""
     cases = _cases(text, path)
     jobs = []
-    for c in cases:
+    for i, c in enumerate(cases, 1):
         if not {"job", "suite", "result"} <= set(c):
-            raise qbrun.QbError("%s: entry %r is not a LAVA test case (job, suite, result)" % (path, c)[:300])
+            raise qbrun.QbError("%s: entry %d is not a LAVA test case (it lacks job, suite or result): %s"
+                                % (path, i, repr(c)[:200]))
+        c["_entry"] = i  # its place in the export: problems name it "file:entry"
         if str(c["job"]) not in jobs:
             jobs.append(str(c["job"]))
     if not jobs:

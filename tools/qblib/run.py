@@ -299,8 +299,9 @@ def load_all(arg, warn=True):
 
 def _warn(arg, run, warn):
     if warn and run.problems:
-        print("qb: warning: %s has %d problem(s); the first: %s (see qb parse)"
-              % (arg, len(run.problems), describe(run.problems[0]).split("\n")[0]), file=sys.stderr)
+        print("qb: warning: %s has %d problem(s); the first: %s (%s)"
+              % (arg, len(run.problems), describe(run.problems[0]).split("\n")[0],
+                 "qb table lists them" if run.lava_job else "see qb parse"), file=sys.stderr)
 
 
 def load(arg, warn=True):

@@ -265,6 +265,10 @@ def render(run):
     for wl in run.workloads():
         out += counter(run) if wl == "counter" else generic(run, wl)
     d = run.done
+    if run.lava_job:
+        out.append("done: no done record in a LAVA result export; LAVA's job test case: %s" % run.lava_job["result"])
+        out += ["problem: %s" % qbrun.describe(p) for p in run.problems]
+        return out
     if d is None:
         out.append("done: MISSING - the run is incomplete")
     else:
