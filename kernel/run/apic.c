@@ -1,4 +1,4 @@
-/* apic.c - local APIC IDs and inter-processor interrupts (Intel SDM vol. 3A §11.4, §11.6, §11.12); see apic.h. */
+/* apic.c - local APIC IDs, inter-processor interrupts and the one-shot timer (Intel SDM vol. 3A §11.4, §11.5.4, §11.6, §11.12); see apic.h. */
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
@@ -22,6 +22,15 @@
 #define XAPIC_ICR_LO 0x300
 #define XAPIC_ICR_HI 0x310
 #define   ICR_DEST_SHIFT_XAPIC 24   /* in ICR_HI */
+#define XAPIC_IRR 0x200             /* interrupt request, 256 bits as 8 registers 16 bytes apart (§11.8.4) */
+#define   IRR_STEP 0x10
+#define XAPIC_LVT_TIMER 0x320       /* LVT timer register (§11.5.1 Figure 11-8) */
+#define   LVT_MASKED (1u << 16)
+#define   LVT_TIMER_ONE_SHOT (0u << 17) /* timer mode bits 18:17 = 00 */
+#define XAPIC_TIMER_INITIAL 0x380   /* initial count (§11.5.4): writing it starts the count */
+#define XAPIC_TIMER_CURRENT 0x390   /* current count, read only */
+#define XAPIC_TIMER_DIVIDE 0x3e0    /* divide configuration (§11.5.4 Figure 11-10), bits 3,1:0 */
+#define   TIMER_DIVIDE_BY_16 0x3u
 #define XAPIC_SPAN 0x1000
 
 /* x2APIC MSRs (§11.12.1.2): 0x800 + offset / 16; the ICR is one 64-bit MSR. */
@@ -56,6 +65,20 @@ static uint32_t xapic_read(uint32_t off)
 static void xapic_write(uint32_t off, uint32_t v)
 {
 	*(volatile uint32_t *)(xapic + off) = v;
+}
+
+/* A register in either mode: x2APIC MSRs are architectural once x2APIC is on. */
+static uint32_t reg_read(uint32_t off)
+{
+	return x2 ? (uint32_t)rdmsr(X2APIC_MSR(off)) : xapic_read(off);
+}
+
+static void reg_write(uint32_t off, uint32_t v)
+{
+	if (x2)
+		wrmsr(X2APIC_MSR(off), v);
+	else
+		xapic_write(off, v);
 }
 
 static bool icr_idle(void)
@@ -206,4 +229,47 @@ void apic_eoi(void)
 		wrmsr(X2APIC_MSR(XAPIC_EOI), 0);
 	else if (xapic)
 		xapic_write(XAPIC_EOI, 0);
+}
+
+bool apic_irr_has(uint8_t vector)
+{
+	if (!x2 && !xapic)
+		return false;
+	return reg_read(XAPIC_IRR + (uint32_t)(vector / 32) * IRR_STEP) & (1u << (vector % 32));
+}
+
+uint64_t apic_timer_hz(uint32_t ms)
+{
+	if ((!x2 && !xapic) || !tsc_hz())
+		return 0;
+	reg_write(XAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_ONE_SHOT);
+	reg_write(XAPIC_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	uint64_t start = tsc_read();
+	reg_write(XAPIC_TIMER_INITIAL, UINT32_MAX);
+	uint64_t end = start + tsc_hz() * ms / 1000;
+	while (tsc_read() < end)
+		cpu_pause();
+	uint32_t left = reg_read(XAPIC_TIMER_CURRENT);
+	uint64_t took = tsc_read() - start;
+	reg_write(XAPIC_TIMER_INITIAL, 0); /* stops it (§11.5.4) */
+	if (!took || left == 0 || left == UINT32_MAX)
+		return 0; /* it did not count, or ran out: no rate */
+	return (uint64_t)(UINT32_MAX - left) * tsc_hz() / took;
+}
+
+void apic_timer_one_shot(uint8_t vector, uint32_t count)
+{
+	if (!x2 && !xapic)
+		return;
+	reg_write(XAPIC_TIMER_DIVIDE, TIMER_DIVIDE_BY_16);
+	reg_write(XAPIC_LVT_TIMER, LVT_TIMER_ONE_SHOT | vector);
+	reg_write(XAPIC_TIMER_INITIAL, count ? count : 1);
+}
+
+void apic_timer_stop(void)
+{
+	if (!x2 && !xapic)
+		return;
+	reg_write(XAPIC_TIMER_INITIAL, 0);
+	reg_write(XAPIC_LVT_TIMER, LVT_MASKED | LVT_TIMER_ONE_SHOT);
 }

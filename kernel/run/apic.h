@@ -40,4 +40,18 @@ void apic_eoi(void);
 /* The ESR's send-error bits after the last SIPI (xAPIC mode; 0 in x2APIC). */
 uint32_t apic_last_esr(void);
 
+/* Whether `vector` waits in this CPU's IRR: raised, not yet taken (§11.8.4). */
+bool apic_irr_has(uint8_t vector);
+
+/* The local APIC timer's ticks per second at divide-by-16 (§11.5.4), counted
+ * against the TSC for `ms` milliseconds with its interrupt masked; 0 when it
+ * does not count or the TSC frequency is unknown. */
+uint64_t apic_timer_hz(uint32_t ms);
+
+/* Raise `vector` on this CPU once, after `count` timer ticks (divide by 16). */
+void apic_timer_one_shot(uint8_t vector, uint32_t count);
+
+/* Stop the timer and mask its interrupt. */
+void apic_timer_stop(void);
+
 #endif

@@ -3,18 +3,27 @@
 #include "apic.h"
 #include "cpu.h"
 #include "cpuid_snap.h"
+#include "fmt.h"
 #include "percpu.h"
+#include "spinlock.h"
+#include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define CPUID_1_ECX_MONITOR (1u << 3)      /* Intel SDM vol. 2A CPUID leaf 01H: MONITOR/MWAIT */
 #define CPUID_LEAF_MWAIT 5u                /* MONITOR/MWAIT leaf */
 #define MWAIT_HINT_C1 0u                   /* EAX: C1, the shallowest, fastest to leave */
 #define MWAIT_NO_EXTENSIONS 0u             /* ECX */
+#define SLEEP_CALIBRATE_MS 2u              /* the APIC timer counted against the TSC this long */
+#define SLEEP_PROOF_MS 10u                 /* a 1 ms one-shot must be in the IRR within this */
+#define SLEEP_MAX_MS 1000u                 /* one HLT at most this long, so a count fits 32 bits */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static enum idle_method method = IDLE_POLL;
 static const char *why = "not chosen yet";
 static volatile uint64_t strays;
+static enum { SLEEP_UNTRIED, SLEEP_HLT, SLEEP_PAUSE } sleep_how;
+static uint64_t timer_hz;
+static char sleep_name[96] = "not used yet";
 
 /* ---- Public Functions ----------------------------------------------------- */
 void idle_init(enum idle_method want)
@@ -72,6 +81,60 @@ void idle_wait(const volatile uint64_t *word, uint64_t seen, const volatile uint
 	}
 }
 
+/* Choose how idle_sleep_until rests, once: see idle.h. */
+static void sleep_setup(void)
+{
+	const char *no = 0;
+	if (method == IDLE_POLL)
+		no = "idle=poll";
+	else if (!tsc_hz())
+		no = "the TSC frequency is unknown";
+	else if (!(timer_hz = apic_timer_hz(SLEEP_CALIBRATE_MS)) || timer_hz < 1000)
+		no = "the local APIC timer does not count";
+	if (!no) {
+		apic_timer_one_shot(IDLE_TIMER_VECTOR, (uint32_t)(timer_hz / 1000 + 1));
+		uint64_t until = spin_deadline_ms(SLEEP_PROOF_MS);
+		while (!apic_irr_has(IDLE_TIMER_VECTOR) && tsc_read() < until)
+			cpu_pause();
+		if (apic_irr_has(IDLE_TIMER_VECTOR))
+			__asm__ volatile("sti; nop; cli" ::: "memory"); /* taken: idle_interrupt ends it */
+		else
+			no = "the local APIC timer's interrupt did not come within 10 ms";
+		apic_timer_stop();
+	}
+	sleep_how = no ? SLEEP_PAUSE : SLEEP_HLT;
+	if (no)
+		fmt_snprintf(sleep_name, sizeof(sleep_name), "pause: %s", no);
+	else
+		fmt_snprintf(sleep_name, sizeof(sleep_name), "hlt, woken by the local APIC timer (%llu Hz)",
+			     (unsigned long long)timer_hz);
+}
+
+void idle_sleep_until(uint64_t deadline)
+{
+	if (sleep_how == SLEEP_UNTRIED)
+		sleep_setup();
+	for (uint64_t now = tsc_read(); now < deadline; now = tsc_read()) {
+		if (sleep_how != SLEEP_HLT) {
+			cpu_pause();
+			continue;
+		}
+		uint64_t left = deadline - now, cap = tsc_hz() / 1000 * SLEEP_MAX_MS;
+		uint64_t count = (left < cap ? left : cap) * timer_hz / tsc_hz() + 1;
+		apic_timer_one_shot(IDLE_TIMER_VECTOR, count > UINT32_MAX ? UINT32_MAX : (uint32_t)count);
+		/* A timer that fires before the HLT leaves its vector pending:
+		 * STI's shadow then lets it end the HLT at once. */
+		__asm__ volatile("sti; hlt; cli" ::: "memory");
+	}
+	if (sleep_how == SLEEP_HLT)
+		apic_timer_stop();
+}
+
+const char *idle_sleep_name(void)
+{
+	return sleep_name;
+}
+
 void idle_kick(uint32_t cpu)
 {
 	if (method == IDLE_HLT)
@@ -84,7 +147,7 @@ void idle_interrupt(unsigned vector)
 		__atomic_add_fetch(&strays, 1, __ATOMIC_RELAXED); /* spurious: no EOI (§11.9) */
 		return;
 	}
-	if (vector != IDLE_WAKE_VECTOR)
+	if (vector != IDLE_WAKE_VECTOR && vector != IDLE_TIMER_VECTOR)
 		__atomic_add_fetch(&strays, 1, __ATOMIC_RELAXED);
 	apic_eoi();
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #define IDLE_WAKE_VECTOR 0xf1   /* the wake-up IPI (any vector above the exceptions) */
+#define IDLE_TIMER_VECTOR 0xf2  /* the local APIC timer of idle_sleep_until */
 #define IDLE_SPURIOUS_VECTOR 0xff /* the local APIC's spurious vector (kernel/run/apic.c SVR) */
 
 enum idle_method {
@@ -34,6 +35,19 @@ void idle_wait(const volatile uint64_t *word, uint64_t seen, const volatile uint
 /* Make sure CPU `cpu` (dense number) notices a change to its mailbox: an
  * IPI when it waits in HLT, nothing for MWAIT (the store wakes it). */
 void idle_kick(uint32_t cpu);
+
+/* Rest this CPU until the TSC reaches `deadline`, for a CPU that waits on
+ * time rather than on a store (the end screen polling its keyboard): HLT,
+ * woken by a one-shot local APIC timer. The first call measures the timer
+ * against the TSC and proves that its interrupt arrives (its vector in the
+ * IRR within 10 ms, taken at once); without that (idle=poll, no TSC
+ * frequency, a timer that does not count or whose interrupt does not come),
+ * PAUSE until the deadline. Interrupts are off again on return. */
+void idle_sleep_until(uint64_t deadline);
+
+/* How idle_sleep_until rests: "hlt, woken by the local APIC timer (N Hz)",
+ * or "pause: <why>"; "not used yet" before its first call. */
+const char *idle_sleep_name(void);
 
 /* Called by fault.c for vectors 32-255 (interrupts are only ever on while a
  * CPU waits in HLT). */

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "fbcon.h"
 #include "fmt.h"
+#include "idle.h"
 #include "lib.h"
 #include "pmm.h"
 #include "record.h"
@@ -161,6 +162,8 @@ void pager_run(bool ok, const char *banner)
 	n_log = index_lines(text, len, log_start);
 	build_tables(len, tcap);
 	kprintf("pager: a USB keyboard on root port %u: l log, t tables, s summary, PgUp/PgDn, Home/End\n", kbd.port);
+	idle_sleep_until(tsc_read()); /* choose how to rest between polls, and say it */
+	kprintf("pager: between polls every %u ms: %s\n", POLL_MS, idle_sleep_name());
 	enum view v = VIEW_SUMMARY;
 	uint32_t first = 0;
 	for (;;) {
@@ -169,8 +172,7 @@ void pager_run(bool ok, const char *banner)
 		if (!kbd.ok)
 			return; /* the keyboard went away: the screen stays as it is */
 		if (!key) {
-			while (tsc_read() < next)
-				cpu_pause();
+			idle_sleep_until(next); /* rest, not spin: the end screen may stay for hours */
 			continue;
 		}
 		uint32_t per = rows - 1 < PAGE_MAX ? rows - 1 : PAGE_MAX, n = v == VIEW_LOG ? n_log : n_table;

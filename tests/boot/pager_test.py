@@ -14,6 +14,10 @@ against the kernel's font:
   tables     "Results: lines", a "== selftest" heading and the padded-increment row, ok
   summary    the summary screen again
 
+Between polls the pager must rest: serial says "hlt, woken by the local
+APIC timer", and QEMU, whose other CPU is halted, must use less than half
+a host CPU over 3 s at the end screen (a PAUSE loop keeps one at 100%).
+
 A second boot without the keyboard must keep the summary on screen and say
 why on serial. The screens go to build/pager-*.png. The last line is
 "pager tests: N passed, N failed".
@@ -116,6 +120,17 @@ def key(b, k, pattern, before, timeout=30):
     return b.count(pattern) > before
 
 
+def cpu_share(pid, seconds):
+    """The share of one host CPU that process pid used over the next `seconds` (user + system)."""
+    def ticks():
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime (proc(5) fields 14 and 15)
+    t0, w0 = ticks(), time.time()
+    time.sleep(seconds)
+    return (ticks() - t0) / os.sysconf("SC_CLK_TCK") / (time.time() - w0)
+
+
 def has(scr, needle):
     return scr.find(needle) is not None
 
@@ -126,7 +141,14 @@ def with_keyboard(a, tmp, errors):
         if not b.wait_for(r"pager: a USB keyboard on root port \d+", a.timeout):
             errors.append("the pager did not find the keyboard")
             return b.text()
+        rest = b.wait_for(r"pager: between polls every \d+ ms: (.*)", 10)
+        if not rest or not rest.group(1).startswith("hlt, woken by the local APIC timer"):
+            errors.append("the pager does not rest between polls: %s" % (rest.group(1) if rest else "no line"))
         time.sleep(1)
+        used = cpu_share(b.proc.pid, 3.0)
+        print("     QEMU used %.0f%% of a host CPU over 3 s at the end screen" % (100 * used))
+        if used >= 0.5:
+            errors.append("QEMU used %.0f%% of a host CPU at the end screen: the pager spins" % (100 * used))
         summary = b.screen("summary", a.font_c, a.outdir)
         if not has(summary, "Summary"):
             errors.append("the summary is not on screen before a key is pressed")
