@@ -1,6 +1,7 @@
 /* report.c - result records shared by all workloads; see report.h. */
 #include "report.h"
 #include "report_machine.h"
+#include "stats_rec.h"
 #include "memtype.h"
 #include "console.h"
 #include "finish.h"
@@ -27,13 +28,7 @@ struct rec *report_result_open(const char *workload, const char *variant, const 
 void report_stats(struct rec *r, const char *unit, const struct stats *st)
 {
 	rec_str(r, "unit", unit);
-	rec_u64(r, "n", st->n);
-	rec_u64(r, "min", st->min);
-	rec_f64(r, "median", st->median, 1);
-	rec_f64(r, "mean", st->mean, 1);
-	rec_u64(r, "max", st->max);
-	rec_f64(r, "stddev", st->stddev, 1);
-	rec_f64(r, "cv", st->cv, 4);
+	stats_rec(r, st);
 	if (tsc_hz() && !strcmp(unit, "ticks")) {
 		rec_f64(r, "min_ns", stats_ticks_to_ns((double)st->min, tsc_hz()), 1);
 		rec_f64(r, "median_ns", stats_ticks_to_ns(st->median, tsc_hz()), 1);

@@ -3,6 +3,7 @@
 #include "lib.h"
 #include "options.h"
 #include "report.h"
+#include "stats_rec.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -21,17 +22,6 @@ static uint64_t scratch[2 * REPS_MAX];
 static uint64_t column[REPS_MAX];
 
 /* ---- Private Functions ---------------------------------------------------- */
-static void write_stats(struct rec *r, const struct stats *st)
-{
-	rec_u64(r, "n", st->n);
-	rec_u64(r, "min", st->min);
-	rec_f64(r, "median", st->median, 1);
-	rec_f64(r, "mean", st->mean, 1);
-	rec_u64(r, "max", st->max);
-	rec_f64(r, "stddev", st->stddev, 1);
-	rec_f64(r, "cv", st->cv, 4);
-}
-
 /* What "clean" was checked for: the detectors that really ran on this
  * result's CPUs (a source the CPU lacks, or whose MSR faulted, is not one). */
 static void write_detectors(struct rec *rec, const struct reps *r)
@@ -174,7 +164,7 @@ void reps_report(struct rec *rec, struct reps *r)
 	rec_u64(rec, "reps", ns.n_clean);
 	rec_u64(rec, "flagged", ns.n_flagged);
 	write_detectors(rec, r);
-	write_stats(rec, &ns.clean);
+	stats_rec(rec, &ns.clean);
 	rec_obj_end(rec);
 	if (keep_samples) {
 		rec_arr_begin(rec, "samples");
