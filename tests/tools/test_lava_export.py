@@ -8,26 +8,16 @@ Job 4's log holds the serial output the server captured: every result test case 
 the result record it came from.
 """
 import os
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-TOOLS = os.path.join(ROOT, "tools")
-QB = os.path.join(TOOLS, "qb")
-LAVA = os.path.join(HERE, "data", "lava-server")
-sys.path.insert(0, TOOLS)
+from qbtest import DATA, qb
 import qbrecords  # noqa: E402
 from qblib import lavaexport  # noqa: E402
 from qblib import run as qbrun  # noqa: E402
 
+LAVA = os.path.join(DATA, "lava-server")
 CHECK = {"ok": "ok", "fail": "fail", "overrun": "fail", "skipped": "skipped"}
-
-
-def qb(*args):
-    return subprocess.run([sys.executable, QB] + [str(a) for a in args], capture_output=True, text=True, cwd=ROOT)
 
 
 def path(name):
@@ -140,5 +130,5 @@ def test_looks_like_only_exports():
     assert lavaexport.looks_like(read("results-3.yaml"))
     assert lavaexport.looks_like(read("results-4.csv"))
     assert not lavaexport.looks_like(read("job-4.log"))
-    with open(os.path.join(HERE, "data", "smp4.log"), encoding="latin-1") as f:
+    with open(os.path.join(DATA, "smp4.log"), encoding="latin-1") as f:
         assert not lavaexport.looks_like(f.read())

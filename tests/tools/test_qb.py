@@ -1,77 +1,25 @@
-"""test_qb - pytest tests of tools/qb and tools/qbrecords.py against real serial logs (tests/tools/data).
+"""test_qb - pytest tests of tools/qb (parse, table, run) and tools/qbrecords.py against real serial logs (tests/tools/data).
 
 The logs come from the QEMU boot tests (build/boottest/*.log) and a
 `make run ARGS=workloads=locality`. Damaged copies are made here, each with
 the line number a person would find with grep -n. Run from the repository
 root: python3 -m pytest -q tests/tools
+
+Plots are tested in test_qb_plot.py, qb compare in test_qb_compare.py; the
+shared helpers are in qbtest.py.
 """
 import csv
 import importlib.machinery
 import importlib.util
-import json
 import os
 import re
-import struct
-import subprocess
 import sys
-import zlib
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-TOOLS = os.path.join(ROOT, "tools")
-QB = os.path.join(TOOLS, "qb")
-DATA = os.path.join(HERE, "data")
-sys.path.insert(0, TOOLS)
+from qbtest import DATA, LAYOUTS, LOGS, QB, ROOT, TOOLS, data, load_results, qb, rec_line, record_lines, synthetic_log, write
 import qbrecords  # noqa: E402
-from qblib import compare as qbcompare  # noqa: E402
 from qblib import run as qbrun  # noqa: E402
-
-LOGS = ["smp4.log", "smp8-2sockets-smt-numa2.log", "counter-smp4.log", "counter-2sockets-smt.log",
-        "bad-options.log", "fault-ap.log", "locality-smp4.log"]
-LAYOUTS = ["packed", "padded", "array-header", "array-header-padded", "shared-atomic"]
-WIDE, SQUARE = (900, 550), (800, 700)  # qblib/plot.py: WIDE and SQUARE at 100 dpi
-
-
-# ---- helpers ---------------------------------------------------------------------
-def qb(*args):
-    return subprocess.run([sys.executable, QB] + [str(a) for a in args], capture_output=True, text=True, cwd=ROOT)
-
-
-def data(name):
-    with open(os.path.join(DATA, name), "rb") as f:
-        return f.read()
-
-
-def rec_line(obj):
-    """A record line as the kernel prints it: @qb {json} crc."""
-    js = json.dumps(obj, separators=(",", ":"))
-    return "@qb %s %08x" % (js, zlib.crc32(js.encode()) & 0xFFFFFFFF)
-
-
-def record_lines(blob):
-    """(0-based line index, line) of every record line, splitting at LF like grep -n."""
-    return [(i, ln) for i, ln in enumerate(blob.split(b"\n")) if b"@qb " in ln]
-
-
-def write(tmp_path, name, blob):
-    p = tmp_path / name
-    p.write_bytes(blob)
-    return p
-
-
-def png_size(path):
-    with open(path, "rb") as f:
-        head = f.read(24)
-    sig, _, chunk, w, h = struct.unpack(">8sI4sII", head)
-    assert sig == b"\x89PNG\r\n\x1a\n" and chunk == b"IHDR", "%s is not a PNG" % path
-    return w, h
-
-
-def load_results(outdir):
-    with open(os.path.join(outdir, "results.json")) as f:
-        return json.load(f)
 
 
 # ---- parse: real logs ----------------------------------------------------------------
@@ -423,239 +371,6 @@ def test_table_warns_about_damage(tmp_path):
     assert r.returncode == 0
     assert "warning" in r.stderr and "CRC mismatch" in r.stderr
     assert "damaged: 1 problem(s)" in r.stdout
-
-
-# ---- plot ----------------------------------------------------------------------------------
-def synthetic_log(tmp_path, records, name="synthetic.log"):
-    """A log around the given records: boot, one cpu, the records, done with the right count."""
-    boot = {"v": 1, "kind": "boot", "build": "test", "cpu_model": "Test CPU", "cpu_vendor": "Test",
-            "tsc_hz": 1000000000, "tsc_source": "cpuid-15h", "cpus_found": 1, "cpus_online": 1, "numa_nodes": 2}
-    cpu = {"v": 1, "kind": "cpu", "index": 0, "online": True}
-    done = {"v": 1, "kind": "done", "status": "ok", "records": len(records) + 3, "errors": 0}
-    lines = ["text before"] + [rec_line(r) for r in [boot, cpu] + records + [done]]
-    return write(tmp_path, name, ("\r\n".join(lines) + "\r\n").encode())
-
-
-def first_touch_records():
-    out = []
-    for i, var in enumerate(["copy-none-warm", "copy-src-warm", "copy-both-warm"]):
-        out.append({"v": 1, "kind": "result", "workload": "first-touch", "variant": var, "threads": 1, "cpus": [0],
-                    "params": {"bytes": 1 << 20}, "unit": "ticks", "n": 5, "min": 100, "median": 200.0, "max": 90000,
-                    "cv": 1.2, "iteration_ticks": [90000 - i * 1000, 200, 150, 120, 100],
-                    "iteration_faults": [256, 0, 0, 0, 0], "check": "ok"})
-    for k, var in enumerate(["page-fault-entry", "zero-rep-stosb", "zero-nt", "demand-zero-4k", "demand-zero-2m",
-                             "tlb-miss", "hot-access"]):
-        out.append({"v": 1, "kind": "result", "workload": "first-touch", "variant": var, "threads": 1, "cpus": [0],
-                    "params": {}, "unit": "ticks", "n": 5, "min": 10 * (k + 1), "median": 12.0 * (k + 1),
-                    "max": 20 * (k + 1), "cv": 0.1, "check": "ok"})
-    out.append({"v": 1, "kind": "result", "workload": "first-touch", "variant": "numa-each-cpu-touches", "threads": 2,
-                "cpus": [0, 1], "params": {"bytes": 1 << 24}, "unit": "ticks", "n": 3, "min": 9e6, "median": 1e7,
-                "max": 1.1e7, "cv": 0.05, "bytes_per_tick": 1.6, "check": "ok"})
-    for var in ("numa-latency", "numa-bandwidth"):
-        out.append({"v": 1, "kind": "matrix", "workload": "first-touch", "variant": var, "unit": "ns",
-                    "nodes": [0, 1], "values": [[80.5, 140.25], [139.0, 81.0]], "check": "ok"})
-    return out
-
-
-def test_plot_counter(tmp_path):
-    out = tmp_path / "plots"
-    r = qb("plot", os.path.join(DATA, "counter-2sockets-smt.log"), "-o", out)
-    assert r.returncode == 0, r.stderr
-    sizes = {name: png_size(out / name) for name in os.listdir(out)}
-    assert sizes == {"counter-slowdown.png": WIDE, "counter-pairs.png": WIDE, "counter-matrix-packed.png": SQUARE}
-    assert all(os.path.getsize(out / n) > 10000 for n in sizes)
-    assert "plot: skipped locality: no locality results" in r.stdout
-    assert "plot: skipped first-touch iterations" in r.stdout
-
-
-def test_plot_locality(tmp_path):
-    r = qb("plot", os.path.join(DATA, "locality-smp4.log"), "-o", tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert png_size(tmp_path / "locality.png") == WIDE
-    assert "skipped counter slowdown" in r.stdout
-
-
-def test_plot_first_touch_and_numa(tmp_path):
-    log = synthetic_log(tmp_path, first_touch_records())
-    assert qb("parse", log).returncode == 0
-    out = tmp_path / "plots"
-    r = qb("plot", tmp_path / "synthetic.run", "-o", out)
-    assert r.returncode == 0, r.stderr
-    assert png_size(out / "first-touch-iterations.png") == WIDE
-    w, h = png_size(out / "first-touch-pages.png")  # 4 KiB and 2 MiB steps: a panel each, taller
-    assert w == WIDE[0] and h >= WIDE[1]
-    assert png_size(out / "first-touch-matrix-numa-latency.png") == SQUARE
-    assert png_size(out / "first-touch-matrix-numa-bandwidth.png") == SQUARE
-    assert png_size(out / "first-touch-other.png") == WIDE
-    assert len(os.listdir(out)) == 5
-    assert "skipped counter slowdown: no counter results" in r.stdout
-
-
-def test_plot_spread_boundaries_and_zeros():
-    """Error bars come from the samples' quartiles (robust to one preempted
-    repetition) or 1 sd; heat maps draw package/L3/core lines from the records;
-    a zero on a log axis is marked, not dropped."""
-    from qblib import plot
-    r = {"median": 100.0, "stddev": 5000.0, "samples": [90, 95, 100, 105, 110, 100000]}
-    lo, hi = plot.interval(r)
-    assert 90 < lo < 100 < hi < 200          # the outlier does not blow the bar up
-    assert plot.interval({"median": 100.0, "stddev": 30.0}) == (70.0, 130.0)
-    assert plot.interval({"median": 10.0, "stddev": 30.0})[0] == 0.0   # never below 0
-    down, up = plot.errs({"median": 100.0, "stddev": 50.0}, 2.0, inverse=True)  # a rate: 1/ticks
-    assert abs(down - 2.0 / 3) < 1e-9 and abs(up - 2.0) < 1e-9
-
-    class FakeRun:
-        def of_kind(self, kind):
-            if kind == "cpu":
-                return [{"index": i, "package": i // 4, "die": 0, "core": (i % 4) // 2} for i in range(8)]
-            return [{"level": 3, "type": "unified", "shared_by": [0, 1, 2, 3]},
-                    {"level": 3, "type": "unified", "shared_by": [4, 5, 6, 7]},
-                    {"level": 2, "type": "unified", "shared_by": [0, 1]}]
-    topo = plot.topology(FakeRun())
-    fig, ax = plot.plt.subplots()
-    note = plot.draw_boundaries(ax, list(range(8)), topo)
-    assert note.startswith("lines between package, core")
-    xs = sorted(round(l.get_xdata()[0], 1) for l in ax.lines if l.get_xdata()[0] == l.get_xdata()[1])  # vertical
-    assert xs == [1.5, 3.5, 5.5]                 # cores at 1|2 and 5|6, packages at 3|4
-    assert [l.get_linewidth() for l in ax.lines if l.get_xdata()[0] == 3.5][0] > 2
-    fig2, ax2 = plot.plt.subplots()
-    ax2.set_xscale("log")
-    ax2.barh([0, 1], [0, 1000])
-    ax2.set_xlim(10, 2000)
-    plot.show_zeros_on_log(ax2, [0, 1], [0, 1000], horizontal=True)
-    assert any(t.get_text().strip() == "0" for t in ax2.texts)
-    plot.plt.close("all")
-
-
-def test_plot_flush_cost_and_cold(tmp_path):
-    res = []
-    for v, ticks, pct in (("none", 100, None), ("wbinvd-all", 10 ** 6, 100.0), ("clflush", 5000, 80.0)):
-        r = flush_result(v, "wbinvd-all", 1 << 20, 1000)
-        r.update(flush_ticks=ticks, cold_pct=pct)
-        if pct is None:
-            r["cold_pct_note"] = "cold and warm references within 5%"
-        res.append(r)
-    log = synthetic_log(tmp_path, res)
-    assert qb("parse", log).returncode == 0
-    out = tmp_path / "plots"
-    r = qb("plot", tmp_path / "synthetic.run", "-o", out)
-    assert r.returncode == 0, r.stderr
-    assert png_size(out / "flush.png") == WIDE
-    assert not (out / "flush-other.png").exists()
-
-
-def test_plot_selftest_only_and_nothing(tmp_path):
-    r = qb("plot", os.path.join(DATA, "smp4.log"), "-o", tmp_path / "a")
-    assert r.returncode == 0, r.stderr
-    assert os.listdir(tmp_path / "a") == ["selftest.png"] and png_size(tmp_path / "a" / "selftest.png") == WIDE
-    r = qb("plot", synthetic_log(tmp_path, []), "-o", tmp_path / "b")
-    assert r.returncode == 1 and "nothing to plot" in r.stdout
-
-
-def test_plot_footer_has_machine_and_date(tmp_path):
-    run = qbrun.load(os.path.join(DATA, "counter-smp4.log"))
-    assert re.fullmatch(r"QEMU TCG CPU version 2\.5\+, 4 CPUs, \d{4}-\d\d-\d\d \d\d:\d\d", run.footer())
-
-
-# ---- compare -------------------------------------------------------------------------------
-def scaled_copy(blob, factor=2, drop_variant=None, flush=None):
-    """The log with every measured result's statistics scaled: B = factor x A."""
-    out = []
-    for ln in blob.decode("latin-1").split("\n"):
-        if '"kind":"result"' not in ln:
-            out.append(ln)
-            continue
-        rec = json.loads(ln[ln.index("{"): ln.rindex("}") + 1])
-        if drop_variant and (rec["variant"], rec["threads"], rec["params"].get("placement")) == drop_variant:
-            continue
-        for k in ("min", "median", "mean", "max", "ticks_per_increment"):
-            if rec.get(k) is not None:
-                rec[k] = rec[k] * factor
-        if flush and "flush" in rec["params"]:
-            rec["params"]["flush"] = flush
-        out.append(rec_line(rec) + "\r")
-    return "\n".join(out).encode("latin-1")
-
-
-def test_compare_scaled_copy(tmp_path):
-    a = os.path.join(DATA, "counter-smp4.log")
-    b = write(tmp_path, "b.log", scaled_copy(data("counter-smp4.log"), flush="none"))
-    r = qb("compare", a, b)
-    assert r.returncode == 0, r.stderr
-    recs = [x for x in qbrecords.parse_file(a)[0] if x["kind"] == "result" and x.get("median") is not None]
-    rows = [ln for ln in r.stdout.splitlines() if re.match(r"  counter ", ln)]
-    measured = [ln for ln in rows if re.search(r" 2\.00( |$)", ln)]
-    assert len(measured) == len(recs) == 31
-    for rec, ln in zip(recs, measured):
-        m, lo, hi, cv = rec["median"], rec["min"], rec["max"], rec["cv"]
-        expect = (2 * m > hi and m < 2 * lo) or cv < 0.5
-        assert ln.endswith("2.00  *") == expect, (ln, rec)
-    assert any(not ln.endswith("*") for ln in measured)  # the noisy rows stay unmarked
-    assert "they differ: flush (wbinvd / none)" in r.stdout
-    marked = sum(1 for ln in measured if ln.endswith("*"))
-    assert "35 matched, %d beyond the spread, 0 only in A, 0 only in B" % marked in r.stdout
-
-
-def test_compare_unmatched(tmp_path):
-    b = write(tmp_path, "b.log", scaled_copy(data("counter-smp4.log"), drop_variant=("padded", 2, "scatter")))
-    r = qb("compare", os.path.join(DATA, "counter-smp4.log"), b)
-    assert r.returncode == 0, r.stderr
-    assert re.search(r"^  counter +padded +2 +iters=20000 placement=scatter +162708 +- +- +only in A$",
-                     r.stdout, re.M), r.stdout
-    r = qb("compare", os.path.join(DATA, "smp4.log"), os.path.join(DATA, "counter-smp4.log"))
-    assert len(re.findall(r"  only in A$", r.stdout, re.M)) == 2
-    assert len(re.findall(r"  only in B$", r.stdout, re.M)) == 35
-    assert "0 matched, 0 beyond the spread, 2 only in A, 35 only in B" in r.stdout
-    assert r.returncode == 1 and "nothing in" in r.stderr  # nothing matched is an error, not a comparison
-
-
-def flush_result(variant, cold_reference, set_bytes, median):
-    return {"v": 1, "kind": "result", "workload": "flush", "variant": variant, "threads": 1, "cpus": [0],
-            "params": {"set_bytes": set_bytes, "cold_reference": cold_reference}, "unit": "ticks", "n": 3,
-            "min": median - 1, "median": float(median), "max": median + 1, "cv": 0.01, "check": "ok"}
-
-
-def test_compare_says_when_runs_differ_and_pairs_flush(tmp_path):
-    """A QEMU run against a Linux twin run on a real EPYC: the first line says the
-    machines, platforms and TSC sources differ; flush rows pair up although
-    their cold_reference (and LLC-sized sets) differ."""
-    a = synthetic_log(tmp_path, [flush_result("clflush", "wbinvd-all", 1 << 20, 100)], name="metal.log")
-    b_text = open(synthetic_log(tmp_path, [flush_result("clflush", "none: no WBINVD", 32 << 20, 300)],
-                                name="twin0.log"), encoding="latin-1").read()
-    b_text = b_text.replace('"cpu_model":"Test CPU"', '"cpu_model":"AMD EPYC 7742 64-Core Processor"')
-    recs = []
-    for line in b_text.splitlines():
-        if line.startswith("@qb ") and '"kind":"boot"' in line:
-            obj = json.loads(line.split(" ", 1)[1].rsplit(" ", 1)[0])
-            obj.update(platform="linux", loader="linux", tsc_source="linux")
-            line = rec_line(obj)
-        recs.append(line)
-    b = write(tmp_path, "twin.log", ("\n".join(recs) + "\n").encode())
-    r = qb("compare", a, b)
-    assert r.returncode == 0, r.stderr
-    first = r.stdout.splitlines()[0]
-    assert first.startswith("warning: the runs differ in machine (Test CPU, 1 CPUs / AMD EPYC 7742"), first
-    assert "platform (bare metal / linux twin)" in first and "TSC source (cpuid-15h / linux)" in first
-    assert re.search(r"^  flush +clflush +1 +- +100 +300 +3\.00", r.stdout, re.M), r.stdout
-    assert "1 matched" in r.stdout
-    same = qb("compare", a, a)
-    assert not same.stdout.startswith("warning"), same.stdout.splitlines()[0]
-
-
-def test_compare_skipped_pairs_match_measured():
-    r = qb("compare", os.path.join(DATA, "counter-smp4.log"), os.path.join(DATA, "counter-2sockets-smt.log"))
-    assert r.returncode == 0, r.stderr
-    assert re.search(r"^  counter +packed +2 +iters=20000 placement=pair-smt +skipped +172848 +- +skipped in A$",
-                     r.stdout, re.M), r.stdout
-    assert re.search(r"^  counter +packed +0 +placement=pair-l2 +skipped +skipped +-$", r.stdout, re.M)
-
-
-def test_beyond_spread_rule():
-    assert qbcompare.beyond_spread((100, 90, 110, 0.05), (200, 190, 210, 0.05))      # ranges apart
-    assert not qbcompare.beyond_spread((100, 90, 110, 0.05), (105, 95, 115, 0.05))   # inside, < 2 CV
-    assert qbcompare.beyond_spread((100, 50, 400, 0.05), (120, 110, 130, 0.05))      # 20% > 2 x 5%
-    assert not qbcompare.beyond_spread((100, 50, 400, 0.5), (200, 60, 900, 0.5))     # wide spread hides 2x
-    assert not qbcompare.beyond_spread((100, 100, 100, 0.0), (100, 100, 100, 0.0))
 
 
 # ---- run -------------------------------------------------------------------------------------
