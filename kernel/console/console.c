@@ -64,29 +64,54 @@ static void human_ns(const char *v, char *out, size_t cap)
 		fmt_snprintf(out, cap, "%s ns", v);
 }
 
+/* "4.800" and "ns/increment" as "4.80 ns/inc": short enough for a screen column. */
+static void short_measure(const char *med, const char *unit, char *out, size_t cap)
+{
+	static const struct { const char *unit, *shown; } units[] = {
+		{ "ns/increment", "ns/inc" }, { "ns/element", "ns/elt" }, { "ns/access", "ns/acc" },
+	};
+	const char *u = unit;
+	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].unit))
+			u = units[i].shown;
+	size_t d = 0;
+	while (med[d] && med[d] != '.')
+		d++;
+	int keep = d >= 3 ? 0 : (int)(3 - d); /* three significant digits, cut not rounded */
+	fmt_snprintf(out, cap, "%.*s %s", (int)(d + (keep && med[d] ? 1 + (size_t)keep : 0)), med, u);
+}
+
 /* fbcon hook: a result record as one short line on the summary screen,
- * "counter packed 4t 12.3ns". */
+ * "counter packed 4t 4.80 ns/inc": its figure in its measure's unit, "~"
+ * before it when the figure is noisy (all repetitions, fewer than half
+ * clean); without a measure, the median in ns. */
 static void result_to_screen(const char *line)
 {
-	char wl[16], var[24], thr[8], med[24], check[12], out[64];
+	char wl[16], var[24], thr[8], med[24], unit[24], check[12], out[64];
 	if (!rec_field(line, "workload", wl, sizeof(wl)) || !rec_field(line, "variant", var, sizeof(var)))
 		return;
 	if (!rec_field(line, "threads", thr, sizeof(thr)))
 		thr[0] = 0;
 	if (!rec_field(line, "check", check, sizeof(check)))
 		check[0] = 0;
-	bool ns = rec_field(line, "median_ns", med, sizeof(med)) && strcmp(med, "null");
-	if (!ns && !rec_field(line, "median", med, sizeof(med)))
-		fmt_snprintf(med, sizeof(med), "%s", check);
-	char human[24];
-	if (ns)
-		human_ns(med, human, sizeof(human));
-	else
-		fmt_snprintf(human, sizeof(human), "%s", med);
+	char human[32];
+	bool noisy = false;
+	if (rec_primary_measure(line, med, sizeof(med), unit, sizeof(unit), &noisy)) {
+		short_measure(med, unit, human, sizeof(human));
+	} else {
+		bool ns = rec_field(line, "median_ns", med, sizeof(med)) && strcmp(med, "null");
+		if (!ns && !rec_field(line, "median", med, sizeof(med)))
+			fmt_snprintf(med, sizeof(med), "%s", check);
+		if (ns)
+			human_ns(med, human, sizeof(human));
+		else
+			fmt_snprintf(human, sizeof(human), "%s", med);
+	}
 	char place[16];
 	if (!rec_field(line, "placement", place, sizeof(place)))
 		place[0] = 0;
-	fmt_snprintf(out, sizeof(out), "%.11s %.19s %st%s%.8s %s", wl, var, thr, place[0] ? " " : "", place, human);
+	fmt_snprintf(out, sizeof(out), "%.11s %.19s %st%s%.8s %s%s", wl, var, thr, place[0] ? " " : "", place,
+		     noisy ? "~" : "", human);
 	fbcon_result_add(out, strcmp(check, "ok") && strcmp(check, "skipped"));
 }
 

@@ -428,7 +428,7 @@ static void show_results(uint32_t row, uint32_t n_rows)
 	if (!n_results || !ncols || n_rows < 2)
 		return;
 	char title[FBCON_LINE_LEN];
-	fmt_snprintf(title, sizeof(title), "Results: median per configuration (%u)", n_results);
+	fmt_snprintf(title, sizeof(title), "Results (%u): median of the clean repetitions; ~ noisy: of all", n_results);
 	put_line(row, title, ATTR_TITLE);
 	uint32_t rows_avail = n_rows - 1, cells = rows_avail * ncols;
 	uint32_t n_shown = n_results <= cells ? n_results : cells - 1;

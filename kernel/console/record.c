@@ -327,3 +327,21 @@ bool rec_field(const char *line, const char *key, char *out, size_t cap)
 	out[n] = 0;
 	return true;
 }
+
+bool rec_primary_measure(const char *line, char *median, size_t mcap, char *unit, size_t ucap, bool *noisy)
+{
+	static const char anchor[] = "\"measures\":{";
+	const char *m = line;
+	size_t alen = sizeof(anchor) - 1;
+	while (*m && strncmp(m, anchor, alen))
+		m++;
+	*noisy = false;
+	if (!*m)
+		return false;
+	m += alen;
+	if (!rec_field(m, "unit", unit, ucap) || !rec_field(m, "median", median, mcap) || !strcmp(median, "null"))
+		return false;
+	char nz[8];
+	*noisy = rec_field(line, "noisy", nz, sizeof(nz)) && nz[0] == '{';
+	return true;
+}

@@ -99,4 +99,10 @@ bool rec_check_line(const char *line, size_t len, const char **json,
  * copied into out (cap bytes with the NUL); false if absent. */
 bool rec_field(const char *line, const char *key, char *out, size_t cap);
 
+/* A result record's figure as views show it (docs/records.md): the first
+ * entry of "measures", its median and unit ("1.234", "ns/increment"), and
+ * whether "noisy" is set. False when the record has no measure (no TSC
+ * frequency, nothing measured, or a record from before measures). */
+bool rec_primary_measure(const char *line, char *median, size_t mcap, char *unit, size_t ucap, bool *noisy);
+
 #endif

@@ -132,6 +132,18 @@ double stats_sqrt(double x)
 	return y * scale;
 }
 
+double stats_quantile(const uint64_t *sorted, size_t n, double p)
+{
+	if (!n)
+		return 0.0;
+	double h = (double)(n - 1) * p;
+	size_t lo = (size_t)h;
+	if (lo >= n - 1)
+		return (double)sorted[n - 1];
+	/* The gap, not the difference of two doubles: exact for ticks near 2^64. */
+	return (double)sorted[lo] + (double)(sorted[lo + 1] - sorted[lo]) * (h - (double)lo);
+}
+
 void stats_compute(const uint64_t *samples, size_t n, uint64_t *scratch,
 		   struct stats *out)
 {
@@ -151,6 +163,8 @@ void stats_compute(const uint64_t *samples, size_t n, uint64_t *scratch,
 	else	/* halve the gap, not the sum, which could overflow */
 		out->median = (double)scratch[mid - 1] +
 			      (double)(scratch[mid] - scratch[mid - 1]) / 2;
+	out->q1 = stats_quantile(scratch, n, 0.25);
+	out->q3 = stats_quantile(scratch, n, 0.75);
 
 	/*
 	 * Deviations from the minimum are exact in uint64_t and small next to
@@ -166,7 +180,7 @@ void stats_compute(const uint64_t *samples, size_t n, uint64_t *scratch,
 	out->mean = (double)out->min + mean;
 	if (n > 1)
 		out->stddev = stats_sqrt(m2 / (double)(n - 1));
-	if (out->mean != 0.0)
+	if (n > 1 && out->mean != 0.0)
 		out->cv = out->stddev / out->mean;
 }
 

@@ -11,9 +11,21 @@
 #include <assert.h>
 #endif
 
+/* ---- Private Variables ---------------------------------------------------- */
+/* The result being written (one at a time, under the record lock): its
+ * figure and what a measure found implausible. */
+static struct {
+	struct stats st;
+	const char *of;
+	bool noisy;
+	char implausible[200];
+} cur;
+
+/* ---- Public Functions ----------------------------------------------------- */
 struct rec *report_result_open(const char *workload, const char *variant, const struct cpuset *set)
 {
 	struct rec *r = console_rec_open("result");
+	memset(&cur, 0, sizeof(cur));
 	rec_str(r, "workload", workload);
 	rec_str(r, "variant", variant);
 	rec_u64(r, "threads", set ? set->n : 0);
@@ -29,17 +41,103 @@ void report_stats(struct rec *r, const char *unit, const struct stats *st)
 {
 	rec_str(r, "unit", unit);
 	stats_rec(r, st);
-	if (tsc_hz() && !strcmp(unit, "ticks")) {
-		rec_f64(r, "min_ns", stats_ticks_to_ns((double)st->min, tsc_hz()), 1);
-		rec_f64(r, "median_ns", stats_ticks_to_ns(st->median, tsc_hz()), 1);
-		rec_f64(r, "mean_ns", stats_ticks_to_ns(st->mean, tsc_hz()), 1);
-		rec_f64(r, "max_ns", stats_ticks_to_ns((double)st->max, tsc_hz()), 1);
-	} else if (!strcmp(unit, "ticks")) {
-		rec_null(r, "min_ns");
-		rec_null(r, "median_ns");
-		rec_null(r, "mean_ns");
-		rec_null(r, "max_ns");
+	if (!strcmp(unit, "ticks"))
+		stats_rec_ns(r, st, tsc_hz());
+}
+
+void report_figure_set(const struct stats *st, const char *of, bool noisy)
+{
+	cur.of = st && st->n ? of : 0;
+	if (cur.of)
+		cur.st = *st;
+	cur.noisy = noisy;
+}
+
+const struct stats *report_figure(void)
+{
+	return cur.of ? &cur.st : 0;
+}
+
+bool report_figure_noisy(void)
+{
+	return cur.noisy;
+}
+
+double report_ns_scale(double per)
+{
+	return tsc_hz() && per > 0 ? 1e9 / ((double)tsc_hz() * per) : 0;
+}
+
+double report_gbps_scale(double bytes)
+{
+	return tsc_hz() && bytes > 0 ? bytes * (double)tsc_hz() / 1e9 : 0;
+}
+
+double report_measure_value(const struct report_measure *m, double t)
+{
+	if (!m->scale)
+		return -1;
+	if (m->inverse)
+		return t > 0 ? m->scale / t : -1;
+	return m->scale * t;
+}
+
+/* Decimals that keep three significant digits of a measure (fmt has no %g). */
+static int measure_decimals(double v)
+{
+	return v >= 100 ? 1 : v >= 1 ? 3 : v >= 0.001 ? 6 : 9;
+}
+
+/* Decimals that keep a scale's significant digits (at least 9 of them, up to
+ * what a record can write): a reader multiplies every sample by it. */
+static int scale_decimals(double v)
+{
+	int d = 9;
+	for (double x = v; x > 0 && x < 1 && d < REC_MAX_DECIMALS; x *= 10)
+		d++;
+	return v >= 1e6 ? 1 : v >= 1 ? 6 : d;
+}
+
+double report_measures(struct rec *r, const struct report_measure *m, unsigned n)
+{
+	const struct stats *st = report_figure();
+	const char *why = !st ? "no figure: nothing was measured" : !tsc_hz() ? "the TSC frequency is unknown" : 0;
+	for (unsigned i = 0; !why && i < n; i++)
+		if (!m[i].scale)
+			why = "the measure's scale is unknown";
+	if (why) {
+		rec_null(r, "measures");
+		rec_str(r, "measures_note", why);
+		return -1;
 	}
+	double first = -1;
+	rec_obj_begin(r, "measures");
+	for (unsigned i = 0; i < n; i++) {
+		double med = report_measure_value(&m[i], st->median);
+		double a = report_measure_value(&m[i], st->q1), b = report_measure_value(&m[i], st->q3);
+		double lo = m[i].inverse ? b : a, hi = m[i].inverse ? a : b; /* a rate's q1 comes from the slower time */
+		rec_obj_begin(r, m[i].name);
+		rec_str(r, "unit", m[i].unit);
+		if (med < 0) { /* a rate of a zero time: nothing to say */
+			rec_null(r, "median");
+			rec_null(r, "q1");
+			rec_null(r, "q3");
+		} else {
+			rec_f64(r, "median", med, measure_decimals(med));
+			rec_f64(r, "q1", lo < 0 ? med : lo, measure_decimals(lo));
+			rec_f64(r, "q3", hi < 0 ? med : hi, measure_decimals(hi));
+		}
+		rec_f64(r, "scale", m[i].scale, scale_decimals(m[i].scale));
+		if (m[i].inverse)
+			rec_bool(r, "inverse", true);
+		rec_obj_end(r);
+		if (i == 0)
+			first = med;
+		if (med >= 0 && !cur.implausible[0])
+			limits_check(m[i].limit, med, m[i].cores, cur.implausible, sizeof(cur.implausible));
+	}
+	rec_obj_end(r);
+	return first;
 }
 
 bool report_check_consistent(const char *check, const char *reason)
@@ -58,34 +156,47 @@ void report_lava_lines(bool on)
 }
 
 /* The qb-lava: line of a result (lava=on), from the record being closed:
- * "qb-lava: counter-3-padded-2t pass 12.5 ns". Every line has a measurement,
- * because a LAVA server drops a test case whose monitor matched none (it
- * stores the dispatcher's "null" as a number and fails): one without a median
- * (skipped, or failed before one) gives its timed repetitions, "n reps". */
+ * "qb-lava: counter-3-padded-2t pass 1.234 ns/increment": the figure in its
+ * measure's unit, "(noisy)" after the unit when the figure is all
+ * repetitions under the noisy mark. Without a measure, the median in ns or in
+ * its own unit. Every line has a measurement, because a LAVA server drops a
+ * test case whose monitor matched none (it stores the dispatcher's "null" as
+ * a number and fails): one without a median (skipped, or failed before one)
+ * gives its timed repetitions, "n reps". */
 static void lava_line(const struct rec *r, const char *check)
 {
-	static char text[8192]; /* under the record lock */
-	char wl[32], var[48], thr[12], med[32], unit[16];
+	static char text[65536]; /* under the record lock; a record is at most 64 KiB */
+	char wl[32], var[48], thr[12], med[32], unit[40];
 	size_t n = r->len < sizeof(text) - 1 ? r->len : sizeof(text) - 1;
 	memcpy(text, r->buf, n);
 	text[n] = 0;
 	if (!rec_field(text, "workload", wl, sizeof(wl)) || !rec_field(text, "variant", var, sizeof(var)) ||
 	    !rec_field(text, "threads", thr, sizeof(thr)))
 		return;
-	bool ns = rec_field(text, "median_ns", med, sizeof(med)) && strcmp(med, "null");
-	bool have = ns || (rec_field(text, "median", med, sizeof(med)) && strcmp(med, "null") &&
-			   rec_field(text, "unit", unit, sizeof(unit)));
+	bool noisy = false;
+	bool have = rec_primary_measure(text, med, sizeof(med), unit, sizeof(unit), &noisy);
+	if (!have && rec_field(text, "median_ns", med, sizeof(med)) && strcmp(med, "null")) {
+		memcpy(unit, "ns", 3);
+		have = true;
+	}
+	if (!have)
+		have = rec_field(text, "median", med, sizeof(med)) && strcmp(med, "null") &&
+		       rec_field(text, "unit", unit, sizeof(unit));
 	if (!have) {
 		if (!rec_field(text, "n", med, sizeof(med)) || !strcmp(med, "null"))
 			memcpy(med, "0", 2);
 		memcpy(unit, "reps", 5);
 	}
 	const char *res = !strcmp(check, "ok") ? "pass" : !strcmp(check, "skipped") ? "skip" : "fail";
-	kprintf("qb-lava: %s-%u-%s-%st %s %s %s\n", wl, ++lava_seq, var, thr, res, med, ns ? "ns" : unit);
+	kprintf("qb-lava: %s-%u-%s-%st %s %s %s%s\n", wl, ++lava_seq, var, thr, res, med, unit, noisy ? "(noisy)" : "");
 }
 
 void report_result_close(struct rec *r, const char *check, const char *reason)
 {
+	if (!strcmp(check, "ok") && cur.implausible[0]) { /* past what any machine can do */
+		check = "fail";
+		reason = cur.implausible;
+	}
 	bool consistent = report_check_consistent(check, reason);
 #ifdef QB_HOST_TWIN
 	assert(consistent && "an ok result carries a failure reason");

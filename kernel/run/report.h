@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "record.h"
 #include "run.h"
+#include "limits.h"
 #include "stats.h"
 #include "topo.h"
 
@@ -13,17 +14,62 @@
  * Add "params" and extra fields with rec_* before report_stats(). */
 struct rec *report_result_open(const char *workload, const char *variant, const struct cpuset *set);
 
-/* The statistics over repetitions of integer ticks: unit, n, min, median,
- * mean, max, stddev, cv, and the same in nanoseconds when the TSC frequency
- * is known (null otherwise). */
+/* The statistics over repetitions of integer ticks: unit, n, min, q1,
+ * median, q3, mean, max, stddev, cv, and the same in nanoseconds when the TSC
+ * frequency is known (null otherwise). A statistic of nothing is null. */
 void report_stats(struct rec *r, const char *unit, const struct stats *st);
+
+/* ---- The figure and its measures (docs/records.md, `result`) ------------------ */
+
+/* The statistics that stand for the result being written: its clean
+ * repetitions unless it is noisy, else all of them (reps_report sets it), or
+ * the one span a result was measured over (of "all"). of NULL: no figure.
+ * Kept until the result is closed. */
+void report_figure_set(const struct stats *st, const char *of, bool noisy);
+
+/* The figure's statistics (NULL when none) and whether it is noisy. */
+const struct stats *report_figure(void);
+bool report_figure_noisy(void);
+
+/* One measure of a result in the unit its experiment speaks: from a figure
+ * in ticks t, the value is scale x t, or scale / t for a rate (inverse). The
+ * figure's median is checked against limit (LIMIT_NONE: not checked), a
+ * per-core ceiling multiplied by cores. */
+struct report_measure {
+	const char *name;       /* "ns_per_increment" */
+	const char *unit;       /* "ns/increment" */
+	double scale;           /* from report_ns_scale / report_gbps_scale */
+	bool inverse;
+	enum limit_id limit;
+	double cores;
+};
+
+/* Scale of "ns per unit of work" for a figure in ticks of `per` units: 1e9 /
+ * (tsc_hz x per); 0 when the TSC frequency or per is unknown. */
+double report_ns_scale(double per);
+
+/* Scale of "GB/s" for a figure in ticks that moved `bytes` (inverse): bytes x
+ * tsc_hz / 1e9; 0 when unknown. */
+double report_gbps_scale(double bytes);
+
+/* Write "measures" (each measure's unit, median, q1, q3, scale) from the
+ * figure, or "measures": null and "measures_note" (no TSC frequency, no
+ * figure). A median past its limit makes report_result_close fail the
+ * result with the limit's reason. Returns the first measure's median, or a
+ * negative value when there is none. */
+double report_measures(struct rec *r, const struct report_measure *m, unsigned n);
+
+/* The primary measure's value at ticks t, as report_measures wrote it: for
+ * the text a workload prints. Negative when there is none. */
+double report_measure_value(const struct report_measure *m, double t);
 
 /* False for a result whose check is "ok" but that carries a reason: a bug,
  * since "ok" never has a failure reason. */
 bool report_check_consistent(const char *check, const char *reason);
 
 /* Close the record with check "ok", "fail" or "skipped" (+ reason); a failed
- * check marks the run failed. An "ok" with a reason is a bug: the reason is
+ * check marks the run failed. An "ok" result whose figure broke a physical
+ * limit (report_measures) is closed as "fail" with the limit's reason. An "ok" with a reason is a bug: the reason is
  * left out and an `error` record says so (the Linux twin asserts). */
 void report_result_close(struct rec *r, const char *check, const char *reason);
 

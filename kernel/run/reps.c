@@ -140,40 +140,114 @@ void reps_add(struct reps *r, const uint64_t *ticks, const struct instr_thread *
 
 const struct stats *reps_stats(struct reps *r)
 {
-	stats_compute(r->slowest, r->n, scratch, &r->stats);
+	struct noise_summary ns;
+	noise_stats(r->slowest, r->flagged, r->n, scratch, &ns);
+	r->stats = ns.all;
+	r->clean = ns.clean;
+	r->n_clean = (uint32_t)ns.n_clean;
+	r->noisy = r->n && 2 * ns.n_clean < r->n;
 	return &r->stats;
+}
+
+const struct stats *reps_figure(struct reps *r)
+{
+	reps_stats(r);
+	return r->noisy ? &r->stats : &r->clean;
 }
 
 double reps_thread_median(struct reps *r, uint32_t t)
 {
 	struct stats st;
-	stats_compute(r->thread[t], r->n, scratch, &st);
+	bool clean_only = !reps_figure(r)->n ? false : !r->noisy;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (!clean_only || !r->flagged[i])
+			column[k++] = r->thread[t][i];
+	stats_compute(column, k, scratch, &st);
 	return st.median;
+}
+
+/* "noisy": false, or what made it so: the clean count of all, and the flags. */
+static void write_noisy(struct rec *rec, bool noisy, uint64_t clean, uint64_t n, uint32_t flags)
+{
+	if (!noisy) {
+		rec_bool(rec, "noisy", false);
+		return;
+	}
+	rec_obj_begin(rec, "noisy");
+	rec_u64(rec, "clean", clean);
+	rec_u64(rec, "reps", n);
+	rec_arr_begin(rec, "flags");
+	for (uint32_t b = 0; b < FLAG_KINDS; b++)
+		if ((flags >> b) & 1)
+			rec_str(rec, 0, noise_flag_name(1u << b));
+	rec_arr_end(rec);
+	rec_obj_end(rec);
 }
 
 void reps_report(struct rec *rec, struct reps *r)
 {
-	struct noise_summary ns;
-	noise_stats(r->slowest, r->flagged, r->n, scratch, &ns);
-	report_stats(rec, "ticks", reps_stats(r));
+	const struct stats *fig = reps_figure(r);
+	report_stats(rec, "ticks", &r->stats);
 	tally.results++;
-	tally.flagged += ns.n_flagged != 0;
+	tally.flagged += r->n_clean != r->n;
+	tally.noisy += r->noisy;
 	tally.unchecked += !(r->have_freq || r->have_smi || r->have_therm || r->have_sched);
-	tally.max_cv = MAX(tally.max_cv, r->stats.cv);
+	if (r->stats.n > 1)
+		tally.max_cv = MAX(tally.max_cv, fig->cv);
 	rec_obj_begin(rec, "clean");
-	rec_u64(rec, "reps", ns.n_clean);
-	rec_u64(rec, "flagged", ns.n_flagged);
+	rec_u64(rec, "reps", r->n_clean);
+	rec_u64(rec, "flagged", r->n - r->n_clean);
 	write_detectors(rec, r);
-	stats_rec(rec, &ns.clean);
+	stats_rec(rec, &r->clean);
 	rec_obj_end(rec);
+	write_noisy(rec, r->noisy, r->n_clean, r->n, r->flags);
+	const char *of = !r->n ? 0 : r->noisy ? "all" : "clean";
+	if (of)
+		rec_str(rec, "figure", of);
+	else
+		rec_null(rec, "figure");
+	report_figure_set(fig, of, r->noisy);
 	if (keep_samples) {
 		rec_arr_begin(rec, "samples");
 		for (uint32_t k = 0; k < r->n; k++)
 			rec_u64(rec, 0, r->slowest[k]);
 		rec_arr_end(rec);
+		rec_arr_begin(rec, "samples_flagged");
+		for (uint32_t k = 0; k < r->n; k++)
+			if (r->flagged[k])
+				rec_u64(rec, 0, k);
+		rec_arr_end(rec);
 	}
 
 	reps_report_noise(rec, r);
+}
+
+void reps_span_figure(struct rec *rec, const struct stats *st, const struct instr_thread *it)
+{
+	uint32_t flags = it ? it->noise.flags : 0;
+	bool noisy = flags != 0;
+	write_noisy(rec, noisy, noisy ? 0 : 1, 1, flags);
+	if (st->n)
+		rec_str(rec, "figure", "all");
+	else
+		rec_null(rec, "figure");
+	report_figure_set(st, "all", noisy);
+	tally.results++;
+	tally.noisy += noisy;
+	tally.flagged += noisy;
+}
+
+void reps_span_samples(struct rec *rec, const uint64_t *v, uint64_t n)
+{
+	if (!keep_samples)
+		return;
+	uint64_t stride = n > REPS_MAX ? (n + REPS_MAX - 1) / REPS_MAX : 1;
+	rec_arr_begin(rec, "samples");
+	for (uint64_t k = 0; k < n; k += stride)
+		rec_u64(rec, 0, v[k]);
+	rec_arr_end(rec);
+	rec_u64(rec, "samples_stride", stride);
 }
 
 /* What a record says for a noise source it cannot give: why, if known. */

@@ -30,6 +30,9 @@ struct reps {
 	uint32_t pmu_n;                         /* counters read in every repetition (0: none) */
 	uint64_t pmu[REPS_MAX][PMU_MAX_EVENTS]; /* per repetition: summed over threads */
 	struct stats stats;                     /* over all repetitions, after reps_stats() */
+	struct stats clean;                     /* over the unflagged ones, after reps_stats() */
+	uint32_t n_clean;                       /* unflagged repetitions, after reps_stats() */
+	bool noisy;                             /* fewer than half are clean, after reps_stats() */
 	/* Per thread and repetition, in storage sized for the machine's CPUs
 	 * (reps_set_storage): 2 MiB for 1024 CPUs is not kept in the image. */
 	uint64_t (*thread)[REPS_MAX];
@@ -39,9 +42,11 @@ struct reps {
  * platform allocates it once the CPUs are known). Without it, one thread. */
 void reps_set_storage(uint64_t (*buf)[REPS_MAX], uint32_t threads);
 
-/* samples=on: reps_report adds "samples", every repetition's ticks (the
- * slowest thread's, overhead removed, in order). Off by default: a record
- * then grows by up to REPS_MAX numbers. */
+/* samples=on (the default): reps_report adds "samples", every repetition's
+ * ticks (the slowest thread's, overhead removed, in order), and
+ * "samples_flagged", the indices of the flagged ones. A record then grows by
+ * up to REPS_MAX numbers; samples=off, or a budget that cannot afford them,
+ * leaves them out. */
 void reps_keep_samples(bool on);
 bool reps_samples_on(void);
 
@@ -50,6 +55,7 @@ bool reps_samples_on(void);
 struct reps_tally {
 	uint32_t results;            /* reps_report calls */
 	uint32_t flagged;            /* results with a flagged repetition */
+	uint32_t noisy;              /* results whose figure is noisy (fewer than half clean) */
 	uint32_t unchecked;          /* results where no real detector ran (the TSC check alone) */
 	double max_cv;               /* the largest cv over all repetitions */
 };
@@ -64,16 +70,33 @@ struct reps *reps_begin(uint32_t threads);
  * subtracted here) and, if not NULL, what instr_end saw on each thread. */
 void reps_add(struct reps *r, const uint64_t *ticks, const struct instr_thread *instr);
 
-/* Statistics of the slowest thread over all repetitions (also kept in r->stats). */
+/* Statistics of the slowest thread over all repetitions (also kept in
+ * r->stats), and over the clean ones (r->clean, r->n_clean, r->noisy). */
 const struct stats *reps_stats(struct reps *r);
 
-/* Median ticks of one thread over the repetitions. */
+/* The result's figure: the clean repetitions' statistics, unless fewer than
+ * half of the repetitions are clean (noisy): then all of them. n is 0 when
+ * nothing was timed. What workloads derive their fields from. */
+const struct stats *reps_figure(struct reps *r);
+
+/* Median ticks of one thread over the figure's repetitions. */
 double reps_thread_median(struct reps *r, uint32_t t);
 
 /* Write unit, the statistics over all repetitions, "clean" (the same over
- * unflagged ones, with counts and the detectors that really ran), "noise"
- * and "counters" into a result record. */
+ * unflagged ones, with counts and the detectors that really ran), "noisy"
+ * (false, or the clean count and the flags that fired), "figure" ("clean",
+ * "all" or null), "samples" and "samples_flagged" (samples=on), "noise" and
+ * "counters" into a result record, and make the figure the result's
+ * (report_figure_set) for report_measures. */
 void reps_report(struct rec *rec, struct reps *r);
+
+/* "noisy" and "figure" for a result measured over one span (no
+ * repetitions): noisy when the span was flagged. Sets the result's figure. */
+void reps_span_figure(struct rec *rec, const struct stats *st, const struct instr_thread *it);
+
+/* "samples" of a one-span result: at most REPS_MAX of its n values, evenly
+ * strided, with "samples_stride" (samples=on). */
+void reps_span_samples(struct rec *rec, const uint64_t *v, uint64_t n);
 
 /* Only "noise" and "counters" of the repetitions (for a result whose
  * statistics are of something else measured in the same repetitions). */

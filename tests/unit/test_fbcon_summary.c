@@ -248,7 +248,7 @@ TEST(results_fill_the_rest_of_the_screen)
 	fbcon_show_summary();
 	/* title, blank, one summary line, blank, then the results title */
 	row_text(FBCON_HEADER_ROWS + 4, TITLE_FG, BODY_BG, text_buf);
-	CHECK_STR(text_buf, " Results: median per configuration (400)");
+	CHECK_STR(text_buf, " Results (400): median of the clean repetitions; ~ noisy: of all");
 	CHECK(!strncmp(body_row(5), " counter packed 0t 0.00 us", 26));
 	CHECK(!strncmp(body_row(6), " counter packed 1t 1.01 us", 26));
 	/* the second column starts after RESULT_LEN + 2 cells */

@@ -553,13 +553,14 @@ TEST(typos_get_did_you_mean)
 TEST(samples_key)
 {
 	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.samples, OPT_ON); /* kept by default: compare tests differences on them */
+	CHECK_EQ_U(parse("samples=off"), 0);
 	CHECK_EQ_U(opts.samples, OPT_OFF);
 	CHECK_EQ_U(parse("samples"), 0);
 	CHECK_EQ_U(opts.samples, OPT_ON);
-	CHECK_EQ_U(parse("samples=on"), 0);
+	CHECK_EQ_U(parse("samples=off samples=on"), 0);
 	CHECK_EQ_U(opts.samples, OPT_ON);
 	CHECK_EQ_U(parse("samples=all"), 1);
-	CHECK_EQ_U(opts.samples, OPT_OFF);
 }
 
 int main(void)

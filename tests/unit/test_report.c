@@ -172,6 +172,108 @@ TEST(lava_lines_always_carry_a_measurement)
 	CHECK_EQ_U(strlen(printed), 0);
 }
 
+/* Measures come from the figure, in the experiment's units; rates swap the
+ * quartiles; a figure past a physical limit fails the result. */
+TEST(measures_from_the_figure)
+{
+	static struct cpuset set = { .n = 1, .cpu = { 0 } };
+	struct stats st = { .n = 5, .min = 380, .q1 = 400, .median = 480, .q3 = 600, .mean = 500, .max = 700 };
+	hz = 1000000000; /* a tick is a nanosecond */
+	struct rec *r = report_result_open("first-touch", "demand-zero-4k", &set);
+	report_figure_set(&st, "clean", false);
+	struct report_measure m[] = {
+		{ "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_FAULT_NS, 1 },
+		{ "gb_per_s", "GB/s", report_gbps_scale(4800), true, LIMIT_ZERO_GBPS, 1 },
+	};
+	CHECK(report_measures(r, m, 2) == 480);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(last, "\"measures\":{\"ns_per_page\":{\"unit\":\"ns/page\",\"median\":480.0,\"q1\":400.0,"
+			   "\"q3\":600.0,\"scale\":1.000000},\"gb_per_s\":{\"unit\":\"GB/s\",\"median\":10.000,"
+			   "\"q1\":8.000,\"q3\":12.000,\"scale\":4800.000000,\"inverse\":true}}"));
+	CHECK(strstr(last, "\"check\":\"ok\""));
+
+	/* 4 KiB "zeroed" in 4 ns is 1024 GB/s: no machine does that. */
+	n_failed = 0;
+	struct stats fast = { .n = 3, .min = 4, .q1 = 4, .median = 4, .q3 = 4, .mean = 4, .max = 4 };
+	r = report_result_open("first-touch", "demand-zero-4k", &set);
+	report_figure_set(&fast, "all", false);
+	struct report_measure z[] = {
+		{ "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_FAULT_NS, 1 },
+		{ "gb_per_s", "GB/s", report_gbps_scale(4096), true, LIMIT_ZERO_GBPS, 1 },
+	};
+	report_measures(r, z, 2);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(last, "\"check\":\"fail\",\"reason\":\"implausible: 4.0 ns per page fault that maps and "
+			   "zeroes a page; no machine does less than 50.0 ns (limit fault_ns)\""));
+	CHECK_EQ_U(n_failed, 1);
+
+	/* A skipped or failed result keeps its own check. */
+	r = report_result_open("first-touch", "demand-zero-4k", &set);
+	report_figure_set(&fast, "all", false);
+	report_measures(r, z, 2);
+	report_result_close(r, "skipped", "not in the plan");
+	CHECK(strstr(last, "\"check\":\"skipped\",\"reason\":\"not in the plan\""));
+
+	/* The next result starts without the last one's verdict or figure. */
+	r = report_result_open("first-touch", "demand-zero-4k", &set);
+	report_measures(r, z, 2);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(last, "\"measures\":null,\"measures_note\":\"no figure: nothing was measured\""));
+	CHECK(strstr(last, "\"check\":\"ok\""));
+
+	hz = 0;
+	r = report_result_open("counter", "packed", &set);
+	report_figure_set(&st, "clean", false);
+	CHECK(report_measures(r, m, 1) < 0);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(last, "\"measures\":null,\"measures_note\":\"the TSC frequency is unknown\""));
+}
+
+/* No statistic of nothing in ns either. */
+TEST(empty_statistics_are_null)
+{
+	struct stats none = { 0 };
+	hz = 1000000000;
+	struct rec *r = report_result_open("counter", "packed", NULL);
+	report_stats(r, "ticks", &none);
+	report_result_close(r, "fail", "no repetition finished");
+	CHECK(strstr(last, "\"n\":0,\"min\":null,\"q1\":null,\"median\":null,\"q3\":null,\"mean\":null,"
+			   "\"max\":null,\"stddev\":null,\"cv\":null,\"min_ns\":null,\"q1_ns\":null,\"median_ns\":null,"
+			   "\"q3_ns\":null,\"mean_ns\":null,\"max_ns\":null"));
+	hz = 0;
+}
+
+/* The lava line gives the figure in its measure's unit, marked when noisy. */
+TEST(lava_line_speaks_the_measure)
+{
+	static struct cpuset set = { .n = 2, .cpu = { 0, 1 } };
+	struct stats st = { .n = 3, .min = 380, .q1 = 400, .median = 480, .q3 = 600, .mean = 500, .max = 700 };
+	struct report_measure m[] = { { "ns_per_increment", "ns/increment", 0, false, LIMIT_INCREMENT_NS, 1 } };
+	hz = 1000000000;
+	m[0].scale = report_ns_scale(100);
+	report_lava_lines(true);
+	printed[0] = 0;
+	struct rec *r = report_result_open("counter", "packed", &set);
+	report_stats(r, "ticks", &st);
+	rec_bool(r, "noisy", false);
+	report_figure_set(&st, "clean", false);
+	report_measures(r, m, 1);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(printed, "-packed-2t pass 4.800 ns/increment\n") != NULL);
+	printed[0] = 0;
+	r = report_result_open("counter", "packed", &set);
+	report_stats(r, "ticks", &st);
+	rec_obj_begin(r, "noisy");
+	rec_u64(r, "clean", 0);
+	rec_obj_end(r);
+	report_figure_set(&st, "all", true);
+	report_measures(r, m, 1);
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(printed, "-packed-2t pass 4.800 ns/increment(noisy)\n") != NULL);
+	report_lava_lines(false);
+	hz = 0;
+}
+
 int main(void)
 {
 	RUN(ok_never_has_a_reason);
@@ -179,5 +281,8 @@ int main(void)
 	RUN(fail_and_skipped_keep_their_reason);
 	RUN(done_record_for_both_platforms);
 	RUN(lava_lines_always_carry_a_measurement);
+	RUN(measures_from_the_figure);
+	RUN(empty_statistics_are_null);
+	RUN(lava_line_speaks_the_measure);
 	return check_summary("report");
 }

@@ -6,6 +6,7 @@
 #include "record.h"
 #include "report.h"
 #include "reps.h"
+#include "stats_rec.h"
 #include "tsc.h"
 
 /* ---- Stubs: the timer, the report helpers and instr ------------------------- */
@@ -19,8 +20,22 @@ uint64_t tsc_overhead(void)
 void report_stats(struct rec *r, const char *unit, const struct stats *st)
 {
 	rec_str(r, "unit", unit);
-	rec_u64(r, "n", st->n);
-	rec_f64(r, "median", st->median, 1);
+	stats_rec(r, st);
+}
+
+/* What reps_report made the result's figure. */
+static struct {
+	struct stats st;
+	const char *of;
+	bool noisy, set;
+} fig;
+
+void report_figure_set(const struct stats *st, const char *of, bool noisy)
+{
+	fig.st = *st;
+	fig.of = of;
+	fig.noisy = noisy;
+	fig.set = true;
 }
 
 const char *instr_source_why(enum instr_source k)
@@ -125,11 +140,116 @@ TEST(samples_when_asked)
 {
 	struct reps *r = reps_begin(2);
 	add(r, 110, 0, false, false);
-	add(r, 150, 0, false, false);
+	add(r, 150, NOISE_FLAG_SMI, false, false);
+	reps_keep_samples(false);
 	CHECK(!strstr(report(r), "samples"));
 	reps_keep_samples(true);
-	CHECK(strstr(report(r), "\"samples\":[100,140]"));	/* the timer's 10 ticks removed */
-	reps_keep_samples(false);
+	const char *s = report(r);
+	CHECK(strstr(s, "\"samples\":[100,140],\"samples_flagged\":[1]"));	/* the timer's 10 ticks removed */
+}
+
+/* Clean first: the figure is the clean repetitions' unless fewer than half
+ * are clean; then all of them, under the noisy mark with what fired. */
+TEST(figure_clean_unless_noisy)
+{
+	struct reps *r = reps_begin(2);
+	add(r, 110, 0, true, true);
+	add(r, 5010, NOISE_FLAG_SWITCH, true, true);
+	add(r, 130, 0, true, true);
+	fig.set = false;
+	const char *s = report(r);
+	CHECK(strstr(s, "\"noisy\":false,\"figure\":\"clean\""));
+	CHECK(fig.set && !strcmp(fig.of, "clean") && !fig.noisy);
+	CHECK(fig.st.n == 2 && fig.st.median == 110);	/* (100 + 120) / 2: the flagged 5000 left out */
+	CHECK(reps_figure(r)->median == 110);
+	CHECK(reps_thread_median(r, 0) == 110);
+
+	r = reps_begin(2);
+	add(r, 110, 0, true, true);
+	add(r, 5010, NOISE_FLAG_SWITCH, true, true);
+	add(r, 6010, NOISE_FLAG_SWITCH | NOISE_FLAG_MIGRATION, true, true);
+	s = report(r);
+	CHECK(strstr(s, "\"noisy\":{\"clean\":1,\"reps\":3,\"flags\":[\"context_switch\",\"migration\"]},"
+			"\"figure\":\"all\""));
+	CHECK(!strcmp(fig.of, "all") && fig.noisy && fig.st.n == 3 && fig.st.median == 5000);
+	CHECK(reps_figure(r)->median == 5000);
+	CHECK(reps_thread_median(r, 0) == 5000);
+}
+
+/* Half clean is not noisy: "fewer than half". */
+TEST(half_clean_is_not_noisy)
+{
+	struct reps *r = reps_begin(2);
+	add(r, 110, 0, true, true);
+	add(r, 5010, NOISE_FLAG_SMI, true, true);
+	const char *s = report(r);
+	CHECK(strstr(s, "\"noisy\":false,\"figure\":\"clean\""));
+	CHECK(fig.st.n == 1 && fig.st.median == 100);
+}
+
+/* Nothing timed: no statistic is a number, and there is no figure. */
+TEST(nothing_timed_is_null)
+{
+	struct reps *r = reps_begin(2);
+	const char *s = report(r);
+	CHECK(strstr(s, "\"clean\":{\"reps\":0,\"flagged\":0,"));
+	CHECK(strstr(s, "\"n\":0,\"min\":null,\"q1\":null,\"median\":null,\"q3\":null,\"mean\":null,"
+			"\"max\":null,\"stddev\":null,\"cv\":null}"));
+	CHECK(strstr(s, "\"noisy\":false,\"figure\":null"));
+	CHECK(!strstr(s, ":0.0"));
+
+	/* Every repetition flagged: clean is empty (null), the figure all of them. */
+	r = reps_begin(2);
+	add(r, 110, NOISE_FLAG_SMI, true, true);
+	add(r, 120, NOISE_FLAG_SMI, true, true);
+	s = report(r);
+	CHECK(strstr(s, "\"clean\":{\"reps\":0,\"flagged\":2,"));
+	CHECK(strstr(s, "\"median\":null"));
+	CHECK(strstr(s, "\"figure\":\"all\""));
+}
+
+/* A one-span result (first-touch per page): noisy only when the span was flagged. */
+TEST(span_figure)
+{
+	char b2[512];
+	struct rec rec;
+	size_t len;
+	uint64_t v[3] = { 5, 7, 9 }, scratch[3];
+	struct stats st;
+	struct instr_thread it;
+	memset(&it, 0, sizeof(it));
+	stats_compute(v, 3, scratch, &st);
+	rec_begin(&rec, b2, sizeof(b2), "result");
+	reps_span_figure(&rec, &st, &it);
+	const char *s = rec_finish(&rec, &len);
+	CHECK(strstr(s, "\"noisy\":false,\"figure\":\"all\""));
+	CHECK(!strcmp(fig.of, "all") && fig.st.median == 7);
+	it.noise.flags = NOISE_FLAG_SMI;
+	rec_begin(&rec, b2, sizeof(b2), "result");
+	reps_span_figure(&rec, &st, &it);
+	s = rec_finish(&rec, &len);
+	CHECK(strstr(s, "\"noisy\":{\"clean\":0,\"reps\":1,\"flags\":[\"smi\"]}"));
+}
+
+/* Span samples: at most REPS_MAX of them, evenly strided. */
+TEST(span_samples_strided)
+{
+	static char big[16384];
+	static uint64_t v[1000];
+	struct rec rec;
+	size_t len;
+	for (unsigned i = 0; i < 1000; i++)
+		v[i] = i;
+	reps_keep_samples(true);
+	rec_begin(&rec, big, sizeof(big), "result");
+	reps_span_samples(&rec, v, 1000);
+	const char *s = rec_finish(&rec, &len);
+	CHECK(strstr(s, "\"samples\":[0,4,8,"));
+	CHECK(strstr(s, ",996],\"samples_stride\":4"));
+	rec_begin(&rec, big, sizeof(big), "result");
+	reps_span_samples(&rec, v, 3);
+	s = rec_finish(&rec, &len);
+	CHECK(strstr(s, "\"samples\":[0,1,2],\"samples_stride\":1"));
 }
 
 int main(void)
@@ -140,5 +260,10 @@ int main(void)
 	RUN(next_configuration_starts_clean);
 	RUN(twin_detectors_and_safe_mode_note);
 	RUN(samples_when_asked);
+	RUN(figure_clean_unless_noisy);
+	RUN(half_clean_is_not_noisy);
+	RUN(nothing_timed_is_null);
+	RUN(span_figure);
+	RUN(span_samples_strided);
 	return check_summary("reps");
 }

@@ -160,6 +160,41 @@ TEST(known_data_sets)
 	check_against_reference(textbook, NELEM(textbook));
 }
 
+/* numpy.percentile(x, [25, 75]) ("linear", its default) gives these. */
+TEST(quartiles)
+{
+	uint64_t one[] = { 7 }, odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
+	uint64_t textbook[] = { 2, 4, 4, 4, 5, 5, 7, 9 }, scratch[8];
+	uint64_t top[] = { UINT64_MAX, UINT64_MAX - 4 };
+	struct stats st;
+
+	stats_compute(one, NELEM(one), scratch, &st);
+	CHECK(st.q1 == 7 && st.q3 == 7);
+	stats_compute(odd, NELEM(odd), scratch, &st);
+	CHECK(st.q1 == 2 && st.q3 == 4);
+	stats_compute(even, NELEM(even), scratch, &st);
+	CHECK(st.q1 == 1.75 && st.q3 == 3.25);
+	stats_compute(textbook, NELEM(textbook), scratch, &st);
+	CHECK(st.q1 == 4 && st.q3 == 5.5);
+	CHECK(st.q1 <= st.median && st.median <= st.q3);
+	/* Near 2^64 the gap is interpolated, not two rounded doubles. */
+	stats_compute(top, NELEM(top), scratch, &st);
+	CHECK(st.q1 == (double)(UINT64_MAX - 4) + 1.0 && st.q3 >= st.q1);
+	CHECK(stats_quantile(scratch, 0, 0.5) == 0);
+	CHECK(stats_quantile(scratch, 2, 0) == (double)(UINT64_MAX - 4));
+	CHECK(stats_quantile(scratch, 2, 1) == (double)UINT64_MAX);
+}
+
+/* A single sample has no spread: stddev and cv stay 0 for stats_rec to write as null. */
+TEST(one_sample_no_cv)
+{
+	uint64_t v[] = { 1000 }, scratch[1];
+	struct stats st;
+
+	stats_compute(v, 1, scratch, &st);
+	CHECK(st.stddev == 0 && st.cv == 0 && st.median == 1000);
+}
+
 TEST(identical_samples)
 {
 	uint64_t v[64], scratch[64];
@@ -321,6 +356,8 @@ int main(void)
 	RUN(one_sample);
 	RUN(two_samples);
 	RUN(known_data_sets);
+	RUN(quartiles);
+	RUN(one_sample_no_cv);
 	RUN(identical_samples);
 	RUN(huge_values);
 	RUN(small_spread_on_large_base);
