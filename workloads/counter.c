@@ -54,8 +54,10 @@ static const char *const layout_names[N_LAYOUTS] = {
 	[SHARED_ATOMIC] = "shared-atomic",
 };
 
-/* What a plan item's param[] hold: [0] kind, [1] layout, [2] threads, [3] placement or relation. */
+/* What a plan item's param[] hold: [0] kind, [1] layout, [2] threads, [3] placement or relation,
+ * with SAME_PLACEMENTS when scatter picks the same CPUs as compact (run once, reported as both). */
 enum item_kind { KIND_SWEEP, KIND_BASE, KIND_PAIR, KIND_MATRIX };
+#define SAME_PLACEMENTS 0x100u
 
 static const enum topo_rel pair_rels[] = { TOPO_REL_SMT, TOPO_REL_L2, TOPO_REL_L3, TOPO_REL_PACKAGE,
 					   TOPO_REL_REMOTE };
@@ -77,7 +79,8 @@ struct counter_outcome {
 	const char *why;
 	uint32_t n;
 	struct reps *reps;                       /* the repetitions: slowest thread, noise, counters */
-	double tpi;                              /* median slowest ticks per increment */
+	double tpi;                              /* the figure's median ticks per increment (slowest thread) */
+	bool have;                               /* a figure exists (some repetition was timed) */
 	double thread_tpi[QB_MAX_CPUS];          /* median per thread, per increment */
 	char reached[96];                        /* what an overrun got to */
 };
@@ -219,7 +222,9 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 			reps_add(out.reps, job.ticks, res.instr);
 		seq_tick();
 	}
-	out.tpi = job.iters ? reps_stats(out.reps)->median / (double)job.iters : 0;
+	const struct stats *fig = reps_figure(out.reps);
+	out.have = fig->n && job.iters;
+	out.tpi = out.have ? fig->median / (double)job.iters : 0;
 	for (uint32_t t = 0; t < n; t++)
 		out.thread_tpi[t] = job.iters ? reps_thread_median(out.reps, t) / (double)job.iters : 0;
 }
@@ -247,8 +252,16 @@ static void pair_name(char *buf, size_t cap, enum topo_rel rel)
 }
 
 /* The result record: statistics of the slowest thread, each thread, spread and slowdown. */
+/* The measure of a counter result: ns per increment of the slowest thread. */
+static struct report_measure tpi_measure(enum layout l)
+{
+	struct report_measure m = { "ns_per_increment", "ns/increment", report_ns_scale((double)job.iters), false,
+				    l == SHARED_ATOMIC ? LIMIT_LOCKED_NS : LIMIT_INCREMENT_NS, 1 };
+	return m;
+}
+
 static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum layout l, const struct cpuset *s,
-		   const char *placement, double base_tpi)
+		   const char *placement, bool same, double base_tpi)
 {
 	struct rec *r = report_result_open("counter", layout_names[l], s);
 	rec_obj_begin(r, "params");
@@ -258,8 +271,19 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum la
 	rec_str(r, "placement", placement);
 	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
+	if (same) { /* one measurement that both placements name */
+		rec_arr_begin(r, "same_placements");
+		rec_str(r, 0, place_name(PLACE_COMPACT));
+		rec_str(r, 0, place_name(PLACE_SCATTER));
+		rec_arr_end(r);
+	}
 	reps_report(r, out.reps);
-	rec_f64(r, "ticks_per_increment", out.tpi, 3);
+	struct report_measure m = tpi_measure(l);
+	report_measures(r, &m, 1);
+	if (out.have)
+		rec_f64(r, "ticks_per_increment", out.tpi, 3);
+	else
+		rec_null(r, "ticks_per_increment");
 	rec_arr_begin(r, "thread_ticks_per_increment");
 	double lo = 0, hi = 0;
 	for (uint32_t t = 0; t < out.n; t++) {
@@ -268,8 +292,11 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum la
 		hi = t ? MAX(hi, out.thread_tpi[t]) : out.thread_tpi[t];
 	}
 	rec_arr_end(r);
-	rec_f64(r, "spread_ticks_per_increment", hi - lo, 3);
-	if (base_tpi > 0)
+	if (out.have)
+		rec_f64(r, "spread_ticks_per_increment", hi - lo, 3);
+	else
+		rec_null(r, "spread_ticks_per_increment");
+	if (base_tpi > 0 && out.have)
 		rec_f64(r, "slowdown_pct", 100.0 * out.tpi / base_tpi, 1);
 	else
 		rec_null(r, "slowdown_pct");
@@ -287,14 +314,22 @@ static void report_skipped(enum layout l, const char *placement, const char *why
 	kprintf("  %-10s %-20s %-12s skipped: %s\n", "", layout_names[l], placement, why);
 }
 
-static void table_row(const char *threads_or_pair, const char *layout, const char *placement, double base_tpi)
+/* One line of the seed's table: the figure in ns per increment (ticks
+ * without a TSC frequency), its slowdown, and "noisy" when the figure is all
+ * repetitions because fewer than half were clean. */
+static void table_row(const char *threads_or_pair, enum layout l, const char *placement, double base_tpi)
 {
-	const char *note = out.ok ? "" : out.overrun ? "  OVERRUN" : "  CHECK FAILED";
-	if (base_tpi > 0)
-		kprintf("  %-10s %-20s %-12s %10.3f %8.0f%%%s\n", threads_or_pair, layout, placement, out.tpi,
-			100.0 * out.tpi / base_tpi, note);
+	const char *note = !out.ok ? (out.overrun ? "  OVERRUN" : "  CHECK FAILED") : out.reps->noisy ? "  noisy" : "";
+	struct report_measure m = tpi_measure(l);
+	double v = out.have ? report_measure_value(&m, out.tpi * (double)job.iters) : -1;
+	if (!out.have)
+		kprintf("  %-10s %-20s %-15s %10s %9s%s\n", threads_or_pair, layout_names[l], placement, "-", "-", note);
+	else if (base_tpi > 0)
+		kprintf("  %-10s %-20s %-15s %10.3f %8.0f%%%s\n", threads_or_pair, layout_names[l], placement,
+			v >= 0 ? v : out.tpi, 100.0 * out.tpi / base_tpi, note);
 	else
-		kprintf("  %-10s %-20s %-12s %10.3f %9s%s\n", threads_or_pair, layout, placement, out.tpi, "-", note);
+		kprintf("  %-10s %-20s %-15s %10.3f %9s%s\n", threads_or_pair, layout_names[l], placement,
+			v >= 0 ? v : out.tpi, "-", note);
 }
 
 /* The CPUs a matrix of `pairs` pairs covers: the most whose pairs fit. */
@@ -459,17 +494,21 @@ void counter_plan(const struct wl_ctx *ctx)
 	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
 	uint64_t calib = MIN(wanted_iters(ctx), CALIB_ITERS);
 	char name[PLAN_NAME_LEN];
+	bool same[MAX_COUNTS];
+	for (uint32_t i = 0; i < nc; i++)
+		same[i] = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[i]);
 	for (unsigned l = 0; l < N_LAYOUTS; l++)
 		for (uint32_t i = 0; i < nc; i++)
-			for (unsigned p = 0; p < 2; p++) {
+			for (unsigned p = 0; p < (same[i] ? 1u : 2u); p++) {
 				if (!item_set(ctx, KIND_SWEEP, counts[i], p, &set)) {
 					console_error("counter", "no %s placement of %u threads",
 						      place_name((enum place_kind)p), counts[i]);
 					continue;
 				}
 				fmt_snprintf(name, sizeof(name), "%s %u threads %s", layout_names[l], counts[i],
-					     place_name((enum place_kind)p));
-				struct plan_item *it = add_item(ctx, name, KIND_SWEEP, (enum layout)l, counts[i], p);
+					     same[i] ? "compact = scatter" : place_name((enum place_kind)p));
+				struct plan_item *it = add_item(ctx, name, KIND_SWEEP, (enum layout)l, counts[i],
+								p | (same[i] ? SAME_PLACEMENTS : 0));
 				if (it)
 					calibrate(ctx, it, (enum layout)l, &set,
 						  l == SHARED_ATOMIC ? calib * counts[i] : calib);
@@ -522,12 +561,15 @@ void counter_run(const struct wl_ctx *ctx)
 	double base[N_LAYOUTS] = { 0 }, pair_base = 0;
 	kprintf("counter: up to %llu increments per thread (shared-atomic: in all), repetitions as planned, flush=%s\n",
 		(unsigned long long)iters, wl_flush_name(ctx));
-	kprintf("  %-10s %-20s %-12s %10s %9s\n", "threads", "layout", "placement", "ticks/inc", "slowdown");
+	kprintf("  %-10s %-20s %-15s %10s %9s\n", "threads", "layout", "placement", tsc_hz() ? "ns/inc" : "ticks/inc",
+		"slowdown");
+	kprintf("  (each figure is the median of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
 	unsigned next_rel = 0;
 	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
 		enum item_kind k = (enum item_kind)it->param[0];
 		enum layout l = (enum layout)it->param[1];
-		uint32_t threads = it->param[2], how = it->param[3];
+		uint32_t threads = it->param[2], how = it->param[3] & ~SAME_PLACEMENTS;
+		bool same = k == KIND_SWEEP && (it->param[3] & SAME_PLACEMENTS);
 		char placement[24];
 		if (k == KIND_PAIR || k == KIND_MATRIX) {
 			/* Relations this machine lacks come before the next planned pair. */
@@ -569,7 +611,7 @@ void counter_run(const struct wl_ctx *ctx)
 			continue; /* the pairs' reference, as the seed's table: not a row of its own */
 		}
 		double b = k == KIND_PAIR ? pair_base : base[l];
-		report(ctx, it, l, &set, placement, b);
+		report(ctx, it, l, &set, placement, same, b);
 		if (k == KIND_SWEEP && how == PLACE_COMPACT && b > 0 && out.ok && threads >= top_threads) {
 			top_pct[l] = 100.0 * out.tpi / b;
 			top_threads = threads;
@@ -579,7 +621,7 @@ void counter_run(const struct wl_ctx *ctx)
 			fmt_snprintf(th, sizeof(th), "%u,%u", set.cpu[0], set.cpu[1]);
 		else
 			fmt_snprintf(th, sizeof(th), "%u", threads);
-		table_row(th, layout_names[l], placement, b);
+		table_row(th, l, same ? "compact=scatter" : placement, b);
 	}
 	/* Relations after the last planned pair (and all of them when no pair was planned). */
 	while (next_rel < ARRAY_SIZE(pair_rels)) {

@@ -364,7 +364,9 @@ void flush_run(const struct wl_ctx *ctx)
 	bool have_cold = false;
 	char line[160], note[200];
 	int used = fmt_snprintf(line, sizeof(line), "flush      cold %%:");
-	kprintf("  %-18s %14s %14s %8s\n", "method", "flush ticks", "pass ticks", "cold %");
+	kprintf("  %-18s %14s %14s %8s\n", "method", tsc_hz() ? "flush us" : "flush ticks",
+		tsc_hz() ? "ns/access" : "ticks/access", "cold %");
+	kprintf("  (medians of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
 	uint32_t cursor = 0;
 	for (unsigned i = 0; i < N_METHODS; i++) {
 		enum method m = method_at(ctx, i);
@@ -400,11 +402,17 @@ void flush_run(const struct wl_ctx *ctx)
 			flush_ticks[got++] = fl;
 			reps_add(log, &p, &seen);
 		}
-		struct stats fst, ps = *reps_stats(log);
-		stats_compute(flush_ticks, got, scratch, &fst);
-		if (m == NONE && !fail)
+		/* The figure: the clean repetitions unless fewer than half were clean;
+		 * the flush's own cost over the same repetitions. */
+		struct stats fst, ps = *reps_figure(log);
+		uint32_t kept = 0;
+		for (uint32_t k = 0; k < got; k++)
+			if (log->noisy || !log->flagged[k])
+				flush_ticks[kept++] = flush_ticks[k];
+		stats_compute(flush_ticks, kept, scratch, &fst);
+		if (m == NONE && !fail && ps.n)
 			warm = ps.median;
-		if (m == cold_reference(ctx) && !fail) {
+		if (m == cold_reference(ctx) && !fail && ps.n) {
 			cold = ps.median;
 			have_cold = true;
 		}
@@ -422,7 +430,17 @@ void flush_run(const struct wl_ctx *ctx)
 		rec_str(r, "cold_reference", method_name(cold_reference(ctx)));
 		rec_obj_end(r);
 		reps_report(r, log);
-		rec_f64(r, "flush_ticks", fst.median, 1);
+		struct report_measure meas = { "ns_per_access", "ns/access", report_ns_scale((double)fs.lines), false,
+					       LIMIT_LOAD_NS, 1 };
+		report_measures(r, &meas, 1);
+		if (fst.n)
+			rec_f64(r, "flush_ticks", fst.median, 1);
+		else
+			rec_null(r, "flush_ticks");
+		if (fst.n && tsc_hz())
+			rec_f64(r, "flush_ns", stats_ticks_to_ns(fst.median, tsc_hz()), 1);
+		else
+			rec_null(r, "flush_ns");
 		if (scale) {
 			rec_f64(r, "cold_pct", pct, 1);
 			if (pct < 0)
@@ -440,10 +458,16 @@ void flush_run(const struct wl_ctx *ctx)
 			else
 				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_name(m));
 		}
+		double fl = tsc_hz() ? stats_ticks_to_ns(fst.median, tsc_hz()) / 1000 : fst.median;
+		double acc = report_measure_value(&meas, ps.median);
+		if (acc < 0)
+			acc = fs.lines ? ps.median / (double)fs.lines : 0;
+		char pcts[16];
 		if (scale)
-			kprintf("  %-18s %14.0f %14.0f %8.0f\n", method_name(m), fst.median, ps.median, pct);
+			fmt_snprintf(pcts, sizeof(pcts), "%8.0f", pct);
 		else
-			kprintf("  %-18s %14.0f %14.0f %8s\n", method_name(m), fst.median, ps.median, "-");
+			fmt_snprintf(pcts, sizeof(pcts), "%8s", "-");
+		kprintf("  %-18s %14.1f %14.2f %s%s\n", method_name(m), fl, acc, pcts, log->noisy ? "  noisy" : "");
 	}
 	console_summary("%s", line);
 	teardown();

@@ -6,10 +6,12 @@
  * sequential reference). Each runs with the seed's `shared-slot` accumulator
  * (every add goes through a pointer into s[P], whose slots share a line) and
  * with a `private` register accumulator. Reporting both separates the seed's
- * false sharing from the effect of the scan order on the shared L3. Sizes:
- * `small` (the seed's 64 Ki ints, in L2), `llc` (half the smallest L3) and
- * `dram` (the seed's 512 Mi ints, capped by free memory, at least 4x the
- * largest L3).
+ * false sharing from the effect of the scan order on the shared L3. Sizes,
+ * each chosen for a role: the seed's 64 Ki ints (for the L2), half the
+ * smallest L3 (the LLC) and the seed's 512 Mi ints, capped by free memory, at
+ * least 4x the largest L3 (DRAM). A size is named by its role only when it is
+ * that on this machine (workloads/sizes.h): "l2", "llc", "dram"; otherwise by
+ * its bytes ("512kib"), so that runs pair on what they measured.
  *
  * Every size x thread count x placement x variant x accumulator is a
  * configuration of the plan (workloads/sequence.h): one pass per repetition,
@@ -26,6 +28,7 @@
 #include "report.h"
 #include "reps.h"
 #include "sequence.h"
+#include "sizes.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -49,6 +52,7 @@
 #define CALIB_TRIES 2
 #define REC_BYTES 1300                        /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
+#define SAME_PLACEMENTS 0x100u                /* a plan item's placement: scatter is the same CPUs */
 
 enum variant { INTERLEAVED, BLOCKED_STRIDED, BLOCKED, N_VARIANTS };
 enum acc { SHARED_SLOT, PRIVATE, N_ACCS };
@@ -56,7 +60,9 @@ enum size_class { SMALL, LLC, DRAM, N_SIZES };
 
 static const char *const variant_names[N_VARIANTS] = { "interleaved", "blocked-strided", "blocked" };
 static const char *const acc_names[N_ACCS] = { "shared-slot", "private" };
-static const char *const size_names[N_SIZES] = { "small", "llc", "dram" };
+static const enum size_role size_want[N_SIZES] = { SIZE_ROLE_L2, SIZE_ROLE_LLC, SIZE_ROLE_DRAM };
+/* Names until the sizes are decided, and for a size that is not measured. */
+static const char *const size_default[N_SIZES] = { "l2", "llc", "dram" };
 
 /* ---- Types ---------------------------------------------------------------- */
 struct loc_job {
@@ -80,12 +86,22 @@ static double last_median;                              /* of the last configura
 /* The sizes, decided once at planning and kept for the run. */
 static struct loc_sizes {
 	uint64_t bytes[N_SIZES];
+	char name[N_SIZES][SIZE_NAME_LEN];      /* the role's name where it holds, else the size */
+	enum size_role role[N_SIZES];
 	uint64_t dram_min;
 	uint64_t alloc;                                 /* bytes allocated: the largest size */
 	bool have_dram;
 } sizes;
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The "size" and, where it holds, "size_role" params of a size. */
+static void size_params(struct rec *r, unsigned sz)
+{
+	rec_str(r, "size", sizes.name[sz][0] ? sizes.name[sz] : size_default[sz]);
+	if (size_role_name(sizes.role[sz]))
+		rec_str(r, "size_role", size_role_name(sizes.role[sz]));
+}
+
 static void loc_thread(const struct run_thread *t)
 {
 	struct loc_job *j = t->arg;
@@ -178,22 +194,46 @@ static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, ui
 	return true;
 }
 
-static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum size_class sz,
-		   const char *placement, bool ok, const char *why, struct reps *log)
+/* The measures of a locality result: ns per element of the array and the
+ * bytes summed per second, the figure's slowest thread timing the pass. */
+static void loc_measures(struct report_measure m[2], uint32_t threads)
 {
-	struct stats st = *reps_stats(log);
-	last_median = st.median;
+	uint64_t bytes = job.n * sizeof(uint32_t);
+	m[0] = (struct report_measure){ "ns_per_element", "ns/element", report_ns_scale((double)job.n), false,
+					LIMIT_NONE, 1 };
+	m[1] = (struct report_measure){ "gb_per_s", "GB/s", report_gbps_scale((double)bytes), true, LIMIT_READ_GBPS,
+					threads };
+}
+
+static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum size_class sz,
+		   const char *placement, bool same, bool ok, const char *why, struct reps *log)
+{
+	struct stats st = *reps_figure(log);
+	last_median = st.n ? st.median : -1;
+	uint64_t bytes = job.n * sizeof(uint32_t);
 	struct rec *r = report_result_open("locality", variant_names[job.variant], &set);
 	rec_obj_begin(r, "params");
 	rec_str(r, "accumulator", acc_names[job.acc]);
-	rec_str(r, "size", size_names[sz]);
+	size_params(r, sz);
 	rec_u64(r, "ints", job.n);
-	rec_u64(r, "bytes", job.n * sizeof(uint32_t));
+	rec_u64(r, "bytes", bytes);
 	rec_str(r, "placement", placement);
 	rec_str(r, "flush", wl_flush_name(ctx));
 	rec_obj_end(r);
+	if (same) {
+		rec_arr_begin(r, "same_placements");
+		rec_str(r, 0, place_name(PLACE_COMPACT));
+		rec_str(r, 0, place_name(PLACE_SCATTER));
+		rec_arr_end(r);
+	}
 	reps_report(r, log);
-	rec_f64(r, "bytes_per_tick", st.median > 0 ? (double)(job.n * sizeof(uint32_t)) / st.median : 0, 4);
+	struct report_measure m[2];
+	loc_measures(m, set.n);
+	report_measures(r, m, 2);
+	if (st.n && st.median > 0)
+		rec_f64(r, "bytes_per_tick", (double)bytes / st.median, 4);
+	else
+		rec_null(r, "bytes_per_tick");
 	rec_arr_begin(r, "thread_ticks");
 	double slowest = 0;
 	uint32_t slowest_t = 0;
@@ -211,10 +251,10 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum si
 	seq_item_report(r, it);
 	bool overrun = !ok && why && !strncmp(why, "overrun", 7);
 	report_result_close(r, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
-	kprintf("  %-6s %10llu %3u %-8s %-16s %-12s %14.0f %8.3f%s\n", size_names[sz],
-		(unsigned long long)(job.n * sizeof(uint32_t)), set.n, placement, variant_names[job.variant],
-		acc_names[job.acc], st.median,
-		st.median > 0 ? (double)(job.n * sizeof(uint32_t)) / st.median : 0, ok ? "" : "  CHECK FAILED");
+	double ns = st.n ? report_measure_value(&m[0], st.median) : -1, gbs = st.n ? report_measure_value(&m[1], st.median) : -1;
+	kprintf("  %-7s %10llu %3u %-15s %-16s %-12s %10.3f %8.2f%s%s\n", sizes.name[sz], (unsigned long long)bytes,
+		set.n, same ? "compact=scatter" : placement, variant_names[job.variant], acc_names[job.acc], ns, gbs,
+		log->noisy ? "  noisy" : "", ok ? "" : "  CHECK FAILED");
 }
 
 static void skip_size(enum size_class sz, const char *why)
@@ -222,11 +262,11 @@ static void skip_size(enum size_class sz, const char *why)
 	for (unsigned v = 0; v < N_VARIANTS; v++) {
 		struct rec *r = report_result_open("locality", variant_names[v], 0);
 		rec_obj_begin(r, "params");
-		rec_str(r, "size", size_names[sz]);
+		size_params(r, sz);
 		rec_obj_end(r);
 		report_result_close(r, "skipped", why);
 	}
-	kprintf("  %-6s skipped: %s\n", size_names[sz], why);
+	kprintf("  %-7s skipped: %s\n", sizes.name[sz], why);
 }
 
 /* The seed's comparison: foo and bar in seconds (ticks without a known TSC
@@ -239,7 +279,7 @@ static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
 	kprintf("  %-36s", "");
 	for (unsigned sz = 0; sz < N_SIZES; sz++)
 		if (sz != DRAM || have_dram)
-			kprintf(" %6s %-10llu", size_names[sz], (unsigned long long)bytes[sz]);
+			kprintf(" %6s %-10llu", sizes.name[sz], (unsigned long long)bytes[sz]);
 	kprintf("\n");
 	for (unsigned v = 0; v < N_VARIANTS; v++) {
 		for (unsigned ac = 0; ac < N_ACCS; ac++) {
@@ -310,13 +350,21 @@ static uint64_t decide_sizes(const struct wl_ctx *ctx)
 		phys = alloc_array(want, node);
 	}
 	sizes.alloc = phys ? want : 0;
+	for (unsigned sz = 0; sz < N_SIZES; sz++) {
+		if (sz == DRAM && !sizes.have_dram)
+			fmt_snprintf(sizes.name[sz], SIZE_NAME_LEN, "%s", size_default[sz]);
+		else
+			sizes.role[sz] = size_name(tp, sizes.bytes[sz], size_want[sz], sizes.name[sz], SIZE_NAME_LEN);
+	}
 	return phys;
 }
 
+
 static void describe(char *buf, size_t cap, unsigned sz, uint32_t threads, unsigned pl, unsigned v, unsigned ac)
 {
-	fmt_snprintf(buf, cap, "%s %u threads %s %s %s", size_names[sz], threads, place_name((enum place_kind)pl),
-		     variant_names[v], acc_names[ac]);
+	fmt_snprintf(buf, cap, "%s %u threads %s %s %s", sizes.name[sz], threads,
+		     pl & SAME_PLACEMENTS ? "compact = scatter" : place_name((enum place_kind)pl), variant_names[v],
+		     acc_names[ac]);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -341,14 +389,16 @@ void locality_plan(const struct wl_ctx *ctx)
 		if (sz == DRAM)
 			calib = MAX(sizes.dram_min, ALIGN_DOWN(bytes / CALIB_DRAM_DIVISOR, PAGE));
 		calib = MIN(calib, bytes);
-		for (uint32_t c = 0; c < nc; c++)
-			for (unsigned pl = 0; pl < 2; pl++) {
+		for (uint32_t c = 0; c < nc; c++) {
+			bool same = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[c]);
+			for (unsigned pl = 0; pl < (same ? 1u : 2u); pl++) {
 				if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &set))
 					continue;
 				double fixed = seq_calibrate_fixed(&set, ctx->flush, CALIB_TRIES);
 				for (unsigned v = 0; v < N_VARIANTS; v++)
 					for (unsigned ac = 0; ac < N_ACCS; ac++) {
-						describe(name, sizeof(name), sz, counts[c], pl, v, ac);
+						describe(name, sizeof(name), sz, counts[c], pl | (same ? SAME_PLACEMENTS : 0), v,
+							 ac);
 						struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
 						if (!it)
 							continue;
@@ -358,7 +408,7 @@ void locality_plan(const struct wl_ctx *ctx)
 						it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * counts[c];
 						it->param[0] = sz;
 						it->param[1] = counts[c];
-						it->param[2] = pl;
+						it->param[2] = pl | (same ? SAME_PLACEMENTS : 0);
 						it->param[3] = v | ac << 8;
 						job.variant = (enum variant)v;
 						job.acc = (enum acc)ac;
@@ -367,6 +417,7 @@ void locality_plan(const struct wl_ctx *ctx)
 						it->rep_fixed_s = fixed;
 					}
 			}
+		}
 	}
 	pmm_free(phys, ALIGN_UP(sizes.alloc, PAGE) / PAGE, PMM_WORKLOAD);
 }
@@ -390,8 +441,9 @@ void locality_run(const struct wl_ctx *ctx)
 	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, array on node %d\n",
 		(unsigned long long)sizes.bytes[SMALL], (unsigned long long)sizes.bytes[LLC],
 		sizes.have_dram ? (unsigned long long)sizes.bytes[DRAM] : 0ull, wl_flush_name(ctx), pmm_node_of(phys));
-	kprintf("  %-6s %10s %3s %-8s %-16s %-12s %14s %8s\n", "size", "bytes", "P", "placing", "variant",
-		"accumulator", "median ticks", "B/tick");
+	kprintf("  %-7s %10s %3s %-15s %-16s %-12s %10s %8s\n", "size", "bytes", "P", "placing", "variant",
+		"accumulator", "ns/elt", "GB/s");
+	kprintf("  (medians of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
 	for (unsigned sz = 0; sz < N_SIZES; sz++)
 		for (unsigned v = 0; v < N_VARIANTS; v++)
 			for (unsigned ac = 0; ac < N_ACCS; ac++)
@@ -401,7 +453,8 @@ void locality_run(const struct wl_ctx *ctx)
 	job.a = a;
 	job.slots = slot_line;
 	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-		unsigned sz = it->param[0], pl = it->param[2];
+		unsigned sz = it->param[0], pl = it->param[2] & ~SAME_PLACEMENTS;
+		bool same = it->param[2] & SAME_PLACEMENTS;
 		uint32_t threads = it->param[1];
 		job.variant = (enum variant)(it->param[3] & 0xff);
 		job.acc = (enum acc)(it->param[3] >> 8);
@@ -411,7 +464,7 @@ void locality_run(const struct wl_ctx *ctx)
 			struct rec *r = report_result_open("locality", variant_names[job.variant], 0);
 			rec_obj_begin(r, "params");
 			rec_str(r, "accumulator", acc_names[job.acc]);
-			rec_str(r, "size", size_names[sz]);
+			size_params(r, sz);
 			rec_u64(r, "threads", threads);
 			rec_str(r, "placement", place_name((enum place_kind)pl));
 			rec_obj_end(r);
@@ -421,7 +474,7 @@ void locality_run(const struct wl_ctx *ctx)
 		const char *why = 0;
 		struct reps *log = 0;
 		bool ok = measure(ctx, it->reps, expect[sz], seq_timeout_ms(it), &why, &log);
-		report(ctx, it, (enum size_class)sz, place_name((enum place_kind)pl), ok, why, log);
+		report(ctx, it, (enum size_class)sz, place_name((enum place_kind)pl), same, ok, why, log);
 		if (threads == tp->ncpu && pl == PLACE_COMPACT)
 			summary[sz][job.variant][job.acc] = ok ? last_median : -1;
 	}
@@ -436,6 +489,6 @@ void locality_run(const struct wl_ctx *ctx)
 	double foo = summary[big][INTERLEAVED][SHARED_SLOT], bar = summary[big][BLOCKED_STRIDED][SHARED_SLOT];
 	double foo_p = summary[big][INTERLEAVED][PRIVATE], bar_p = summary[big][BLOCKED_STRIDED][PRIVATE];
 	console_summary("locality   %s, %u threads: bar/foo %.2fx with shared result slots (as the original), %.2fx private",
-			size_names[big], tp->ncpu, foo > 0 ? bar / foo : 0, foo_p > 0 ? bar_p / foo_p : 0);
+			sizes.name[big], tp->ncpu, foo > 0 ? bar / foo : 0, foo_p > 0 ? bar_p / foo_p : 0);
 	pmm_free(phys, ALIGN_UP(want, PAGE) / PAGE, PMM_WORKLOAD);
 }

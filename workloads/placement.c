@@ -256,6 +256,22 @@ const char *place_pair_missing_reason(enum topo_rel rel)
 	return "unknown relation";
 }
 
+bool place_scatter_is_compact(const struct topo *t, const uint32_t *cpu_of_topo, uint32_t n)
+{
+	static struct cpuset a, b;
+	static uint64_t seen[(QB_MAX_CPUS + 63) / 64];
+	if (!place_set(t, cpu_of_topo, PLACE_COMPACT, n, &a) || !place_set(t, cpu_of_topo, PLACE_SCATTER, n, &b))
+		return false;
+	memset(seen, 0, sizeof(seen));
+	for (uint32_t i = 0; i < a.n; i++)
+		if (a.cpu[i] < QB_MAX_CPUS)
+			seen[a.cpu[i] / 64] |= 1ull << (a.cpu[i] % 64);
+	for (uint32_t i = 0; i < b.n; i++)
+		if (b.cpu[i] >= QB_MAX_CPUS || !(seen[b.cpu[i] / 64] & (1ull << (b.cpu[i] % 64))))
+			return false;
+	return a.n == b.n;
+}
+
 uint32_t place_thread_counts(uint32_t n, uint32_t *out, uint32_t max)
 {
 	uint32_t count = 0;

@@ -56,6 +56,14 @@ bool place_pair(const struct topo *t, const uint32_t *cpu_of_topo,
 const char *place_pair_missing_reason(enum topo_rel rel);
 
 /*
+ * True when scatter puts n threads on the same set of CPUs as compact (one
+ * thread, all of them, or a machine too small to tell them apart): the two
+ * placements are then one measurement, run once. False for n = 0 or above
+ * t->ncpu.
+ */
+bool place_scatter_is_compact(const struct topo *t, const uint32_t *cpu_of_topo, uint32_t n);
+
+/*
  * Writes the thread counts of a sweep to out: 1, 2, 4, 8, ... up to n, then
  * n itself if it is not a power of two. Stops after max entries. Returns
  * how many were written (0 for n = 0).

@@ -194,7 +194,7 @@ void selftest_run(const struct wl_ctx *ctx)
 		seq_tick();
 	}
 	uint32_t n = log->n;
-	struct stats st = *reps_stats(log);
+	struct stats st = *reps_figure(log);
 	bool overrun = why && !strncmp(why, "overrun", 7);
 	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
 	rec_obj_begin(rec, "params");
@@ -202,7 +202,13 @@ void selftest_run(const struct wl_ctx *ctx)
 	rec_str(rec, "flush", wl_flush_name(ctx));
 	rec_obj_end(rec);
 	reps_report(rec, log);
-	rec_f64(rec, "ticks_per_increment", a.iters ? st.median / (double)a.iters : 0, 3);
+	struct report_measure inc = { "ns_per_increment", "ns/increment", report_ns_scale((double)a.iters), false,
+				      LIMIT_INCREMENT_NS, 1 };
+	report_measures(rec, &inc, 1);
+	if (a.iters && st.n)
+		rec_f64(rec, "ticks_per_increment", st.median / (double)a.iters, 3);
+	else
+		rec_null(rec, "ticks_per_increment");
 	seq_item_report(rec, it);
 	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	double slow_median = st.median;
@@ -211,12 +217,24 @@ void selftest_run(const struct wl_ctx *ctx)
 	stats_compute(skew, n, scratch, &st);
 	rec = report_result_open("selftest", "start-skew", ctx->online);
 	report_stats(rec, "ticks", &st);
+	reps_span_figure(rec, &st, 0); /* the skews of the repetitions above: their noise is said below */
+	reps_span_samples(rec, skew, n);
+	struct report_measure ns = { "ns", "ns", report_ns_scale(1), false, LIMIT_NONE, 1 };
+	report_measures(rec, &ns, 1);
 	reps_report_noise(rec, log);
 	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
-	kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
-		ok ? "ok" : "FAIL", slow_median, st.median);
-	console_summary("selftest   %u CPUs, %.1f ticks/increment, start skew %.0f ticks: %s", ctx->online->n,
-			a.iters ? slow_median / (double)a.iters : 0, st.median, ok ? "ok" : "FAIL");
+	double inc_ns = report_measure_value(&inc, slow_median), skew_ns = report_measure_value(&ns, st.median);
+	if (inc_ns >= 0 && skew_ns >= 0) {
+		kprintf("selftest: %s, %.3f ns per increment (slowest thread), start skew median %.0f ns%s\n",
+			ok ? "ok" : "FAIL", inc_ns, skew_ns, log->noisy ? " (noisy: fewer than half clean)" : "");
+		console_summary("selftest   %u CPUs, %.2f ns/increment, start skew %.0f ns: %s", ctx->online->n, inc_ns,
+				skew_ns, ok ? "ok" : "FAIL");
+	} else {
+		kprintf("selftest: %s, median %.0f ticks per thread, start skew median %.0f ticks\n",
+			ok ? "ok" : "FAIL", slow_median, st.median);
+		console_summary("selftest   %u CPUs, %.1f ticks/increment, start skew %.0f ticks: %s", ctx->online->n,
+				a.iters ? slow_median / (double)a.iters : 0, st.median, ok ? "ok" : "FAIL");
+	}
 	if (ctx->selftest_fault && ctx->selftest_fault != SELFTEST_HANG)
 		raise_fault(ctx);
 }

@@ -3,6 +3,7 @@
 #include "check.h"
 #include "topo_fixtures.h"
 #include "placement.h"
+#include "sizes.h"
 
 /* ---- Helpers --------------------------------------------------------------- */
 
@@ -217,6 +218,13 @@ TEST(place_zen3)
 	CHECK_PAIR(ident, TOPO_REL_PACKAGE, 0, 8);
 	CHECK_NO_PAIR(TOPO_REL_L2);
 	CHECK_NO_PAIR(TOPO_REL_REMOTE);
+	/* One thread, or all of them, is the same set either way; 2 and 16 are not. */
+	CHECK(place_scatter_is_compact(&T, ident, 1));
+	CHECK(!place_scatter_is_compact(&T, ident, 2));
+	CHECK(!place_scatter_is_compact(&T, ident, 16));
+	CHECK(place_scatter_is_compact(&T, ident, 32));
+	CHECK(!place_scatter_is_compact(&T, ident, 0));
+	CHECK(!place_scatter_is_compact(&T, ident, 33));
 }
 
 /* Two such packages, each with two CCD L3s of 2 cores x 2 threads (APIC
@@ -288,6 +296,49 @@ TEST(place_atom_no_l3)
 	CHECK_PAIR(ident, TOPO_REL_SMT, 0, 1);
 	CHECK_PAIR(ident, TOPO_REL_PACKAGE, 0, 2);
 	CHECK_NO_PAIR(TOPO_REL_L3);
+}
+
+/* ---- Sizes named by what they are on the machine (sizes.c) ------------------ */
+
+/* The name size_name gives bytes chosen for role want, and the role it returns. */
+#define CHECK_SIZE(bytes, want, name, role)                                     \
+	do {                                                                   \
+		char n_[SIZE_NAME_LEN];                                        \
+		CHECK_EQ_U(size_name(&T, (bytes), (want), n_, sizeof(n_)), (role)); \
+		CHECK_STR(n_, (name));                                         \
+	} while (0)
+
+/* A Zen 3 CCD: 32 KiB L1d, 512 KiB L2, 32 MiB L3. */
+TEST(sizes_zen3)
+{
+	uint32_t n = fill_cpus(&m_zen3, 32, 0, true);
+	CHECK_CLEAN(fx_decode(cpus_many, n, NULL));
+	CHECK_EQ_U(size_role_of(&T, 32 << 10), SIZE_ROLE_L1);
+	CHECK_EQ_U(size_role_of(&T, (32 << 10) + 64), SIZE_ROLE_L2);
+	CHECK_SIZE(256 << 10, SIZE_ROLE_L2, "l2", SIZE_ROLE_L2);          /* the seed's 64 Ki ints */
+	CHECK_SIZE(16ull << 20, SIZE_ROLE_LLC, "llc", SIZE_ROLE_LLC);     /* half the L3 */
+	CHECK_SIZE(512 << 10, SIZE_ROLE_LLC, "512kib", SIZE_ROLE_NONE);   /* the quick "llc": an L2 size here */
+	CHECK_SIZE(2ull << 20, SIZE_ROLE_DRAM, "2mib", SIZE_ROLE_NONE);   /* the quick "dram": inside the L3 */
+	CHECK_SIZE(2ull << 30, SIZE_ROLE_DRAM, "dram", SIZE_ROLE_DRAM);
+	CHECK_SIZE(64ull << 20, SIZE_ROLE_DRAM, "64mib", SIZE_ROLE_NONE); /* past the L3, short of 4x */
+	CHECK_SIZE(128ull << 20, SIZE_ROLE_DRAM, "dram", SIZE_ROLE_DRAM);
+	CHECK_SIZE(5000, SIZE_ROLE_NONE, "5000b", SIZE_ROLE_NONE);
+	CHECK_SIZE(3ull << 30, SIZE_ROLE_NONE, "3gib", SIZE_ROLE_NONE);
+	CHECK_STR(size_role_name(SIZE_ROLE_LLC), "LLC");
+	CHECK(size_role_name(SIZE_ROLE_NONE) == NULL);
+}
+
+/* No L3: the L2 is the last level; nothing is "LLC", and DRAM is 4x the L2. */
+TEST(sizes_atom_no_l3)
+{
+	uint32_t n = fill_cpus(&m_atom, 4, 1, false);
+	CHECK_CLEAN(fx_decode(cpus_many, n, NULL));
+	CHECK_EQ_U(size_role_of(&T, 256 << 10), SIZE_ROLE_L2);
+	CHECK_EQ_U(size_role_of(&T, 1 << 20), SIZE_ROLE_NONE);
+	CHECK_EQ_U(size_role_of(&T, 2 << 20), SIZE_ROLE_DRAM);
+	T.ncaches = 0; /* no cache records: no roles at all */
+	CHECK_EQ_U(size_role_of(&T, 256 << 10), SIZE_ROLE_NONE);
+	CHECK_SIZE(256 << 10, SIZE_ROLE_L2, "256kib", SIZE_ROLE_NONE);
 }
 
 /* ---- The largest machine ---------------------------------------------------- */
@@ -462,5 +513,7 @@ int main(void)
 	RUN(place_non_identity_map);
 	RUN(place_thread_counts_sweep);
 	RUN(place_sample_matrix);
+	RUN(sizes_zen3);
+	RUN(sizes_atom_no_l3);
 	return check_summary("placement");
 }
