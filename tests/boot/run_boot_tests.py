@@ -125,6 +125,7 @@ def check_common(case, recs, problems, errors):
     for r in qbrecords.of_kind(recs, "result"):
         check(r.get("check") != "ok" or "reason" not in r,
               "%s/%s is ok but carries the reason %r" % (r.get("workload"), r.get("variant"), r.get("reason")), errors)
+        check_figure(r, errors)
     for r in qbrecords.of_kind(recs, "error"):
         check(r.get("what") != "report", "report bug: %s" % r.get("detail"), errors)
     # Memory types: the buffers are write-back, every result says so, and the
@@ -148,7 +149,8 @@ def check_common(case, recs, problems, errors):
         check(r.get("check") == "ok", "selftest %s check %s (%s)" % (r.get("variant"), r.get("check"), r.get("reason")), errors)
         check(r.get("threads") == case.smp - (case.down if "ap-" in case.args else 0),
               "selftest %s ran on %s threads" % (r.get("variant"), r.get("threads")), errors)
-        for key in ("n", "min", "median", "mean", "max", "stddev", "unit", "cpus", "params" if r.get("variant") == "padded-increment" else "n"):
+        for key in ("n", "min", "q1", "median", "q3", "mean", "max", "stddev", "unit", "cpus", "noisy", "figure", "measures",
+                    "params" if r.get("variant") == "padded-increment" else "n"):
             check(key in r, "result %s lacks %s" % (r.get("variant"), key), errors)
         # "clean" names the detectors that ran: the TSC check always, a source
         # the noise block calls unavailable never.
@@ -161,6 +163,42 @@ def check_common(case, recs, problems, errors):
                 check(not (det and name in det and isinstance(noise.get(field), str)),
                       "result %s: detector %s listed but %s is %s" % (r.get("variant"), name, field, noise.get(field)),
                       errors)
+
+
+STATS = ("min", "q1", "median", "q3", "mean", "max", "stddev", "cv")
+
+
+def check_figure(r, errors):
+    """Clean first, and no statistic of nothing: an empty statistics block is null, never 0; the figure is
+    the clean statistics unless noisy; an ok result with repetitions has its measures in its units."""
+    what = "%s/%s" % (r.get("workload"), r.get("variant"))
+    for block, name in ((r, "result"), (r.get("clean"), "clean")):
+        if not isinstance(block, dict) or "n" not in block:
+            continue
+        if block["n"] == 0:
+            bad = [k for k in STATS if block.get(k) is not None]
+            check(not bad, "%s: %s statistics of nothing are %s, not null" % (what, name, bad), errors)
+        elif block.get("q1") is not None:
+            check(block["min"] <= block["q1"] <= block["median"] <= block["q3"] <= block["max"],
+                  "%s: %s quartiles out of order: %s" % (what, name, [block.get(k) for k in STATS[:6]]), errors)
+    if "figure" not in r or r.get("check") == "skipped":
+        return
+    noisy, n = r.get("noisy"), r.get("n") or 0
+    check(noisy is False or isinstance(noisy, dict), "%s: noisy is %r" % (what, noisy), errors)
+    if isinstance(r.get("clean"), dict) and n:
+        want_noisy = 2 * r["clean"].get("reps", 0) < n
+        check(bool(noisy) == want_noisy, "%s: noisy %r with %s of %s clean" % (what, noisy, r["clean"].get("reps"), n),
+              errors)
+    check(r["figure"] == (None if not n else "all" if noisy else "clean") or "clean" not in r,
+          "%s: figure %r, noisy %r, n %s" % (what, r["figure"], noisy, n), errors)
+    if r.get("check") == "ok" and n:
+        m = r.get("measures")
+        check(isinstance(m, dict) and m, "%s: measures %r (%s)" % (what, m, r.get("measures_note")), errors)
+        if isinstance(m, dict) and m:
+            first = next(iter(m.values()))
+            zero_ok = r.get("variant") == "start-skew" and r.get("threads") == 1  # one thread starts with itself
+            check(isinstance(first.get("median"), (int, float)) and (first["median"] > 0 or zero_ok) and first.get("unit"),
+                  "%s: its figure %r" % (what, first), errors)
 
 
 def check_bad_options(recs, errors):
@@ -211,13 +249,16 @@ def check_counter(pairs_ok, pairs_skipped):
             for n in counts:
                 for place in ("compact", "scatter"):
                     got = [r for r in res if r["variant"] == layout and r["threads"] == n
-                           and r.get("params", {}).get("placement") == place]
+                           and (r.get("params", {}).get("placement") == place or place in r.get("same_placements", ()))]
                     check(len(got) == 1, "counter %s %d threads %s: %d results" % (layout, n, place, len(got)), errors)
                     for r in got:
                         check(r["check"] == "ok", "counter %s %d %s check %s (%s)" % (layout, n, place, r["check"], r.get("reason")), errors)
                         check(len(r.get("thread_ticks_per_increment", [])) == n, "counter %s %d: per-thread list" % (layout, n), errors)
                         check(len(set(r["cpus"])) == n, "counter %s %d: cpus %s" % (layout, n, r["cpus"]), errors)
                         check(r.get("ticks_per_increment", 0) > 0, "counter %s %d: ticks_per_increment" % (layout, n), errors)
+                        ns = (r.get("measures") or {}).get("ns_per_increment") or {}
+                        check((ns.get("median") or 0) > 0 and ns.get("unit") == "ns/increment",
+                              "counter %s %d: ns_per_increment %s" % (layout, n, ns), errors)
                         check(r.get("slowdown_pct") is not None, "counter %s %d: no slowdown" % (layout, n), errors)
         for rel in pairs_ok:
             got = [r for r in res if r.get("params", {}).get("placement") == "pair-" + rel]
@@ -244,18 +285,24 @@ def check_counter(pairs_ok, pairs_skipped):
 
 
 def check_locality(recs, errors):
-    """Every variant x accumulator x size x thread count x placement, check ok, sizes recorded."""
+    """Every variant x accumulator x size x thread count x placement, check ok, sizes recorded and named by
+    what they are on the machine (a role only where it holds, else the bytes)."""
     res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "locality"]
     ncpu = len(qbrecords.of_kind(recs, "cpu"))
     counts = [c for c in (1, 2, 4, 8, 16) if c <= ncpu] + ([ncpu] if ncpu & (ncpu - 1) else [])
-    for size in ("small", "llc", "dram"):
+    measured = [r for r in res if r.get("check") != "skipped"]
+    sizes = sorted({r["params"]["size"] for r in measured}, key=lambda s: min(
+        r["params"]["bytes"] for r in measured if r["params"]["size"] == s))
+    check(len(sizes) == 3, "locality sizes %s, expected three (l2, llc, dram or their bytes)" % sizes, errors)
+    for size in sizes:
         for variant in ("interleaved", "blocked-strided", "blocked"):
             for acc in ("shared-slot", "private"):
                 for n in counts:
                     for place in ("compact", "scatter"):
                         got = [r for r in res if r["variant"] == variant and r["threads"] == n
                                and r.get("params", {}).get("size") == size
-                               and r["params"].get("accumulator") == acc and r["params"].get("placement") == place]
+                               and r["params"].get("accumulator") == acc
+                               and (r["params"].get("placement") == place or place in r.get("same_placements", ()))]
                         what = "locality %s %s %s %d %s" % (size, variant, acc, n, place)
                         check(len(got) == 1, "%s: %d results" % (what, len(got)), errors)
                         for r in got:
@@ -263,8 +310,15 @@ def check_locality(recs, errors):
                             check(len(r.get("thread_ticks", [])) == n, "%s: thread_ticks" % what, errors)
                             check(r.get("bytes_per_tick", 0) > 0, "%s: bytes_per_tick" % what, errors)
                             check(r["params"].get("bytes", 0) == 4 * r["params"].get("ints", -1), "%s: bytes" % what, errors)
-    small = [r for r in res if r.get("params", {}).get("size") == "small"]
-    check(all(r["params"]["ints"] == 65536 for r in small), "small is not the seed's 64 Ki ints", errors)
+                            role = r["params"].get("size_role")
+                            check(size == role.lower() if role else size not in ("l1", "l2", "llc", "dram"),
+                                  "%s: size %s with role %s" % (what, size, role), errors)
+                            gb = (r.get("measures") or {}).get("gb_per_s") or {}
+                            check((gb.get("median") or 0) > 0 and gb.get("inverse") is True, "%s: gb_per_s %s" % (what, gb),
+                                  errors)
+    if sizes:
+        small = [r for r in measured if r["params"]["size"] == sizes[0]]
+        check(all(r["params"]["ints"] == 65536 for r in small), "the smallest size is not the seed's 64 Ki ints", errors)
 
 
 def check_first_touch(nodes):
@@ -396,21 +450,31 @@ def check_cpu_left_out(what, state, lost):
 
 
 def check_samples(recs, errors):
-    """samples=on: each result with repetitions lists every one, in ticks."""
+    """samples (on by default): each result with repetitions lists every one, in ticks, and which were flagged."""
     with_reps = [r for r in qbrecords.of_kind(recs, "result") if isinstance(r.get("clean"), dict)]
     check(with_reps, "no result with repetitions", errors)
     for r in with_reps:
         s = r.get("samples")
         if not isinstance(s, list) or len(s) != r.get("n"):
             errors.append("result %s/%s: samples %s for n=%s" % (r.get("workload"), r.get("variant"), s, r.get("n")))
+        elif not isinstance(r.get("samples_flagged"), list) or \
+                len(r["samples_flagged"]) != r["n"] - r["clean"]["reps"]:
+            errors.append("result %s/%s: samples_flagged %s with %s of %s clean"
+                          % (r.get("workload"), r.get("variant"), r.get("samples_flagged"), r["clean"]["reps"], r["n"]))
         elif sorted(s)[0] != r.get("min") or sorted(s)[-1] != r.get("max"):
             errors.append("result %s/%s: samples %s do not span min %s .. max %s"
                           % (r.get("workload"), r.get("variant"), s, r.get("min"), r.get("max")))
 
 
+def check_no_samples(recs, errors):
+    """samples=off: no result lists its repetitions."""
+    some = [r for r in qbrecords.of_kind(recs, "result") if "samples" in r or "samples_flagged" in r]
+    check(not some, "samples=off, yet %d result(s) list samples" % len(some), errors)
+
+
 CASES = [
-    Case("smp1", 1),
-    Case("smp2", 2, args="samples=on", extra_check=check_samples),
+    Case("smp1", 1, args="samples=off", extra_check=check_no_samples),
+    Case("smp2", 2, extra_check=check_samples),
     Case("smp4", 4),
     Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2),
     Case("bad-options", 2, args="reps=abc bogus=1 cpus=0 workloads=selftest,nosuch workloads=selftst profile=fast",
