@@ -12,6 +12,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define SAMPLE_BYTES 11 /* one number of a samples list (up to 10 digits and a comma) */
+#define NOTE_LEN 160
 #define PLAN_REFIT_NOTE_S 1.0 /* a refit that moves the end by more than this is said */
 #define STATUS_MS 1000               /* the status line at most this often */
 #define PLAN_CONFIGS_PER_RECORD 300  /* configurations listed in one plan_configs record */
@@ -23,6 +24,7 @@ static struct plan the_plan;
 static struct seq_run *cur;
 static const struct plan_item *cur_item;
 static uint64_t item_start, last_progress, last_status;
+static char samples_note[NOTE_LEN];              /* why the plan left the samples out, or empty */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void dur(char *buf, size_t cap, double s)
@@ -74,6 +76,40 @@ static void progress(bool text)
 	last_status = now;
 }
 
+/* How far a fit had to give way: 0 as asked (or no budget) .. 3 configurations skipped. */
+static int fit_severity(const struct plan *p)
+{
+	static const char *const steps[] = { "units scaled", "repetitions lowered", "configurations skipped" };
+	for (int i = 0; i < 3; i++)
+		if (p->how && !strcmp(p->how, steps[i]))
+			return i + 1;
+	return 0;
+}
+
+/* Samples cost serial time. When the budget cannot afford them, a fit without
+ * them that gives way less wins, and the run leaves them out (and says so). */
+static void fit_samples(struct plan *p)
+{
+	if (!p->bytes_per_rep || !fit_severity(p))
+		return;
+	int with = fit_severity(p);
+	uint32_t skipped = p->n_skipped, cap = p->reps_cap;
+	double scale = p->scale, est = p->estimated_s;
+	p->bytes_per_rep = 0;
+	plan_fit(p);
+	bool better = fit_severity(p) < with || p->n_skipped < skipped || p->scale > scale ||
+		      (cap && (!p->reps_cap || p->reps_cap > cap));
+	if (!better) {
+		p->bytes_per_rep = SAMPLE_BYTES;
+		plan_fit(p);
+		return;
+	}
+	reps_keep_samples(false);
+	fmt_snprintf(samples_note, sizeof(samples_note),
+		     "left out: printing every repetition does not fit the budget (%.0f s as planned with them)", est);
+	kprintf("plan: samples %s\n", samples_note);
+}
+
 static void emit_plan_records(const struct seq_run *s, const struct plan *p)
 {
 	struct rec *r = console_rec_open("plan");
@@ -92,6 +128,7 @@ static void emit_plan_records(const struct seq_run *s, const struct plan *p)
 	if (p->n_lost)
 		rec_u64(r, "not_planned", p->n_lost);
 	rec_bool(r, "plan_only", s->plan_only);
+	rec_str(r, "samples", samples_note[0] ? samples_note : reps_samples_on() ? "kept" : "off (samples=off)");
 	rec_arr_begin(r, "workloads");
 	for (unsigned w = 0; w < wl_count; w++) {
 		if (!((s->workloads >> w) & 1))
@@ -313,6 +350,7 @@ void seq_go(struct seq_run *s)
 	run_default_timeout_ms = saved_bound;
 	p->spent_s = seq_seconds(tsc_read() - s->start_tsc);
 	plan_fit(p);
+	fit_samples(p);
 	print_plan(s, p);
 	emit_plan_records(s, p);
 	if (s->plan_only)
