@@ -36,7 +36,8 @@ BUILD   ?= build
 
 # ---- host unit tests ----------------------------------------------------------
 # Each tests/unit/NAME.mk adds NAME to UNIT_TESTS and sets NAME_SRCS: the test
-# file plus the real kernel/boot/workload sources it exercises.
+# file plus the real kernel/boot/workload sources it exercises (NAME_CFLAGS:
+# more flags, such as -Itools/twin for the Linux twin's units).
 UNIT_TESTS :=
 include $(sort $(wildcard tests/unit/*.mk))
 
@@ -48,7 +49,7 @@ UNIT_BINS := $(patsubst %,$(BUILD)/host/%,$(UNIT_TESTS))
 
 define unit_rule
 $(BUILD)/host/$(1): $$($(1)_SRCS) $$(wildcard kernel/*/*.h boot/*.h workloads/*.h tests/unit/*.h) | $(BUILD)/host
-	$$(HOSTCC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) -lm
+	$$(HOSTCC) $$(HOST_CFLAGS) $$($(1)_CFLAGS) -o $$@ $$($(1)_SRCS) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
