@@ -360,7 +360,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 	@echo "  RUN $< $(TWIN_TEST_ARGS)"
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$< $(TWIN_TEST_ARGS) > $(BUILD)/twin/hosttest.log; status=$$?; \
-		python3 tests/twin/check_twin.py --exit-status $$status $(BUILD)/twin/hosttest.log
+		python3 tests/twin/check_twin.py --here --exit-status $$status $(BUILD)/twin/hosttest.log
 # ---- host twin (end) --------------------------------------------------------
 
 # Everything above that CI must run: the image boots, the flasher's refusals,

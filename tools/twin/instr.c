@@ -180,10 +180,14 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 	(void)safe;
 	caps = pmu_detect_os(&hostcpu[0].snap);
 	find_l3s();
+	memset(slot, 0, sizeof(slot));
 	for (uint32_t c = 0; c < QB_MAX_CPUS; c++) {
 		perfcount_init(&slot[c].core);
+		perfnoise_close(&slot[c].noise);   /* an empty group: no fd */
 		perfcount_init(&l3grp[c]);
 	}
+	thread_why_taken = 0;
+	counting = have_core = false;
 	perfnoise_detect(&ncaps);
 	perfcount_choose(&caps, PMU_GOAL_CYCLES_INSNS, -1, &boot_core);
 	perfcount_choose(&caps, PMU_GOAL_LLC, n_l3 ? l3_os_cpu[0] : -1, &boot_l3);
