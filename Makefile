@@ -36,7 +36,8 @@ BUILD   ?= build
 
 # ---- host unit tests ----------------------------------------------------------
 # Each tests/unit/NAME.mk adds NAME to UNIT_TESTS and sets NAME_SRCS: the test
-# file plus the real kernel/boot/workload sources it exercises.
+# file plus the real kernel/boot/workload sources it exercises (NAME_CFLAGS:
+# more flags, such as -Itools/twin for the Linux twin's units).
 UNIT_TESTS :=
 include $(sort $(wildcard tests/unit/*.mk))
 
@@ -48,7 +49,7 @@ UNIT_BINS := $(patsubst %,$(BUILD)/host/%,$(UNIT_TESTS))
 
 define unit_rule
 $(BUILD)/host/$(1): $$($(1)_SRCS) $$(wildcard kernel/*/*.h boot/*.h workloads/*.h tests/unit/*.h) | $(BUILD)/host
-	$$(HOSTCC) $$(HOST_CFLAGS) -o $$@ $$($(1)_SRCS) -lm
+	$$(HOSTCC) $$(HOST_CFLAGS) $$($(1)_CFLAGS) -o $$@ $$($(1)_SRCS) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
@@ -327,7 +328,7 @@ flashtest:
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
 TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c kernel/run/options.c kernel/run/options_report.c kernel/console/console_text.c \
-	kernel/run/report.c kernel/measure/topo.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c
+	kernel/run/report.c kernel/measure/topo.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/measure/pmu.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
@@ -359,7 +360,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 	@echo "  RUN $< $(TWIN_TEST_ARGS)"
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$< $(TWIN_TEST_ARGS) > $(BUILD)/twin/hosttest.log; status=$$?; \
-		python3 tests/twin/check_twin.py --exit-status $$status $(BUILD)/twin/hosttest.log
+		python3 tests/twin/check_twin.py --here --exit-status $$status $(BUILD)/twin/hosttest.log
 # ---- host twin (end) --------------------------------------------------------
 
 # Everything above that CI must run: the image boots, the flasher's refusals,

@@ -257,6 +257,8 @@ static bool plan_add(struct plan_ctx *x, const struct ev_code *e)
 	ev = &p->ev[p->n];
 	memset(ev, 0, sizeof(*ev));
 	ev->name = e->name;
+	ev->event = e->event;
+	ev->umask = e->umask;
 	if (c->kind == PMU_INTEL_ARCH && intel_fixed_has(c, e->fixed)) {
 		uint32_t shift = (uint32_t)e->fixed * FIXED_CTR_CTRL_BITS;
 
@@ -396,9 +398,8 @@ static void detect_amd(const struct cpuid_snap *s, struct pmu_caps *c)
 		c->n_l3 = AMD_L3_COUNTERS;
 }
 
-/* ---- Public Functions ------------------------------------------------------ */
-
-struct pmu_caps pmu_detect(const struct cpuid_snap *s)
+/* pmu_detect, with the hypervisor gate (the kernel) or without (under an OS). */
+static struct pmu_caps detect(const struct cpuid_snap *s, bool gate_hypervisor)
 {
 	struct pmu_caps c;
 
@@ -406,7 +407,7 @@ struct pmu_caps pmu_detect(const struct cpuid_snap *s)
 	c.vendor = cpuid_snap_vendor(s);
 	c.family = cpuid_snap_family(s);
 	c.model = cpuid_snap_model(s);
-	if (cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR))
+	if (gate_hypervisor && cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR))
 		c.why = "hypervisor: counters are virtual or absent";
 	else if (c.vendor == CPU_VENDOR_INTEL)
 		detect_intel(s, &c);
@@ -422,6 +423,18 @@ struct pmu_caps pmu_detect(const struct cpuid_snap *s)
 	}
 	describe(&c);
 	return c;
+}
+
+/* ---- Public Functions ------------------------------------------------------ */
+
+struct pmu_caps pmu_detect(const struct cpuid_snap *s)
+{
+	return detect(s, true);
+}
+
+struct pmu_caps pmu_detect_os(const struct cpuid_snap *s)
+{
+	return detect(s, false);
 }
 
 const char *pmu_describe(const struct pmu_caps *c)

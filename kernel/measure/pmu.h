@@ -64,6 +64,8 @@ struct pmu_event {
 	uint8_t width;		/* counter bits: deltas are taken modulo 2^width */
 	uint8_t scope;		/* enum pmu_scope */
 	bool fixed;		/* an Intel fixed-function counter */
+	uint16_t event;		/* the event select as the manuals name it (AMD: 12 bits) */
+	uint8_t umask;		/* its unit mask */
 };
 
 /* The events for one goal and the global enable that starts them. */
@@ -87,6 +89,15 @@ typedef void (*pmu_wrmsr_fn)(uint32_t msr, uint64_t value);
  * and without leaf 0xA the result is PMU_NONE with a reason in why.
  */
 struct pmu_caps pmu_detect(const struct cpuid_snap *s);
+
+/*
+ * As pmu_detect, for a program under an operating system that decides
+ * itself whether counters exist (Linux's perf_event_open answers that): the
+ * hypervisor bit gates nothing, so the CPU's vendor and family choose the
+ * events, and the caller tries them and reports the OS's answer. The kernel
+ * uses pmu_detect.
+ */
+struct pmu_caps pmu_detect_os(const struct cpuid_snap *s);
 
 /* Returns a one-line description for the records, such as "intel arch v4,
  * 4 gp x 48 bit, 3 fixed", "amd core ext, 6 gp, l3 6" or "none". */

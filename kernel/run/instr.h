@@ -28,6 +28,8 @@ struct instr_mark {
 	bool sched_ok;               /* Linux twin: the thread's switches and CPU were read */
 	uint64_t switches;           /* Linux twin: context switches so far */
 	int32_t cpu;                 /* Linux twin: the CPU it started on */
+	bool perf_noise;             /* Linux twin: perf's msr events were read into s */
+	uint64_t pmu_start[PMU_MAX_EVENTS]; /* Linux twin: the perf counters at the start */
 };
 
 /* turbo= and prefetch=, in the order of enum opt_tristate (kernel/run/options.h). */

@@ -11,7 +11,14 @@ Checks, each counted as passed or failed:
 - no ok result with a reason, and cold_pct a number for the seeds' eviction read and clflush;
 - no error records but "tsc disagreement" (others can be allowed with --allow-error);
 - done last, status ok, its record count matching the log, and the exit
-  status (--exit-status) 0 exactly when done says ok.
+  status (--exit-status) 0 exactly when done says ok;
+- the `state` record names the PMU and the noise sources; every result's
+  `smis` is a count or "unavailable: <reason>", its `counters` an object of
+  numbers or "unavailable" with `counters_note` "unavailable: <reason>";
+- with --here (the log was just made on this machine): `smis` is a count
+  exactly when perf's msr PMU lists `smi` and the run was root, and without
+  a core PMU driver in sysfs no result has counters and the state record
+  says "no PMU driver".
 A failing run prints its log. The last line is "twin: N passed, N failed".
 """
 import argparse
@@ -24,6 +31,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import qbrecords  # noqa: E402
 
 DEFAULT_WORKLOADS = "selftest,counter,locality,first-touch"
+PMU_DIR = "/sys/bus/event_source/devices"
+CORE_PMUS = ("cpu", "cpu_core", "cpu_atom")
 
 
 class Tally:
@@ -105,6 +114,59 @@ def check_run(recs, problems, args, t):
         t.check(args.exit_status != 0, "exit status 0 without a done record")
 
 
+def this_machine():
+    """What perf offers here: (smi counted, a core PMU driver), as the twin would find them."""
+    smi = os.path.exists(os.path.join(PMU_DIR, "msr", "events", "smi")) and os.geteuid() == 0
+    core = any(os.path.exists(os.path.join(PMU_DIR, p, "type")) for p in CORE_PMUS)
+    return smi, core
+
+
+def is_reason(v):
+    return isinstance(v, str) and v.startswith("unavailable: ") and len(v) > len("unavailable: ")
+
+
+def check_perf(recs, args, t):
+    """The twin's counters and noise detectors through perf (issue 23 part 8)."""
+    states = [s for s in qbrecords.of_kind(recs, "state") if s.get("scope") == "run"]
+    if not t.check(len(states) >= 1, "no state record of the run"):
+        return
+    st = states[0]
+    src = st.get("noise_sources") or {}
+    t.check(isinstance(st.get("pmu"), str) and st.get("pmu"), "state: no pmu: %r" % st.get("pmu"))
+    t.check(st.get("pmu") != "none" or is_reason(st.get("pmu_counters")),
+            "state: pmu none without the reason: %r" % st.get("pmu_counters"))
+    for k in ("smi_count", "aperf_mperf"):
+        t.check(src.get(k) is True or is_reason(src.get(k)), "state: noise_sources.%s is %r" % (k, src.get(k)))
+    results = [r for r in qbrecords.of_kind(recs, "result") if isinstance(r.get("noise"), dict)]
+    t.check(results, "no result carries noise")
+    smi_counted = src.get("smi_count") is True
+    for r in results:
+        name = "%s/%s" % (r.get("workload"), r.get("variant"))
+        smis = r["noise"].get("smis")
+        if smi_counted:
+            t.check(isinstance(smis, int) and not isinstance(smis, bool), "%s: smis %r while the state counts SMIs" % (name, smis))
+        else:
+            t.check(smis == src.get("smi_count"), "%s: smis %r, the state says %r" % (name, smis, src.get("smi_count")))
+        c = r.get("counters")
+        if isinstance(c, dict):
+            t.check(c and all(isinstance(v, (int, float)) for v in c.values()), "%s: counters %r" % (name, c))
+        else:
+            t.check(c == "unavailable" and is_reason(r.get("counters_note")),
+                    "%s: counters %r with note %r" % (name, c, r.get("counters_note")))
+    if not args.here:
+        return
+    smi, core = this_machine()
+    t.check(smi_counted == smi, "smi_count %r here, where perf's msr PMU %s smi and we are %sroot"
+            % (src.get("smi_count"), "lists" if os.path.exists(os.path.join(PMU_DIR, "msr", "events", "smi"))
+               else "does not list", "" if os.geteuid() == 0 else "not "))
+    if not core:
+        t.check(st.get("pmu") == "none" and "no PMU driver" in str(st.get("pmu_counters")),
+                "state: no core PMU in %s, yet pmu %r, pmu_counters %r" % (PMU_DIR, st.get("pmu"), st.get("pmu_counters")))
+        for r in results:
+            t.check(not isinstance(r.get("counters"), dict), "%s/%s: counters without a PMU driver"
+                    % (r.get("workload"), r.get("variant")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log")
@@ -112,10 +174,13 @@ def main():
     ap.add_argument("--workloads", default=DEFAULT_WORKLOADS, help="comma list that must have run")
     ap.add_argument("--allow-error", action="append", default=[], metavar="WHAT",
                     help="an error record's `what` that does not fail the check (repeatable)")
+    ap.add_argument("--here", action="store_true",
+                    help="the log was just made on this machine: check perf's answers against its sysfs")
     args = ap.parse_args()
     recs, problems = qbrecords.parse_file(args.log)
     t = Tally()
     check_run(recs, problems, args, t)
+    check_perf(recs, args, t)
     if t.failed:
         with open(args.log, encoding="latin-1") as f:
             sys.stdout.write("---- %s\n%s---- end of %s\n" % (args.log, f.read(), args.log))

@@ -10,6 +10,7 @@
 #include "hostfault.h"
 #include "hostmachine.h"
 #include "hostnuma.h"
+#include "instr.h"
 #include "lib.h"
 #include "options.h"
 #include "options_report.h"
@@ -175,8 +176,11 @@ int main(int argc, char **argv)
 	hostmachine_report_memory();
 	hostmachine_report_cpus();
 	hostmachine_report_caches();
+	instr_init(INSTR_KEEP, INSTR_KEEP, false);           /* perf: the kernel's counter plans, SMIs, APERF/MPERF */
+	instr_state_apply();                                 /* the state record: what perf offered, and why not */
 	report_lava_lines(opts.lava == OPT_ON);              /* after the machine: its qb-lava: lines, then one per result */
 	run_online_set(&online, opts.cpus);
 	run_workloads(boot_tsc);
+	instr_state_restore();                               /* perf's events closed; the closing state record */
 	finish_now(true);
 }
