@@ -241,7 +241,12 @@ static void node_matrix(const struct wl_ctx *ctx)
 				cpu = (int)ctx->cpu_of_topo[k];
 		for (uint32_t j = 0; j < n; j++) {
 			lat[i][j] = bw[i][j] = -1;
-			uint64_t phys = cpu >= 0 ? pmm_alloc(bytes / FT_PAGE, (int)j, FT_PAGE, 0, PMM_WORKLOAD) : 0;
+			/* In whole 2 MiB pages, as the kernel maps RAM (the twin then asks
+			 * for transparent huge pages): 4 KiB pages would add a page walk
+			 * to the chase's loads on one platform only. */
+			uint64_t phys = cpu >= 0 ? pmm_alloc(bytes / FT_PAGE, (int)j, DEMAND_PAGE_2M, 0, PMM_WORKLOAD) : 0;
+			if (cpu >= 0 && !phys)
+				phys = pmm_alloc(bytes / FT_PAGE, (int)j, FT_PAGE, 0, PMM_WORKLOAD);
 			if (!phys)
 				continue; /* a node without CPUs or without memory: null in the matrix */
 			chase.buf = (uint64_t *)(uintptr_t)phys;

@@ -217,6 +217,8 @@ void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
 	 * add a TLB miss to every page zeroed. */
 	uint64_t held = ALIGN_UP(n * FT_PAGE, DEMAND_PAGE_2M) / FT_PAGE;
 	uint64_t phys = pmm_alloc(held, (int)ctx->topo->cpu[0].node, DEMAND_PAGE_2M, 0, PMM_WORKLOAD);
+	if (!phys) /* no whole 2 MiB page free there: 4 KiB-aligned pages, as before */
+		phys = pmm_alloc(held, (int)ctx->topo->cpu[0].node, FT_PAGE, 0, PMM_WORKLOAD);
 	if (!phys) {
 		for (unsigned w = 0; w < ARRAY_SIZE(ways); w++)
 			ft_skip(ways[w].variant, "no memory for the pages");
