@@ -11,7 +11,9 @@
  *      and the first access to a mapped page (TLB miss) against a hot one;
  *   3. 4 KiB against 2 MiB pages;
  *   4. NUMA placement by first touch (first_touch_numa.c).
- * The TLB-miss and hot-access steps of part 2 are in first_touch_tlb.c.
+ * The per-page steps of parts 2 and 3 are in first_touch_pages.c, the
+ * TLB-miss and hot-access steps in first_touch_tlb.c, and what each result
+ * measures (ns per page, GB/s) in first_touch_measures.c.
  *
  * Each part is a configuration of the plan (workloads/sequence.h). Their
  * costs come from a model calibrated at planning time: the cost of one
@@ -22,6 +24,7 @@
 #include "console.h"
 #include "demand.h"
 #include "finish.h"
+#include "first_touch_measures.h"
 #include "fmt.h"
 #include "lib.h"
 #include "pmm.h"
@@ -39,7 +42,6 @@
 #define QUICK_PAGES 256
 #define FULL_LARGE_PAGES 64              /* 2 MiB pages */
 #define QUICK_LARGE_PAGES 4
-#define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define SRC_PATTERN 0x9e3779b9u          /* anything non-zero and varying */
 #define FIT_DIVISOR 4                    /* each large buffer takes at most a quarter of free memory */
 #define MIN_PAGES 64                     /* fewer pages give no usable median */
@@ -49,49 +51,27 @@
 #define COPY_PASSES_PER_ITERATION 3      /* the copy, and the checksums read around it */
 #define NUMA_PASSES 4                    /* two placement cases, each written then read */
 #define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */
-#define REC_BYTES 1500
+#define REC_BYTES 1500                   /* a result's record and line, without samples */
+#define SAMPLE_BYTES 11                  /* one number of a samples list (up to 10 digits and a comma) */
 #define NUMA_CHASE_STEPS_FULL 2000000ull
 #define NUMA_CHASE_STEPS_QUICK 20000ull
 #define NUMA_MATRIX_BYTES_FULL (256ull << 20)
 #define NUMA_MATRIX_BYTES_QUICK (2ull << 20)
 #define NUMA_BYTES_FULL (1ull << 30)
 #define NUMA_BYTES_QUICK (16ull << 20)
+#define TEXT_LEN 96
 
 enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
 
 /* ---- Private Variables ---------------------------------------------------- */
-static uint64_t samples[FT_MAX_SAMPLES];
-static uint64_t scratch[FT_MAX_SAMPLES];
-static struct cpuset bsp;
-static double first_vs_later;    /* copy-none-warm: iteration 1 against the mean of 2-5 */
-static double fault_4k_ticks;    /* demand-zero-4k: median ticks per fault */
+static double first_vs_later;    /* copy-none-warm: iteration 1 over the figure's median (0: not measured) */
+static double fault_4k;          /* demand-zero-4k: the figure's ns per page (negative: not measured) */
 
 /* The sizes, decided at planning and kept for the run. */
 static struct ft_sizes {
 	uint64_t ints, pages, large;
 } sz;
-
-/* ---- Public helpers (first_touch.h) -------------------------------------- */
-struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
-			   uint64_t bytes, const char *flush)
-{
-	(void)ctx;
-	struct rec *r = report_result_open("first-touch", variant, set);
-	rec_obj_begin(r, "params");
-	if (bytes)
-		rec_u64(r, "bytes", bytes);
-	rec_str(r, "flush", flush);
-	rec_obj_end(r);
-	return r;
-}
-
-void ft_skip(const char *variant, const char *why)
-{
-	struct rec *r = report_result_open("first-touch", variant, 0);
-	report_result_close(r, "skipped", why);
-	kprintf("  %-22s skipped: %s\n", variant, why);
-}
 
 /* ---- Private Functions ---------------------------------------------------- */
 static uint64_t sum32(const volatile uint32_t *a, uint64_t n)
@@ -102,17 +82,22 @@ static uint64_t sum32(const volatile uint32_t *a, uint64_t n)
 	return s;
 }
 
-static void flush_bsp(void)
+/* An iteration's time as the copy lines print it: microseconds, or ticks
+ * without a TSC frequency (the header says which). */
+static double shown(uint64_t ticks)
 {
-	run_flush(&bsp);
+	return tsc_hz() ? (double)ticks * 1e6 / (double)tsc_hz() : (double)ticks;
 }
 
-/* One case of the seed's experiment; true if every check held. */
+/* One case of the seed's experiment; true if every check held. The source
+ * is read before it is ever written when nothing is warmed: its region
+ * zeroes a page on a first read too (DEMAND_ZERO_ON_READ), as the seed's
+ * Windows does, on both platforms. */
 static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 {
 	const char *why = 0;
 	uint64_t bytes = ints * sizeof(uint32_t);
-	struct demand_region *src = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	struct demand_region *src = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_ON_READ, 0, &why);
 	struct demand_region *dst = src ? demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) : 0;
 	if (!src || !dst) {
 		demand_destroy(src);
@@ -146,7 +131,7 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 	uint64_t ticks[ITERATIONS], faults[ITERATIONS];
 	struct reps *log = reps_begin(1);
 	for (int it = 0; it < ITERATIONS; it++) {
-		flush_bsp();
+		run_flush(ft_bsp(ctx));
 		uint64_t f0 = demand_faults(src) + demand_faults(dst);
 		struct instr_mark mark;
 		struct instr_thread seen;
@@ -170,9 +155,20 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 			fail = "the fault count is not the number of fresh pages touched";
 		}
 	}
-	struct rec *r = ft_result_open(ctx, case_names[c], &bsp, bytes,
+	struct rec *r = ft_result_open(ctx, case_names[c], ft_bsp(ctx), bytes,
 				       ctx->has_wbinvd ? "wbinvd-each-iteration" : "eviction-read-each-iteration");
 	reps_report(r, log);
+	struct ft_measures fm;
+	char text[TEXT_LEN];
+	ft_measures_of(FT_KIND_COPY, FT_PAGE, bytes, 1, &fm);
+	ft_write_measures(r, &fm, text, sizeof(text));
+	/* Iteration 1 against the figure (the clean iterations' median unless noisy). */
+	const struct stats *fig = report_figure();
+	double first = fig && fig->median > 0 ? (double)ticks[0] / fig->median : 0;
+	if (first > 0)
+		rec_f64(r, "first_vs_later", first, 2);
+	else
+		rec_null(r, "first_vs_later");
 	rec_arr_begin(r, "iteration_ticks");
 	for (int it = 0; it < ITERATIONS; it++)
 		rec_u64(r, 0, ticks[it]);
@@ -186,202 +182,15 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 	else
 		rec_null(r, "handler_ticks"); /* the OS's handler is not ours to clock */
 	report_result_close(r, ok ? "ok" : "fail", fail);
-	if (c == WARM_NONE) {
-		double later = 0;
-		for (int it = 1; it < ITERATIONS; it++)
-			later += (double)ticks[it] / (ITERATIONS - 1);
-		first_vs_later = later > 0 ? (double)ticks[0] / later : 0;
-	}
+	if (c == WARM_NONE)
+		first_vs_later = first;
 	kprintf("  %-16s", case_names[c]);
 	for (int it = 0; it < ITERATIONS; it++)
-		kprintf(" %12llu (%5llu f)", (unsigned long long)ticks[it], (unsigned long long)faults[it]);
-	kprintf("%s\n", ok ? "" : "  CHECK FAILED");
+		kprintf(" %10.1f (%5llu f)", shown(ticks[it]), (unsigned long long)faults[it]);
+	kprintf("%s\n  %-16s %s\n", ok ? "" : "  CHECK FAILED", "", text);
 	demand_destroy(dst);
 	demand_destroy(src);
 	return ok;
-}
-
-/* Touch one word of every page of a fresh region, each touch timed. Reads
- * first (the value must be zero), then writes. Returns false on a bad check. */
-static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, const char **fail)
-{
-	volatile uint64_t *base = demand_base(r);
-	bool ok = true;
-	for (uint64_t i = 0; i < n; i++) {
-		volatile uint64_t *w = (volatile uint64_t *)((uintptr_t)base + i * stride);
-		uint64_t t0 = tsc_start();
-		uint64_t v = *w;
-		uint64_t t1 = tsc_end();
-		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
-		*w = i + 1;
-		if (v != 0) {
-			ok = false;
-			*fail = "a freshly faulted page did not read as zero";
-		}
-	}
-	/* The rest of each page must be zero too (checked untimed). */
-	for (uint64_t i = 0; i < n && ok; i++) {
-		const volatile uint64_t *p = (const volatile uint64_t *)((uintptr_t)base + i * stride);
-		for (uint64_t k = 1; k < stride / sizeof(uint64_t); k++)
-			if (p[k]) {
-				ok = false;
-				*fail = "a freshly faulted page did not read as zero";
-				break;
-			}
-	}
-	if (demand_faults(r) != n) {
-		ok = false;
-		*fail = "the fault count is not the number of pages touched";
-	}
-	return ok;
-}
-
-/* ---- Public helpers (first_touch.h), continued --------------------------- */
-void ft_report_pages(const struct wl_ctx *ctx, const char *variant, const uint64_t *per, uint64_t n, uint64_t page,
-		     unsigned fields, const struct demand_region *r, bool ok, const char *fail,
-		     const struct instr_thread *span)
-{
-	struct stats st;
-	stats_compute(per, MIN(n, (uint64_t)FT_MAX_SAMPLES), scratch, &st);
-	struct rec *rec = ft_result_open(ctx, variant, &bsp, fields & FT_PAGES_FAULTS ? n * page : 0,
-					 wl_flush_method(ctx));
-	if (fields & FT_PAGES_BYTES)
-		rec_u64(rec, "page_bytes", page);
-	report_stats(rec, "ticks", &st);
-	reps_report_span(rec, span);
-	if (fields & FT_PAGES_FAULTS)
-		rec_f64(rec, "ticks_per_fault", st.median, 1);
-	if (!strcmp(variant, "demand-zero-4k"))
-		fault_4k_ticks = st.median;
-	if (fields & FT_PAGES_BYTES)
-		rec_f64(rec, "ticks_per_byte", st.median / (double)page, 4);
-	if (r) {
-		uint64_t f = demand_faults(r);
-		rec_u64(rec, "faults", f);
-		if (ctx->has_fault_internals && f) {
-			rec_f64(rec, "handler_ticks_per_fault", (double)demand_handler_ticks(r) / (double)f, 1);
-			rec_f64(rec, "zero_ticks_per_fault", (double)demand_zero_ticks(r) / (double)f, 1);
-		} else {
-			rec_null(rec, "handler_ticks_per_fault");
-			rec_null(rec, "zero_ticks_per_fault");
-		}
-	}
-	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : fail);
-	if (fields & FT_PAGES_BYTES)
-		kprintf("  %-22s median %10.0f ticks per %s page, %8.4f ticks/byte%s\n", variant, st.median,
-			page == DEMAND_PAGE_2M ? "2 MiB" : "4 KiB", st.median / (double)page, ok ? "" : "  CHECK FAILED");
-	else
-		kprintf("  %-22s median %10.0f ticks per access%s\n", variant, st.median, ok ? "" : "  CHECK FAILED");
-}
-
-static const struct plan_item *take(const struct wl_ctx *ctx, uint32_t *cursor);
-
-/* Demand-zero faults: with prezeroed pages (entry and return only), the whole path, and 2 MiB pages. */
-static void fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
-{
-	static const struct { const char *variant; uint64_t page; enum demand_zeroing z; } kinds[] = {
-		{ "page-fault-entry", DEMAND_PAGE_4K, DEMAND_PREZEROED },
-		{ "demand-zero-4k", DEMAND_PAGE_4K, DEMAND_ZERO_STOSB },
-		{ "demand-zero-2m", DEMAND_PAGE_2M, DEMAND_ZERO_STOSB },
-	};
-	for (unsigned k = 0; k < ARRAY_SIZE(kinds); k++) {
-		if (kinds[k].z == DEMAND_PREZEROED && !ctx->has_fault_internals) {
-			/* User space sees only whole faults: no prezeroed pool, no handler clock. */
-			ft_skip(kinds[k].variant, "needs the kernel's fault handler (ring 0)");
-			continue;
-		}
-		const struct plan_item *it = take(ctx, cursor);
-		if (!it || it->skip) {
-			ft_skip(kinds[k].variant, it ? seq_skip_reason(it) : "not in the plan");
-			continue;
-		}
-		uint64_t pages = it->units;
-		const char *why = 0, *fail = 0;
-		struct demand_region *r = demand_create(pages * kinds[k].page, kinds[k].page, DEMAND_FIRST_TOUCH,
-							kinds[k].z, 0, &why);
-		if (!r) {
-			ft_skip(kinds[k].variant, why);
-			continue;
-		}
-		flush_bsp();
-		struct instr_mark mark;
-		struct instr_thread span;
-		instr_begin(&mark);
-		bool ok = touch_pages(r, kinds[k].page, pages, &fail);
-		instr_end(&mark, &span);
-		ft_report_pages(ctx, kinds[k].variant, samples, pages, kinds[k].page, FT_PAGES_FAULTS | FT_PAGES_BYTES, r, ok, fail, &span);
-		demand_destroy(r);
-	}
-}
-
-static void zero_rep_stosb(void *p, uint64_t n)
-{
-	__asm__ volatile("rep stosb" : "+D"(p), "+c"(n) : "a"(0) : "memory");
-}
-
-static void zero_nt(void *p, uint64_t n)
-{
-	uint64_t *q = p;
-	for (uint64_t i = 0; i < n / sizeof(uint64_t); i++)
-		__asm__ volatile("movnti %1, %0" : "=m"(q[i]) : "r"(0ull));
-	__asm__ volatile("sfence" ::: "memory");
-}
-
-static void zero_clzero(void *p, uint64_t n)
-{
-	for (uint64_t off = 0; off < n; off += FT_LINE)
-		__asm__ volatile(".byte 0x0f, 0x01, 0xfc" /* clzero [rax] */ : : "a"((uintptr_t)p + off) : "memory");
-	__asm__ volatile("sfence" ::: "memory");
-}
-
-/* Zeroing one 4 KiB page, each way, on pages just flushed from the caches. */
-static void zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor)
-{
-	uint64_t n = sz.pages;
-	static const struct { const char *variant; void (*fn)(void *, uint64_t); } ways[] = {
-		{ "zero-rep-stosb", zero_rep_stosb },
-		{ "zero-nt", zero_nt },
-		{ "zero-clzero", zero_clzero },
-	};
-	const struct cpuid_snap *s = ctx->bsp_cpuid;
-	bool amd = cpu_vendor_is_amd(cpuid_snap_vendor(s));
-	bool clzero = amd && s->have_ext8 && (s->ext8.ebx & CPUID_E8_EBX_CLZERO);
-	uint64_t phys = pmm_alloc(n, (int)ctx->topo->cpu[0].node, FT_PAGE, 0, PMM_WORKLOAD);
-	if (!phys) {
-		for (unsigned w = 0; w < ARRAY_SIZE(ways); w++)
-			ft_skip(ways[w].variant, "no memory for the pages");
-		return;
-	}
-	uint8_t *pages = (uint8_t *)(uintptr_t)phys;
-	for (unsigned w = 0; w < ARRAY_SIZE(ways); w++) {
-		if (w == 2 && !clzero) {
-			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
-			continue;
-		}
-		const struct plan_item *it = take(ctx, cursor);
-		if (!it || it->skip) {
-			ft_skip(ways[w].variant, it ? seq_skip_reason(it) : "not in the plan");
-			continue;
-		}
-		uint64_t pages_now = MIN(n, it->units);
-		memset(pages, 0xa5, pages_now * FT_PAGE);
-		flush_bsp();
-		struct instr_mark mark;
-		struct instr_thread span;
-		instr_begin(&mark);
-		for (uint64_t i = 0; i < pages_now; i++) {
-			uint64_t t0 = tsc_start();
-			ways[w].fn(pages + i * FT_PAGE, FT_PAGE);
-			uint64_t t1 = tsc_end();
-			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
-		}
-		instr_end(&mark, &span);
-		bool ok = true;
-		for (uint64_t i = 0; i < pages_now * FT_PAGE && ok; i++)
-			ok = pages[i] == 0;
-		ft_report_pages(ctx, ways[w].variant, samples, pages_now, FT_PAGE, FT_PAGES_BYTES, 0, ok, "a page was not zeroed", &span);
-	}
-	pmm_free(phys, n, PMM_WORKLOAD);
 }
 
 /* Sizes: the profile's, shrunk to fit: src and dst (and the 2 MiB pages)
@@ -420,7 +229,7 @@ static double time_faults(uint64_t page, uint64_t n)
 }
 
 /* Seconds to copy one byte, cache-cold. */
-static double time_copy(void)
+static double time_copy(const struct wl_ctx *ctx)
 {
 	uint64_t pages = 2 * CALIB_COPY_BYTES / FT_PAGE;
 	uint64_t phys = pmm_alloc(pages, PMM_ANY_NODE, FT_PAGE, 0, PMM_WORKLOAD);
@@ -430,7 +239,7 @@ static double time_copy(void)
 	uint64_t n = CALIB_COPY_BYTES / sizeof(uint32_t);
 	for (uint64_t i = 0; i < n; i++)
 		src[i] = (uint32_t)i;
-	flush_bsp();
+	run_flush(ft_bsp(ctx));
 	uint64_t t0 = tsc_read();
 	for (uint64_t i = 0; i < n; i++)
 		((volatile uint32_t *)dst)[i] = src[i];
@@ -449,19 +258,26 @@ static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t
 	it->want_units = want;
 	it->min_units = MIN(want, min);
 	it->want_reps = 0; /* each part is one measurement with its own samples */
-	it->out_bytes = REC_BYTES;
+	/* A per-page result keeps up to REPS_MAX of its page timings as samples. */
+	it->out_bytes = REC_BYTES + (reps_samples_on() && unit == PLAN_UNIT_ITERS ? REPS_MAX * SAMPLE_BYTES : 0);
 	it->unit_s = unit_s;
 	return it;
 }
 
-static bool has_clzero(const struct wl_ctx *ctx)
+/* The text of the run's summary line: what was measured, or why not. */
+static void summary(void)
 {
-	const struct cpuid_snap *s = ctx->bsp_cpuid;
-	return cpu_vendor_is_amd(cpuid_snap_vendor(s)) && s->have_ext8 && (s->ext8.ebx & CPUID_E8_EBX_CLZERO);
+	char first[32] = "not measured", fault[32] = "not measured";
+	if (first_vs_later > 0)
+		fmt_snprintf(first, sizeof(first), "%.1fx", first_vs_later);
+	if (fault_4k >= 0)
+		fmt_snprintf(fault, sizeof(fault), "%.0f ns", fault_4k);
+	console_summary("first-touch unwarmed copy: iteration 1 took %s the typical iteration; a 4 KiB demand-zero fault %s",
+			first, fault);
 }
 
-/* The next item of this workload, begun (NULL if the plan has none: it was full). */
-static const struct plan_item *take(const struct wl_ctx *ctx, uint32_t *cursor)
+/* ---- Public Functions ----------------------------------------------------- */
+const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor)
 {
 	const struct plan_item *it = plan_next(ctx->plan, ctx->index, cursor);
 	if (it)
@@ -469,19 +285,16 @@ static const struct plan_item *take(const struct wl_ctx *ctx, uint32_t *cursor)
 	return it;
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
 void first_touch_plan(const struct wl_ctx *ctx)
 {
 	decide_sizes(ctx);
-	bsp.n = 1;
-	bsp.cpu[0] = ctx->online->cpu[0];
 	/* Each twice: the first run warms the code paths (and an emulator's translations). */
 	(void)time_faults(FT_PAGE, CALIB_PAGES);
 	double fault = time_faults(FT_PAGE, CALIB_PAGES);
 	(void)time_faults(DEMAND_PAGE_2M, 1);
 	double large = time_faults(DEMAND_PAGE_2M, 1);
-	(void)time_copy();
-	double copy = time_copy();
+	(void)time_copy(ctx);
+	double copy = time_copy(ctx);
 	uint64_t bytes = sz.ints * sizeof(uint32_t), pages = bytes / FT_PAGE;
 	for (int c = 0; c < N_CASES; c++) {
 		double s = ITERATIONS * COPY_PASSES_PER_ITERATION * (double)bytes * copy + 2.0 * (double)pages * fault;
@@ -493,7 +306,7 @@ void first_touch_plan(const struct wl_ctx *ctx)
 	add(ctx, "demand-zero-2m", PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES, large);
 	add(ctx, "zero-rep-stosb", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
 	add(ctx, "zero-nt", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	if (has_clzero(ctx))
+	if (ft_has_clzero(ctx))
 		add(ctx, "zero-clzero", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
 	if (ctx->has_fault_internals)
 		add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
@@ -512,37 +325,39 @@ void first_touch_run(const struct wl_ctx *ctx)
 {
 	uint32_t cursor = 0;
 	const struct plan_item *it;
-	bsp.n = 1;
-	bsp.cpu[0] = ctx->online->cpu[0];
+	first_vs_later = 0;
+	fault_4k = -1;
 
-	kprintf("first-touch: copy %llu ints src -> dst, %d times in a row (ticks, faults):\n",
-		(unsigned long long)sz.ints, ITERATIONS);
+	kprintf("first-touch: copy %llu ints (%llu KiB) src -> dst, %d times in a row (%s per iteration, faults),\n"
+		"  then the figure per page copied:\n",
+		(unsigned long long)sz.ints, (unsigned long long)(sz.ints * sizeof(uint32_t) >> 10), ITERATIONS,
+		tsc_hz() ? "us" : "ticks");
 	for (int c = 0; c < N_CASES; c++) {
-		if (!(it = take(ctx, &cursor)) || it->skip)
+		if (!(it = ft_take(ctx, &cursor)) || it->skip)
 			ft_skip(case_names[c], it ? seq_skip_reason(it) : "not in the plan");
 		else
 			copy_case(ctx, (enum copy_case)c, sz.ints);
 	}
-	kprintf("\n  one first touch, split (up to %llu pages of 4 KiB, %llu of 2 MiB):\n",
+	kprintf("\n  one first touch, split (up to %llu pages of 4 KiB, %llu of 2 MiB; a first write each):\n",
 		(unsigned long long)sz.pages, (unsigned long long)sz.large);
-	fault_costs(ctx, &cursor);
-	zeroing_costs(ctx, &cursor);
+	fault_4k = ft_fault_costs(ctx, &cursor);
+	ft_zeroing_costs(ctx, &cursor, sz.pages);
 	if (ctx->has_fault_internals) {
-		it = take(ctx, &cursor);
+		it = ft_take(ctx, &cursor);
 		if (!it || it->skip) {
 			const char *why = it ? seq_skip_reason(it) : "not in the plan";
 			ft_skip("tlb-miss", why);
 			ft_skip("tlb-miss-cached", why);
 			ft_skip("hot-access", why);
 		} else {
-			ft_tlb_costs(ctx, &bsp, it->units);
+			ft_tlb_costs(ctx, ft_bsp(ctx), it->units);
 		}
 	} else {
 		ft_skip("tlb-miss", "needs TLB flushes on demand (ring 0)");
 		ft_skip("tlb-miss-cached", "needs TLB flushes on demand (ring 0)");
 		ft_skip("hot-access", "measured with the TLB-miss pages (ring 0)");
 	}
-	if (ctx->nodes >= 2 && (!(it = take(ctx, &cursor)) || it->skip)) {
+	if (ctx->nodes >= 2 && (!(it = ft_take(ctx, &cursor)) || it->skip)) {
 		const char *why = it ? seq_skip_reason(it) : "not in the plan";
 		ft_skip("numa-one-cpu-warms", why);
 		ft_skip("numa-each-cpu-touches", why);
@@ -551,6 +366,5 @@ void first_touch_run(const struct wl_ctx *ctx)
 	} else {
 		first_touch_numa(ctx);
 	}
-	console_summary("first-touch unwarmed copy: iteration 1 took %.1fx iterations 2-5; a 4 KiB demand-zero fault %.0f ticks",
-			first_vs_later, fault_4k_ticks);
+	summary();
 }

@@ -1,20 +1,16 @@
-/* first_touch.h - shared parts of the first-touch workload (first_touch.c, first_touch_numa.c). */
+/* first_touch.h - shared parts of the first-touch workload (first_touch.c, first_touch_pages.c, first_touch_tlb.c, first_touch_numa.c). */
 #ifndef QB_WORKLOADS_FIRST_TOUCH_H
 #define QB_WORKLOADS_FIRST_TOUCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "first_touch_measures.h"
 #include "record.h"
 #include "workload.h"
 
 #define FT_PAGE 4096ull
 #define FT_LINE 64ull
 #define FT_MAX_SAMPLES 4096          /* pages timed one by one at most (the full profile's) */
-
-/* What a per-page result carries beyond its statistics: only what means
- * something for the variant. */
-#define FT_PAGES_FAULTS (1u << 0)    /* each sample is one page fault: params.bytes, ticks_per_fault */
-#define FT_PAGES_BYTES (1u << 1)     /* each sample is one page's bytes: page_bytes, ticks_per_byte */
 
 struct demand_region;
 struct instr_thread;
@@ -28,12 +24,35 @@ struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const 
 /* A skipped result for variant with the reason. */
 void ft_skip(const char *variant, const char *why);
 
-/* One result from per-page (or per-access) samples: their statistics on the
- * BSP, the FT_PAGES_* fields, the region's fault counts if r is not NULL,
- * check ok or fail (with fail as the reason only when it failed). */
-void ft_report_pages(const struct wl_ctx *ctx, const char *variant, const uint64_t *per, uint64_t n, uint64_t page,
-		     unsigned fields, const struct demand_region *r, bool ok, const char *fail,
-		     const struct instr_thread *span);
+/* The BSP alone, where first-touch measures all but its NUMA part. */
+const struct cpuset *ft_bsp(const struct wl_ctx *ctx);
+
+/* Whether the BSP has CLZERO (AMD). */
+bool ft_has_clzero(const struct wl_ctx *ctx);
+
+/* The next item of this workload in the plan, begun (NULL if the plan has none: it was full). */
+const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor);
+
+/* One result from per-page (or per-access) samples, measured over one span
+ * on the BSP: their statistics (the figure: all of them, noisy when the span
+ * was flagged), the measures of kind (first_touch_measures.h), up to 256
+ * samples, the span's noise, and what means something for the kind: a fault
+ * kind has params.bytes, page_bytes, ticks_per_fault and ticks_per_byte;
+ * zeroing and TLB kinds page_bytes and ticks_per_byte; an access none. With
+ * r, the region's fault counts. Check ok or fail (with fail as the reason
+ * only when it failed; a figure past a physical limit fails it too). Prints
+ * the figure's line and returns its primary measure (negative: none). */
+double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_kind kind, const uint64_t *per,
+		       uint64_t n, uint64_t page, const struct demand_region *r, bool ok, const char *fail,
+		       const struct instr_thread *span);
+
+/* page-fault-entry (ring 0 only), demand-zero-4k and demand-zero-2m: a
+ * first write into each page of a fresh region, timed. Returns
+ * demand-zero-4k's ns per page (negative: not measured in ns). */
+double ft_fault_costs(const struct wl_ctx *ctx, uint32_t *cursor);
+
+/* zero-rep-stosb, zero-nt, zero-clzero: up to n pages zeroed one by one, each way. */
+void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n);
 
 /* tlb-miss, tlb-miss-cached (pages of them) and hot-access on the BSP (bsp). */
 void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t pages);

@@ -47,10 +47,10 @@ void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t n
 		}
 		instr_end(&mark, &span);
 		bool faulted = demand_faults(r) != 0;
-		ft_report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", samples, n, FT_PAGE, FT_PAGES_BYTES, 0,
-			     !faulted && sink == 0,
-			     faulted ? "the populated region took page faults" : "a populated page did not read as zero",
-			     &span);
+		ft_report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", FT_KIND_TLB, samples, n, FT_PAGE, 0,
+				!faulted && sink == 0,
+				faulted ? "the populated region took page faults" : "a populated page did not read as zero",
+				&span);
 	}
 	/* The hot access: one word, written just before, read back each time. The
 	 * check is that every timed read returns what was written, without a fault. */
@@ -67,7 +67,7 @@ void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t n
 	}
 	instr_end(&mark, &span);
 	bool faulted = demand_faults(r) != 0;
-	ft_report_pages(ctx, "hot-access", samples, HOT_ACCESSES, FT_PAGE, 0, 0, hot_ok && !faulted,
-		     faulted ? "the hot page took a page fault" : "a hot read did not return the word written", &span);
+	ft_report_pages(ctx, "hot-access", FT_KIND_ACCESS, samples, HOT_ACCESSES, FT_PAGE, 0, hot_ok && !faulted,
+			faulted ? "the hot page took a page fault" : "a hot read did not return the word written", &span);
 	demand_destroy(r);
 }

@@ -301,7 +301,7 @@ bool demand_fault(uint64_t va, uint64_t err)
 	if (!phys)
 		return false; /* out of memory: reported as the fault it is */
 	uint64_t zero = 0;
-	if (r->zeroing == DEMAND_ZERO_STOSB) {
+	if (r->zeroing != DEMAND_PREZEROED) { /* on any access, read or write */
 		uint64_t z0 = demand_hw_ticks();
 		memset(demand_hw_phys(phys), 0, r->page);
 		zero = demand_hw_ticks() - z0;

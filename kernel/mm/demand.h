@@ -32,6 +32,12 @@ enum demand_policy {
 enum demand_zeroing {
 	DEMAND_ZERO_STOSB,    /* zero it with rep stosb, as an OS must */
 	DEMAND_PREZEROED,     /* take one zeroed in advance: the fault costs entry, bookkeeping and return only */
+	/* As DEMAND_ZERO_STOSB, for a region whose first touch may be a read
+	 * that must get a zeroed page of its own, as a write does (Windows, and
+	 * this handler, always do). Linux maps its shared zero page on a first
+	 * read of private memory, so the twin backs such a region with shared
+	 * anonymous memory, whose first read allocates and zeroes. */
+	DEMAND_ZERO_ON_READ,
 };
 
 /* Per-CPU fault accounting, one line each (written by that CPU's handler only). */

@@ -9,6 +9,10 @@ Checks, each counted as passed or failed:
 - every workload asked for (--workloads, default the hosttest's) produced
   results and a workload record;
 - no ok result with a reason, and cold_pct a number for the seeds' eviction read and clflush;
+- every measured first-touch result carries its measures (docs/records.md),
+  each computed from the figure's median, and inside the physical limits of
+  kernel/measure/limits.c (no faster zeroing or copying than a core can do,
+  no page fault or trap faster than an exception's round trip);
 - no error records but "tsc disagreement" (others can be allowed with --allow-error);
 - done last, status ok, its record count matching the log, and the exit
   status (--exit-status) 0 exactly when done says ok;
@@ -22,7 +26,9 @@ Checks, each counted as passed or failed:
 A failing run prints its log. The last line is "twin: N passed, N failed".
 """
 import argparse
+import math
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +39,75 @@ import qbrecords  # noqa: E402
 DEFAULT_WORKLOADS = "selftest,counter,locality,first-touch"
 PMU_DIR = "/sys/bus/event_source/devices"
 CORE_PMUS = ("cpu", "cpu_core", "cpu_atom")
+
+LIMITS_C = os.path.join(ROOT, "kernel", "measure", "limits.c")
+
+# first-touch: the measures each result carries, primary first, by variant
+# prefix (docs/records.md), and the limit each measure is held to (None: a
+# single access is within the timer's resolution).
+FT_MEASURES = [
+    ("demand-zero-", [("ns_per_page", "fault_ns"), ("gb_per_s", "zero_gbps")]),
+    ("page-fault-entry", [("ns_per_page", "trap_ns")]),
+    ("zero-", [("ns_per_page", None), ("gb_per_s", "zero_gbps")]),
+    ("tlb-miss", [("ns_per_page", None)]),
+    ("hot-access", [("ns_per_access", None)]),
+    ("copy-", [("ns_per_page", None), ("gb_per_s", "copy_gbps")]),
+    ("numa-one-cpu-warms", [("ns_per_page", None), ("gb_per_s", "read_gbps")]),
+    ("numa-each-cpu-touches", [("ns_per_page", None), ("gb_per_s", "read_gbps")]),
+]
+
+
+def read_limits(path=LIMITS_C):
+    """The physical limits table of kernel/measure/limits.c: name -> (bound, is_max)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = re.findall(r'\[LIMIT_\w+\]\s*=\s*\{\s*"(\w+)",\s*"[^"]*",\s*([0-9.eE+-]+),\s*"[^"]*",\s*([01])', text)
+    return {name: (float(bound), is_max == "1") for name, bound, is_max in found}
+
+
+def ft_expected(variant):
+    for prefix, measures in FT_MEASURES:
+        if variant.startswith(prefix):
+            return measures
+    return None
+
+
+def check_first_touch(results, limits, t):
+    """Every measured first-touch result: its measures, from its figure, inside the physical limits."""
+    for r in results:
+        if r.get("workload") != "first-touch" or r.get("check") == "skipped":
+            continue
+        v = r.get("variant", "")
+        want = ft_expected(v)
+        if not t.check(want is not None, "first-touch/%s: no measures are defined for it" % v):
+            continue
+        m = r.get("measures")
+        if not t.check(isinstance(m, dict), "first-touch/%s: measures %s (%s)" % (v, m, r.get("measures_note"))):
+            continue
+        t.check(list(m) == [name for name, _ in want], "first-touch/%s: measures %s, expected %s" % (v, list(m), [n for n, _ in want]))
+        fig = r if r.get("figure") == "all" else r.get("clean", {})
+        for name, limit in want:
+            x = m.get(name) or {}
+            med = x.get("median")
+            if not t.check(isinstance(med, (int, float)), "first-touch/%s: %s median %s" % (v, name, med)):
+                continue
+            ticks, scale = fig.get("median"), x.get("scale")
+            if isinstance(ticks, (int, float)) and isinstance(scale, (int, float)) and ticks > 0:
+                from_fig = scale / ticks if x.get("inverse") else scale * ticks
+                t.check(math.isclose(med, from_fig, rel_tol=2e-3, abs_tol=1e-6),
+                        "first-touch/%s: %s median %s is not the figure's %s ticks x scale (%s)" % (v, name, med, ticks, from_fig))
+            if limit is None:
+                continue
+            if not t.check(limit in limits, "first-touch/%s: limit %s not in %s" % (v, limit, LIMITS_C)):
+                continue
+            bound, is_max = limits[limit]
+            if is_max:
+                bound *= max(1, r.get("threads") or 1) if limit == "read_gbps" else 1
+                t.check(med <= bound, "first-touch/%s: %s %s %s past the limit %s (%s) yet %s" % (
+                    v, med, x.get("unit"), name, bound, limit, r.get("check")))
+            else:
+                t.check(med >= bound, "first-touch/%s: %s %s %s under the limit %s (%s) yet %s" % (
+                    v, med, x.get("unit"), name, bound, limit, r.get("check")))
 
 
 class Tally:
@@ -77,6 +152,7 @@ def check_run(recs, problems, args, t):
             t.check(r.get("check") == "ok", "%s: check %s: %s" % (name, r.get("check"), r.get("reason")))
     for m in qbrecords.of_kind(recs, "matrix"):
         t.check(m.get("check") == "ok", "matrix %s/%s: check %s" % (m.get("workload"), m.get("variant"), m.get("check")))
+    check_first_touch(results, read_limits(), t)
 
     ran = {w.get("name") for w in qbrecords.of_kind(recs, "workload")}
     with_results = {r.get("workload") for r in results}

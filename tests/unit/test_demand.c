@@ -115,6 +115,27 @@ TEST(first_touch_maps_a_zeroed_page_on_the_faulting_cpus_node)
 	CHECK_EQ_U(pml4[(r->base >> 39) & 511], 0);
 }
 
+/* A region zeroed on a first read: a read fault (error code 0) maps a page
+ * of its own, zeroed, as a write would; the zeroing is clocked. */
+TEST(zero_on_read_region_zeroes_on_a_read_fault)
+{
+	setup();
+	const char *why = 0;
+	struct demand_region *r = demand_create(8 * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_ON_READ, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK(demand_fault(r->base + 4096, 0)); /* read, not present */
+	CHECK(demand_fault(r->base + 2 * 4096, 0));
+	uint64_t a = walk(r->base + 4096, false) & 0x000ffffffffff000ull;
+	uint64_t b = walk(r->base + 2 * 4096, false) & 0x000ffffffffff000ull;
+	CHECK(a && b && a != b); /* no shared zero page */
+	CHECK(all_zero(a, 4096) && all_zero(b, 4096));
+	CHECK_EQ_U(demand_faults(r), 2);
+	CHECK(demand_zero_ticks(r) > 0);
+	demand_destroy(r);
+}
+
 TEST(faults_that_are_not_ours_are_refused)
 {
 	setup();
@@ -277,6 +298,7 @@ TEST(alternating_regions_lose_nothing)
 int main(void)
 {
 	RUN(first_touch_maps_a_zeroed_page_on_the_faulting_cpus_node);
+	RUN(zero_on_read_region_zeroes_on_a_read_fault);
 	RUN(faults_that_are_not_ours_are_refused);
 	RUN(fixed_node_and_fallback_when_the_node_is_full);
 	RUN(two_megabyte_pages);

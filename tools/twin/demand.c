@@ -1,4 +1,4 @@
-/* demand.c - demand.h on Linux: the OS's own demand-zero path (mmap(2), madvise(2) MADV_DONTNEED, mincore(2), move_pages(2)) behind the kernel's region API.
+/* demand.c - demand.h on Linux: the OS's own demand-zero path (mmap(2), madvise(2) MADV_DONTNEED and MADV_REMOVE, mincore(2), move_pages(2)) behind the kernel's region API.
  *
  * A region is an anonymous private mapping. Its pages appear on first touch
  * through Linux's page-fault handler, placed by Linux's first-touch policy
@@ -8,8 +8,14 @@
  * is false and the workload skips what needs it.
  *
  * Linux maps its shared zero page (or, with THP, the huge zero page) on the
- * first *read* of a never-written page; it allocates and zeroes on the first
- * write. Both count as the page becoming present, as below. */
+ * first *read* of a never-written private page; it allocates and zeroes on
+ * the first write. Both count as the page becoming present, as below. The
+ * workloads time first writes, the same event on both platforms; a region
+ * whose first touch is a read that must zero a page (DEMAND_ZERO_ON_READ:
+ * the seed's fresh source, read by a copy) is shared anonymous memory
+ * (shmem), whose first read allocates and zeroes a page of its own, as the
+ * kernel's handler does: a private one would hand every read the one shared
+ * zero page, so a copy would read one cached 4 KiB page over and over. */
 #define _GNU_SOURCE
 #include "demand.h"
 #include <stdio.h>
@@ -28,11 +34,12 @@
 #define LINE_LEN 256
 #define KIB 1024ull
 
-enum source { SRC_4K, SRC_HUGETLB, SRC_THP };
+enum source { SRC_4K, SRC_HUGETLB, SRC_THP, SRC_SHARED_4K };
 static const char *const source_names[] = {
 	[SRC_4K] = "4 KiB pages (MADV_NOHUGEPAGE)",
 	[SRC_HUGETLB] = "hugetlbfs (MAP_HUGETLB)",
 	[SRC_THP] = "transparent huge pages (MADV_HUGEPAGE)",
+	[SRC_SHARED_4K] = "shared anonymous 4 KiB pages (MAP_SHARED, MADV_NOHUGEPAGE)",
 };
 
 /* ---- Types ---------------------------------------------------------------- */
@@ -62,7 +69,7 @@ static bool thp_available(void)
 /* Map r's range (at r->base when fixed) from its source; false on failure. */
 static bool map_region(struct demand_region *r, enum source src, bool fixed)
 {
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (fixed ? MAP_FIXED : 0);
+	int flags = (src == SRC_SHARED_4K ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | (fixed ? MAP_FIXED : 0);
 	uint64_t extra = src == SRC_THP && !fixed ? DEMAND_PAGE_2M : 0;
 	/* hugetlbfs reserves its pages now (so a touch cannot fail later); others reserve nothing. */
 	flags |= src == SRC_HUGETLB ? MAP_HUGETLB | MAP_HUGE_2MB_ : MAP_NORESERVE;
@@ -166,11 +173,15 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 		*why = "a prezeroed pool needs the kernel's fault handler (ring 0)";
 		return 0;
 	}
+	if (zeroing == DEMAND_ZERO_ON_READ && page != DEMAND_PAGE_4K) {
+		*why = "a 2 MiB region zeroed on a first read needs shared huge pages (not provided)";
+		return 0;
+	}
 	struct demand_region *r = &regions[slot];
 	if (!demand_region_init(r, size, page, policy, zeroing, node, why))
 		return 0;
 	r->slot = slot;
-	enum source src = SRC_4K;
+	enum source src = zeroing == DEMAND_ZERO_ON_READ ? SRC_SHARED_4K : SRC_4K;
 	if (page == DEMAND_PAGE_2M) {
 		bool hugetlb = hostmem_meminfo("Hugepagesize") == DEMAND_PAGE_2M &&
 			       hostmem_meminfo("HugePages_Free") >= r->size / DEMAND_PAGE_2M;
@@ -196,8 +207,11 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 
 void demand_reset(struct demand_region *r)
 {
-	/* Fresh pages again. hugetlbfs refused MADV_DONTNEED before Linux 5.18: map it anew in place. */
-	if (madvise((void *)(uintptr_t)r->base, r->size, MADV_DONTNEED) != 0 && !map_region(r, twin[r->slot].src, true))
+	/* Fresh pages again. hugetlbfs refused MADV_DONTNEED before Linux 5.18: map it anew in place.
+	 * Shared memory keeps its pages after MADV_DONTNEED (they are only
+	 * unmapped): MADV_REMOVE frees them. */
+	int advice = twin[r->slot].src == SRC_SHARED_4K ? MADV_REMOVE : MADV_DONTNEED;
+	if (madvise((void *)(uintptr_t)r->base, r->size, advice) != 0 && !map_region(r, twin[r->slot].src, true))
 		console_error("first-touch", "cannot make a demand-zero region fresh again");
 	twin[r->slot].baseline = 0;
 	memset((void *)r->pages_by_node, 0, sizeof(r->pages_by_node));
@@ -231,7 +245,8 @@ void demand_destroy(struct demand_region *r)
 
 /* The kernel counts one fault per page its handler maps, and nothing else
  * maps pages into a region, so its count is the number of pages present
- * since create or reset (after MADV_DONTNEED nothing is). Linux's count of
+ * since create or reset (after MADV_DONTNEED or MADV_REMOVE nothing is;
+ * mincore counts a shared region's pages in its shmem file). Linux's count of
  * exceptions differs (a read maps the zero page, the first write then takes
  * a second, copy-on-write fault; with THP one fault maps 512 pieces), so the
  * twin counts what the kernel's count equals: pages present now (mincore),
