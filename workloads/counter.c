@@ -195,6 +195,8 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 	reps = MIN(reps, (uint32_t)REPS_MAX);
 	for (uint32_t r = 0; r <= reps; r++) {
 		lay_out(l, n);
+		if (ctx->flush) /* the counters start in memory on both platforms (docs/timing.md) */
+			run_evict_lines(cbuf, (uint64_t)(n + 2) * BLOCK_WORDS * sizeof(cbuf[0]));
 		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
 		if (st == RUN_OVERRUN) {
 			uint64_t least = job.iters;

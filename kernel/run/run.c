@@ -224,6 +224,17 @@ enum run_status run_flush(const struct cpuset *set)
 	return run_on(set, flush_fn, 0, RUN_FLUSH, run_default_timeout_ms, 0);
 }
 
+void run_evict_lines(const volatile void *p, uint64_t bytes)
+{
+	const volatile uint8_t *b = p;
+	__asm__ volatile("mfence" ::: "memory");
+	for (uint64_t off = 0; off < bytes; off += RUN_LINE)
+		__asm__ volatile("clflush %0" : "+m"(*(volatile uint8_t *)(b + off)));
+	if (bytes) /* the last line, when p is not line-aligned */
+		__asm__ volatile("clflush %0" : "+m"(*(volatile uint8_t *)(b + bytes - 1)));
+	__asm__ volatile("mfence" ::: "memory");
+}
+
 void run_online_set(struct cpuset *out, uint32_t limit)
 {
 	out->n = 0;

@@ -92,6 +92,13 @@ uint64_t run_grace_ms(uint64_t timeout_ms);
 /* WBINVD on every CPU of the set, one call each, in parallel. */
 enum run_status run_flush(const struct cpuset *set);
 
+/* Write back and evict every line of [p, p + bytes) from every cache
+ * (CLFLUSH, unprivileged, in every x86-64 CPU), then MFENCE: a workload's own
+ * data, just set up, starts each repetition in memory on both platforms,
+ * where an eviction read (the Linux twin's flush) could leave the lines the
+ * setting-up CPU just wrote in its caches. */
+void run_evict_lines(const volatile void *p, uint64_t bytes);
+
 /* The online CPUs, BSP first, at most `limit` of them (0 = all). */
 void run_online_set(struct cpuset *out, uint32_t limit);
 
