@@ -116,6 +116,10 @@ def check_common(case, recs, problems, errors):
             check(key in b, "boot record lacks %s" % key, errors)
         check(b.get("rdtsc_fence") in ("lfence (architectural)", "lfence (DE_CFG set)", "mfence+lfence"),
               "rdtsc_fence %r" % b.get("rdtsc_fence"), errors)
+        # TCG signs leaf 0x40000000 whenever the CPU model keeps CPUID.1:ECX[31] (-hypervisor drops both).
+        hv = (b.get("hypervisor"), b.get("hypervisor_vendor"), b.get("hypervisor_name"), "virtual_note" in b)
+        want_hv = (True, "TCGTCGTCGTCG", "QEMU TCG", True) if "-hypervisor" not in case.cpu else (False, None, None, False)
+        check(hv == want_hv, "boot: hypervisor, vendor, name, note %s, expected %s" % (hv, want_hv), errors)
         if b.get("tsc_source") in ("hpet", "pm-timer"):
             check((b.get("tsc_calibration_ms") or 0) >= 200, "calibrated over %s ms" % b.get("tsc_calibration_ms"), errors)
         ppm = b.get("tsc_disagree_ppm")
