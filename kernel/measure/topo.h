@@ -62,9 +62,6 @@ struct topo_cache {
 	 */
 	bool wbinvd_lower_all_sharers;
 	bool sharing_assumed;		/* no sharing data: guessed from the level */
-	/* 0x80000006 associativity 9, "see 0x8000001D", without that leaf:
-	 * ways and sets are 0 and unknown (size and line are known). */
-	bool ways_unknown;
 	uint32_t id;			/* see grouping */
 	uint64_t size;			/* bytes: ways * partitions * line * sets */
 	uint32_t line_size;		/* bytes */

@@ -22,9 +22,10 @@ static const char topo_csrc_6_node_msr[] = "0x80000006, per node (MSR C001_100C)
 
 /*
  * Ways for the 4-bit associativity code of 0x80000006 ECX[15:12] / EDX[15:12]
- * (APM vol. 3, CPUID Fn8000_0006): 0 is "disabled", 0xF fully associative,
- * 9 "the value is in Fn8000_001D" (ways unknown without that leaf); 7 is
- * reserved: left 0, and so rejected as "ways 0".
+ * (APM vol. 3, table E-4): 0 is "disabled", 0xF fully associative, 9 "value
+ * for all fields should be determined from Fn8000_001D" (Zen's L3, whose
+ * size field there is the whole package's); 7 is reserved: left 0, and so
+ * rejected as "ways 0".
  */
 #define TOPO_AMD_ASSOC_OFF	0x0
 #define TOPO_AMD_ASSOC_SEE_1D	0x9
@@ -37,8 +38,7 @@ static const uint16_t topo_amd_assoc[16] = {
 /* ---- Private Functions ----------------------------------------------------- */
 
 /* Rejects impossible geometry with a message; cache is the position in the
- * CPU's list (the subleaf, for leaf 4 and 0x8000001D). Ways and sets of 0
- * pass only where CPUID says it does not tell them (ways_unknown). */
+ * CPU's list (the subleaf, for leaf 4 and 0x8000001D). */
 static bool topo_cache_ok(struct topo *t, uint32_t cpu, uint32_t cache,
 			  const struct topo_cache *c)
 {
@@ -50,10 +50,10 @@ static bool topo_cache_ok(struct topo *t, uint32_t cpu, uint32_t cache,
 	else if (c->level < 1 || c->level > TOPO_MAX_LEVEL)
 		topo_note(t, "cpu %u: %s cache %u rejected: level %u",
 			  src, cpu, cache, c->level);
-	else if (!c->ways && !c->ways_unknown)
+	else if (!c->ways)
 		topo_note(t, "cpu %u: %s cache %u rejected: ways 0", src, cpu,
 			  cache, 0);
-	else if (!c->sets && !c->ways_unknown)
+	else if (!c->sets)
 		topo_note(t, "cpu %u: %s cache %u rejected: sets 0", src, cpu,
 			  cache, 0);
 	else if (!c->line_size || (c->line_size & (c->line_size - 1)))
@@ -88,11 +88,11 @@ static void topo_cache_deterministic(const struct cpuid_regs *r, const char *src
 	c->size = (uint64_t)c->ways * c->partitions * c->line_size * c->sets;
 }
 
-/* One cache of 0x80000005/6, where ways is already decoded (0: reserved, or
- * unknown with ways_unknown). Returns false when the cache is absent (size 0). */
+/* One cache of 0x80000005/6, where ways is already decoded (0: reserved).
+ * Returns false when the cache is absent (size 0). */
 static bool topo_cache_legacy(uint8_t level, uint8_t type, uint64_t size,
-			      uint32_t ways, bool fully, bool ways_unknown,
-			      uint32_t line, uint8_t share_shift, struct topo_cache *c)
+			      uint32_t ways, bool fully, uint32_t line,
+			      uint8_t share_shift, struct topo_cache *c)
 {
 	uint64_t way_bytes;
 
@@ -101,7 +101,6 @@ static bool topo_cache_legacy(uint8_t level, uint8_t type, uint64_t size,
 	memset(c, 0, sizeof(*c));
 	c->source = topo_csrc_assumed;
 	c->sharing_assumed = true;
-	c->ways_unknown = ways_unknown;
 	c->level = level;
 	c->type = type;
 	c->size = size;
@@ -122,10 +121,12 @@ static uint32_t topo_amd_ways(uint32_t code)
 
 /* Pre-TOPOEXT AMD: no sharing data, so L1 and L2 are taken as per core and
  * L3 as per package (true of K8 and single-node family 10h; the L3 of a
- * two-node package is split by node in topo_cache_per_node). */
+ * two-node package is split by node in topo_cache_per_node). A level whose
+ * associativity refers to 0x8000001D, which without TOPOEXT has nothing, is
+ * left out and its bit (1 << level) set in *undescribed. */
 static uint8_t topo_caches_amd_legacy(const struct topo *t,
 				      const struct cpuid_snap *s,
-				      struct topo_cache *out)
+				      struct topo_cache *out, uint8_t *undescribed)
 {
 	const uint32_t l1[2] = { s->ext5.ecx, s->ext5.edx };
 	const uint32_t l23[2] = { s->ext6.ecx, s->ext6.edx };
@@ -136,7 +137,7 @@ static uint8_t topo_caches_amd_legacy(const struct topo *t,
 
 		n += topo_cache_legacy(1, i == 0 ? TOPO_CACHE_DATA : TOPO_CACHE_INSTRUCTION,
 				       CPUID_FIELD(l1[i], CPUID_E5_SIZE_KB) * TOPO_KIB,
-				       assoc, assoc == CPUID_E5_ASSOC_FULLY, false,
+				       assoc, assoc == CPUID_E5_ASSOC_FULLY,
 				       CPUID_FIELD(l1[i], CPUID_E5_LINE), t->smt_bits,
 				       &out[n]);
 	}
@@ -148,9 +149,12 @@ static uint8_t topo_caches_amd_legacy(const struct topo *t,
 
 		if (code == TOPO_AMD_ASSOC_OFF)
 			continue;
+		if (code == TOPO_AMD_ASSOC_SEE_1D) {
+			*undescribed |= (uint8_t)(1u << (2 + i));
+			continue;
+		}
 		n += topo_cache_legacy((uint8_t)(2 + i), TOPO_CACHE_UNIFIED, size,
 				       topo_amd_ways(code), code == TOPO_AMD_ASSOC_FULLY,
-				       code == TOPO_AMD_ASSOC_SEE_1D,
 				       CPUID_FIELD(l23[i], CPUID_E6_LINE),
 				       i == 0 ? t->smt_bits : t->pkg_shift, &out[n]);
 	}
@@ -159,7 +163,7 @@ static uint8_t topo_caches_amd_legacy(const struct topo *t,
 
 /* Decodes one CPU's own cache description (hybrid cores differ). */
 static uint8_t topo_caches_of(const struct topo *t, const struct cpuid_snap *s,
-			      struct topo_cache *out)
+			      struct topo_cache *out, uint8_t *undescribed)
 {
 	const struct cpuid_regs *regs = s->leaf4;
 	const char *src = topo_csrc_leaf4;
@@ -167,7 +171,7 @@ static uint8_t topo_caches_of(const struct topo *t, const struct cpuid_snap *s,
 
 	if (cpu_vendor_is_amd(cpuid_snap_vendor(s))) {
 		if (!cpuid_snap_has(s, CPUID_FEAT_TOPOEXT) || !s->n_ext1d)
-			return topo_caches_amd_legacy(t, s, out);
+			return topo_caches_amd_legacy(t, s, out, undescribed);
 		regs = s->ext1d;
 		nregs = s->n_ext1d;
 		src = topo_csrc_amd;
@@ -267,10 +271,15 @@ void topo_cache_decode_cpu(struct topo *t, uint32_t cpu, const struct cpuid_snap
 	struct topo_cache caches[TOPO_CPU_CACHES];
 	uint32_t node = 0, nodes = 1;
 	enum cpuid_node_src by_node = topo_l3_node(s, &node, &nodes);
-	uint8_t n = topo_caches_of(t, s, caches);
+	uint8_t undescribed = 0;
+	uint8_t n = topo_caches_of(t, s, caches, &undescribed);
 
 	if (!n)
 		topo_note(t, "cpu %u: no cache description in CPUID", NULL, cpu, 0, 0);
+	for (uint32_t level = 2; level <= TOPO_L3; level++)
+		if (undescribed & (1u << level))
+			topo_set_note(t, "%s not described: 0x80000006 refers to 0x8000001D, which is empty",
+				      level == TOPO_L3 ? "L3" : "L2");
 	for (uint8_t i = 0; i < n; i++) {
 		struct topo_cache *c = &caches[i];
 		uint16_t idx;

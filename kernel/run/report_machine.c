@@ -154,13 +154,8 @@ void report_caches(const struct topo *t, const uint32_t *cpu_of_topo)
 		rec_str(r, "type", topo_cache_type_name(k->type));
 		rec_u64(r, "size", k->size);
 		rec_u64(r, "line", k->line_size);
-		if (k->ways_unknown) { /* 0x80000006 sends the reader to an absent 0x8000001D */
-			rec_null(r, "ways");
-			rec_null(r, "sets");
-		} else {
-			rec_u64(r, "ways", k->ways);
-			rec_u64(r, "sets", k->sets);
-		}
+		rec_u64(r, "ways", k->ways);
+		rec_u64(r, "sets", k->sets);
 		rec_bool(r, "fully_associative", k->fully_associative);
 		rec_bool(r, "inclusive", k->inclusive);
 		rec_bool(r, "wbinvd_lower_all_sharers", k->wbinvd_lower_all_sharers);
@@ -175,16 +170,10 @@ void report_caches(const struct topo *t, const uint32_t *cpu_of_topo)
 	}
 	for (uint32_t lvl = 1; lvl <= 3; lvl++) {
 		const struct topo_cache *k = t->ncpu ? topo_cpu_cache(t, 0, (uint8_t)lvl) : 0;
-		char ways[16];
-		if (!k)
-			continue;
-		if (k->ways_unknown)
-			fmt_snprintf(ways, sizeof(ways), "ways unknown");
-		else
-			fmt_snprintf(ways, sizeof(ways), "%u-way", k->ways);
-		kprintf("cache: L%u %s %llu KiB, %s, %u-byte lines, shared by %u CPU(s)\n", lvl,
-			topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), ways,
-			k->line_size, k->nshared);
+		if (k)
+			kprintf("cache: L%u %s %llu KiB, %u-way, %u-byte lines, shared by %u CPU(s)\n", lvl,
+				topo_cache_type_name(k->type), (unsigned long long)(k->size >> 10), k->ways,
+				k->line_size, k->nshared);
 	}
 }
 
