@@ -2,6 +2,7 @@
  * executes CPUID (Intel SDM vol. 2A, CPUID; AMD APM vol. 3, appendix E). */
 #include "cpuid_snap.h"
 #include "lib.h"
+#include "msr.h"
 
 /* ---- Constants ------------------------------------------------------------- */
 
@@ -38,6 +39,36 @@ static const struct {
 static const char cpuid_vendor_intel[] = "GenuineIntel";
 static const char cpuid_vendor_amd[] = "AuthenticAMD";
 static const char cpuid_vendor_hygon[] = "HygonGenuine";
+
+#define CPUID_FAMILY_AMD_10H	0x10
+#define CPUID_PRINT_FIRST	0x20	/* ' ' */
+#define CPUID_PRINT_LAST	0x7e	/* '~' */
+
+/*
+ * Hypervisor signatures of leaf 0x40000000 as text (trailing NULs dropped),
+ * the table systemd's src/basic/virt.c and memtest86+ keep ("Linux KVM Hv"
+ * is KVM offering Hyper-V's interface), with VirtualBox's and Parallels'
+ * (" lrpepyh  vr" is "prl hyperv  " with its words byte-swapped).
+ */
+static const struct {
+	const char *sig, *name;
+} cpuid_hypervisors[] = {
+	{ "KVMKVMKVM", "KVM" },
+	{ "Linux KVM Hv", "KVM" },
+	{ "TCGTCGTCGTCG", "QEMU TCG" },
+	{ "Microsoft Hv", "Hyper-V" },
+	{ "VMwareVMware", "VMware" },
+	{ "XenVMMXenVMM", "Xen" },
+	{ "bhyve bhyve ", "bhyve" },
+	{ "VBoxVBoxVBox", "VirtualBox" },
+	{ "ACRNACRNACRN", "ACRN" },
+	{ " lrpepyh  vr", "Parallels" },
+	{ "QNXQVMBSQG", "QNX" },
+};
+static const char cpuid_hv_unknown[] = "unknown";
+#ifdef QB_HOST_TWIN
+static const char cpuid_node_twin_why[] = "unavailable: the Linux twin reads no MSRs";
+#endif
 
 /* ---- Private Functions ----------------------------------------------------- */
 
@@ -151,6 +182,12 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
 	if (mb >= CPUID_LEAF_TOPO_V2)
 		s->n_leaf1f = cpuid_fill_subs(s, q, ctx, CPUID_LEAF_TOPO_V2,
 					      s->leaf1f, CPUID_SNAP_TRUNC_1F);
+	/* Only under a hypervisor: on bare metal the hypervisor range is not
+	 * defined (Intel returns the highest basic leaf's data). */
+	if (cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR)) {
+		q(ctx, CPUID_LEAF_HV, 0, &s->hv);
+		s->have_hv = true;
+	}
 
 	/* A CPU without extended leaves answers 0x80000000 with the data of its
 	 * highest basic leaf (SDM: "If a value entered for CPUID.EAX is higher
@@ -180,6 +217,19 @@ void cpuid_snap_fill(struct cpuid_snap *s, cpuid_query_fn q, void *ctx)
 void cpuid_snap_take(struct cpuid_snap *s)
 {
 	cpuid_snap_fill(s, cpuid_query_hw, NULL);
+	if (!cpuid_snap_wants_node_msr(s))
+		return;
+#ifdef QB_HOST_TWIN
+	s->node_msr_state = CPUID_NODE_MSR_UNAVAILABLE;
+	s->node_msr_why = cpuid_node_twin_why;
+#else
+	if (msr_read_safe(MSR_AMD_NODE_ID, &s->node_msr) == MSR_OK) {
+		s->node_msr_state = CPUID_NODE_MSR_OK;
+	} else {
+		s->node_msr_state = CPUID_NODE_MSR_UNAVAILABLE;
+		s->node_msr_why = msr_gp_reason(MSR_AMD_NODE_ID);
+	}
+#endif
 }
 #endif
 
@@ -275,4 +325,62 @@ const char *cpuid_snap_brand(const struct cpuid_snap *s)
 	while (*p == ' ')
 		p++;
 	return p;
+}
+
+bool cpuid_snap_hv_vendor(const struct cpuid_snap *s, char out[CPUID_HV_SIG_LEN + 1])
+{
+	size_t len = CPUID_HV_SIG_LEN;
+
+	out[0] = '\0';
+	if (!cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR))
+		return false;
+	if (!s->have_hv)
+		return true;
+	memcpy(&out[0], &s->hv.ebx, sizeof(uint32_t));
+	memcpy(&out[4], &s->hv.ecx, sizeof(uint32_t));
+	memcpy(&out[8], &s->hv.edx, sizeof(uint32_t));
+	while (len > 0 && out[len - 1] == '\0')
+		len--;
+	out[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)out[i] < CPUID_PRINT_FIRST || (unsigned char)out[i] > CPUID_PRINT_LAST)
+			out[i] = '?';
+	return true;
+}
+
+const char *cpuid_hv_name(const char *vendor)
+{
+	if (!vendor || !vendor[0])
+		return cpuid_hv_unknown;
+	for (size_t i = 0; i < ARRAY_SIZE(cpuid_hypervisors); i++)
+		if (!strcmp(vendor, cpuid_hypervisors[i].sig))
+			return cpuid_hypervisors[i].name;
+	return vendor;
+}
+
+bool cpuid_snap_wants_node_msr(const struct cpuid_snap *s)
+{
+	if (cpuid_snap_vendor(s) != CPU_VENDOR_AMD)
+		return false;
+	if (s->have_ext1e && cpuid_snap_has(s, CPUID_FEAT_TOPOEXT))
+		return false;	/* 0x8000001E ECX has the node */
+	return (s->have_ext1 && ((s->ext1.ecx >> CPUID_E1_ECX_NODEID_MSR) & 1u)) ||
+	       cpuid_snap_family(s) == CPUID_FAMILY_AMD_10H;
+}
+
+enum cpuid_node_src cpuid_snap_amd_node(const struct cpuid_snap *s, uint32_t *node,
+					uint32_t *nodes)
+{
+	if (cpuid_snap_vendor(s) != CPU_VENDOR_AMD)
+		return CPUID_NODE_NONE;
+	if (s->have_ext1e && cpuid_snap_has(s, CPUID_FEAT_TOPOEXT)) {
+		*node = CPUID_FIELD(s->ext1e.ecx, CPUID_E1E_ECX_NODE_ID);
+		*nodes = CPUID_FIELD(s->ext1e.ecx, CPUID_E1E_ECX_NODES) + 1;
+		return CPUID_NODE_E1E;
+	}
+	if (s->node_msr_state != CPUID_NODE_MSR_OK)
+		return CPUID_NODE_NONE;
+	*node = (uint32_t)(s->node_msr & NODE_ID_NODE_MASK);
+	*nodes = (uint32_t)((s->node_msr & NODE_ID_NODES_MASK) >> NODE_ID_NODES_SHIFT) + 1;
+	return CPUID_NODE_MSR;
 }

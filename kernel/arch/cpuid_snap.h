@@ -20,6 +20,7 @@
 #define CPUID_LEAF_FREQ		0x00000016u /* base / max / bus frequency (MHz) */
 #define CPUID_LEAF_HYBRID	0x0000001Au /* native model ID and core type */
 #define CPUID_LEAF_TOPO_V2	0x0000001Fu /* V2 extended topology enumeration */
+#define CPUID_LEAF_HV		0x40000000u /* hypervisor: EAX max hypervisor leaf, EBX:ECX:EDX signature */
 #define CPUID_LEAF_EXT_MAX	0x80000000u /* EAX max extended leaf */
 #define CPUID_LEAF_EXT_FEATURES	0x80000001u
 #define CPUID_LEAF_BRAND	0x80000002u /* first of three brand string leaves */
@@ -36,6 +37,7 @@
 #define CPUID_BRAND_LEAVES	3
 #define CPUID_BRAND_LEN		48	    /* bytes in the three brand leaves */
 #define CPUID_VENDOR_LEN	12
+#define CPUID_HV_SIG_LEN	12	    /* bytes of the 0x40000000 signature */
 
 /*
  * Naming: CPUID_<leaf>_<reg>_<name>. A single feature flag is a bit number
@@ -94,6 +96,7 @@
 #define CPUID_CORE_TYPE_CORE	0x40
 
 /* ---- Extended leaves ------------------------------------------------------- */
+#define CPUID_E1_ECX_NODEID_MSR	19 /* MSR C001_100C holds the node ID (AMD BKDG 10h, Fn8000_0001_ECX) */
 #define CPUID_E1_ECX_TOPOEXT	22 /* 0x8000001D / 0x8000001E are valid */
 #define CPUID_E1_EDX_NX		20
 #define CPUID_E1_EDX_PAGE1GB	26
@@ -117,6 +120,9 @@
 #define CPUID_E8_ECX_APIC_SIZE	CPUID_MASK(15, 12) /* ApicIdCoreIdSize, 0: use NC */
 /* 0x8000001E EBX */
 #define CPUID_E1E_EBX_THREADS	CPUID_MASK(15, 8)  /* threads per core (CU) minus 1 */
+/* 0x8000001E ECX: node identifiers (AMD BKDG for family 15h models 00h-0Fh) */
+#define CPUID_E1E_ECX_NODE_ID	CPUID_MASK(7, 0)   /* NodeId: the node (die) in the system */
+#define CPUID_E1E_ECX_NODES	CPUID_MASK(10, 8)  /* NodesPerProcessor minus 1 */
 
 /* ---- Issue 8: identification, power, performance monitoring -------------- */
 /* Leaf 1 EAX (SDM vol. 2A, figure "Version Information"). */
@@ -149,6 +155,14 @@
 /* ---- Snapshot -------------------------------------------------------------- */
 #define CPUID_SNAP_MAX_SUB	8 /* subleaves kept for leaves 4, 0xB, 0x1F, 0x8000001D */
 
+/* cpuid_snap.node_msr_state: AMD's node ID MSR C001_100C, which is not
+ * CPUID but is read with the snapshot (families 10h without 0x8000001E). */
+enum cpuid_node_msr_state {
+	CPUID_NODE_MSR_NOT_READ = 0,	/* not wanted (cpuid_snap_wants_node_msr), or a recorded table */
+	CPUID_NODE_MSR_OK,		/* node_msr holds the value read on this CPU */
+	CPUID_NODE_MSR_UNAVAILABLE,	/* wanted but not readable: node_msr_why says why */
+};
+
 /* Bits of cpuid_snap.truncated: a subleaf list ran past CPUID_SNAP_MAX_SUB. */
 #define CPUID_SNAP_TRUNC_4	(1u << 0)
 #define CPUID_SNAP_TRUNC_B	(1u << 1)
@@ -176,6 +190,7 @@ struct cpuid_snap {
 	struct cpuid_regs leafa;	/* issue 8: PMU leaf, valid when have_leafa */
 	struct cpuid_regs ext22;	/* issue 8: AMD PerfMonV2, valid when have_ext22 */
 	struct cpuid_regs ext21;	/* AMD feature identification 2, valid when have_ext21 */
+	struct cpuid_regs hv;		/* 0x40000000, valid when have_hv (only read under a hypervisor) */
 	struct cpuid_regs leaf4[CPUID_SNAP_MAX_SUB];	/* n_leaf4 caches */
 	struct cpuid_regs leafb[CPUID_SNAP_MAX_SUB];	/* n_leafb levels */
 	struct cpuid_regs leaf1f[CPUID_SNAP_MAX_SUB];	/* n_leaf1f levels */
@@ -194,6 +209,10 @@ struct cpuid_snap {
 	bool have_ext7, have_ext8, have_ext1e;
 	bool have_leafa, have_ext22;	/* issue 8 */
 	bool have_ext21;
+	bool have_hv;
+	uint8_t node_msr_state;		/* enum cpuid_node_msr_state */
+	uint64_t node_msr;		/* MSR C001_100C, with CPUID_NODE_MSR_OK */
+	const char *node_msr_why;	/* with CPUID_NODE_MSR_UNAVAILABLE: "unavailable: ..." (static storage) */
 };
 
 enum cpu_vendor {
@@ -239,7 +258,10 @@ static inline void cpuid_raw(uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
 			 : "a"(leaf), "c"(sub));
 }
 
-/* Snapshots the calling CPU's leaves into *s; run on each CPU, on itself. */
+/* Snapshots the calling CPU's leaves into *s; run on each CPU, on itself.
+ * Where cpuid_snap_wants_node_msr(), the kernel also reads MSR C001_100C
+ * through msr_read_safe (a #GP makes it unavailable); the Linux twin reads
+ * no MSRs and says so in node_msr_why. */
 void cpuid_snap_take(struct cpuid_snap *s);
 #endif
 
@@ -281,6 +303,41 @@ const char *cpuid_feature_name(enum cpuid_feature f);
 
 /* Returns the brand string without leading blanks, "" when absent. */
 const char *cpuid_snap_brand(const struct cpuid_snap *s);
+
+/*
+ * Copies the hypervisor's signature (leaf 0x40000000 EBX, ECX, EDX) to out as
+ * text: trailing NULs dropped, any other byte outside printable ASCII as '?'
+ * ("KVMKVMKVM", "TCGTCGTCGTCG", "bhyve bhyve "). Returns false, with out "",
+ * without a hypervisor (CPUID.1:ECX[31] clear); out is also "" when the
+ * hypervisor gives no signature.
+ */
+bool cpuid_snap_hv_vendor(const struct cpuid_snap *s, char out[CPUID_HV_SIG_LEN + 1]);
+
+/* Returns the common name of the hypervisor whose signature text is vendor:
+ * "KVM", "QEMU TCG", "Hyper-V", "VMware", "Xen", "bhyve", "VirtualBox",
+ * "ACRN", "Parallels", "QNX"; vendor itself when unknown, "unknown" when "". */
+const char *cpuid_hv_name(const char *vendor);
+
+/* Returns true when the kernel should read MSR C001_100C with the snapshot:
+ * an AMD CPU without the node in 0x8000001E that has the MSR (Fn8000_0001
+ * ECX[19]) or is of family 10h, where Linux's amd_get_topology reads it. */
+bool cpuid_snap_wants_node_msr(const struct cpuid_snap *s);
+
+/* Where cpuid_snap_amd_node found the node. */
+enum cpuid_node_src {
+	CPUID_NODE_NONE = 0,	/* not known */
+	CPUID_NODE_E1E,		/* 0x8000001E ECX (TOPOEXT) */
+	CPUID_NODE_MSR,		/* MSR C001_100C, read with the snapshot */
+};
+
+/*
+ * The AMD node (die) of this CPU in the system (*node) and the nodes in its
+ * package (*nodes): from 0x8000001E ECX (TOPOEXT) or MSR C001_100C (family
+ * 10h), as Linux's topology_amd.c reads them. Returns where they came from;
+ * CPUID_NODE_NONE (and *node, *nodes untouched) when neither is known.
+ */
+enum cpuid_node_src cpuid_snap_amd_node(const struct cpuid_snap *s, uint32_t *node,
+					uint32_t *nodes);
 
 /* Returns the DisplayFamily of leaf 1 EAX (base family, plus the extended
  * family when the base is 0xF), 0 when leaf 1 is absent (SDM vol. 2A). */

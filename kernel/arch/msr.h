@@ -68,6 +68,12 @@ uint32_t msr_faulted(uint32_t *out, uint32_t cap);
 #define   SYSCFG_MTRR_TOM2_EN (1ull << 21)
 #define   SYSCFG_TOM2_FORCE_WB (1ull << 22)     /* 4 GiB .. TOM2 is WB unless a variable MTRR says otherwise */
 #define MSR_AMD_TOM2 0xc001001du
+/* Node ID (AMD BKDG for family 10h, MSRC001_100C; CPUID 8000_0001h:ECX[19]): the
+ * node (die) of this core, as Linux's parse_fam10h_node_id reads it. */
+#define MSR_AMD_NODE_ID 0xc001100cu
+#define   NODE_ID_NODE_MASK 0x7ull              /* NodeId[2:0]: the node in the system */
+#define   NODE_ID_NODES_SHIFT 3
+#define   NODE_ID_NODES_MASK (0x7ull << 3)      /* NodesPerProcessor[5:3]: nodes in the package minus 1 */
 
 /* x2APIC registers are MSRs 0x800 + (xAPIC MMIO offset >> 4), Intel SDM vol. 3A §11.12.1.2 */
 #define MSR_X2APIC_BASE 0x00000800u

@@ -16,6 +16,7 @@
 #define TOPO_SET_WORDS		((QB_MAX_CPUS + 63) / 64)
 #define TOPO_MAX_MSGS		32
 #define TOPO_MSG_LEN		96
+#define TOPO_ID_BITS		32		   /* width of an x2APIC ID */
 
 /* Values match the cache type field of leaf 4 and 0x8000001D EAX[4:0]. */
 enum topo_cache_type {
@@ -39,11 +40,18 @@ struct topo_cpuset {
 	uint64_t bits[TOPO_SET_WORDS];
 };
 
-/* One cache instance, identified by (level, type, share_shift, id). */
+/* How a cache instance's id is formed. */
+enum topo_grouping {
+	TOPO_GROUP_APIC = 0,		/* apic_id >> share_shift */
+	TOPO_GROUP_NODE,		/* package << 8 | AMD node ID: the L3 of AMD before family 17h */
+};
+
+/* One cache instance, identified by (level, type, grouping, share_shift, id). */
 struct topo_cache {
 	uint8_t level;			/* 1-4 */
 	uint8_t type;			/* enum topo_cache_type */
-	uint8_t share_shift;		/* x2APIC ID bits below the instance ID */
+	uint8_t grouping;		/* enum topo_grouping */
+	uint8_t share_shift;		/* x2APIC ID bits below the instance ID (0 by node) */
 	bool fully_associative;
 	bool inclusive;			/* includes the lower levels (EDX bit 1) */
 	/*
@@ -54,13 +62,13 @@ struct topo_cache {
 	 */
 	bool wbinvd_lower_all_sharers;
 	bool sharing_assumed;		/* no sharing data: guessed from the level */
-	uint32_t id;			/* apic_id >> share_shift */
+	uint32_t id;			/* see grouping */
 	uint64_t size;			/* bytes: ways * partitions * line * sets */
 	uint32_t line_size;		/* bytes */
 	uint32_t ways;
 	uint32_t sets;
 	uint32_t partitions;
-	const char *source;		/* "leaf 4", "0x8000001d", "0x80000005/6 assumed sharing" */
+	const char *source;		/* "leaf 4", "0x8000001d", "0x80000005/6 assumed sharing", ... */
 	uint32_t nshared;		/* CPUs in shared_by */
 	struct topo_cpuset shared_by;	/* dense CPU indexes of the sharers */
 };
@@ -69,7 +77,7 @@ struct topo_cache {
 struct topo_cpu {
 	uint32_t apic_id;		/* x2APIC ID (8-bit APIC ID on old parts) */
 	uint32_t package;		/* apic_id >> pkg_shift */
-	uint32_t die;			/* die ID within the package, 0 without a die level */
+	uint32_t die;			/* die ID within the package (AMD: node), 0 without a die level */
 	uint32_t core;			/* core ID within the package (die, module bits included) */
 	uint32_t thread;		/* SMT ID within the core */
 	uint32_t node;			/* NUMA node, 0 when unknown */
@@ -92,6 +100,7 @@ struct topo {
 	struct topo_cpu cpu[QB_MAX_CPUS];
 	uint32_t ncaches;
 	struct topo_cache cache[TOPO_MAX_CACHES];
+	char note[TOPO_MSG_LEN];	/* what the decoding had to assume, "" if nothing */
 	uint32_t nmsgs;			/* messages raised, may exceed TOPO_MAX_MSGS */
 	char msg[TOPO_MAX_MSGS][TOPO_MSG_LEN];	/* the first TOPO_MAX_MSGS */
 };
@@ -124,6 +133,30 @@ const struct topo_cache *topo_cpu_cache(const struct topo *t, uint32_t cpu,
 
 /* Returns "data", "instruction" or "unified". */
 const char *topo_cache_type_name(enum topo_cache_type type);
+
+/*
+ * For the decoder's units (topo.c, topo_cache.c): records a message in t.
+ * fmt may hold %s (prints s) and up to three %u/%x (print a, b, c in order,
+ * decimal or hex). Messages past TOPO_MAX_MSGS are counted but not kept.
+ */
+void topo_note(struct topo *t, const char *fmt, const char *s, uint32_t a,
+	       uint32_t b, uint32_t c);
+
+/* Sets t->note (fmt with one %s, printing s) unless a note is already set:
+ * what was assumed is said once, not per CPU. */
+void topo_set_note(struct topo *t, const char *fmt, const char *s);
+
+/* Bits that hold n IDs: ceil(log2(n)), 0 for n <= 1. */
+static inline uint32_t topo_ceil_log2(uint32_t n)
+{
+	return n <= 1 ? 0 : (uint32_t)(TOPO_ID_BITS - __builtin_clz(n - 1));
+}
+
+/* v >> shift, 0 when shift is the width of v or more. */
+static inline uint32_t topo_shr(uint32_t v, uint32_t shift)
+{
+	return shift >= TOPO_ID_BITS ? 0 : v >> shift;
+}
 
 /* Returns true when dense CPU index cpu is in set s. */
 static inline bool topo_cpuset_has(const struct topo_cpuset *s, uint32_t cpu)

@@ -1,9 +1,15 @@
 /* report_machine.c - the machine's records and text lines for both platforms; see report_machine.h. */
 #include "report_machine.h"
 #include "console.h"
+#include "fmt.h"
 #include "lib.h"
 #include "timer.h"
 #include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define NOTE_LEN 160
+/* What a hypervisor means for every number of the run (issue 23). */
+static const char virtual_means[] = "caches, SMT siblings and timers are virtual; these numbers are not bare metal's";
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void rec_known(struct rec *r, const char *key, int64_t v)
@@ -32,16 +38,38 @@ static void cpu_topology(struct rec *r, const struct topo_cpu *tc)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+const char *report_hypervisor(const struct cpuid_snap *s, char sig[CPUID_HV_SIG_LEN + 1])
+{
+	return cpuid_snap_hv_vendor(s, sig) ? cpuid_hv_name(sig) : NULL;
+}
+
 void report_boot_cpu(struct rec *r, const char *cmdline, const struct cpuid_snap *s, uint64_t ram)
 {
-	char vendor[CPUID_VENDOR_LEN + 1];
+	char vendor[CPUID_VENDOR_LEN + 1], sig[CPUID_HV_SIG_LEN + 1], note[NOTE_LEN];
+	const char *hv = report_hypervisor(s, sig);
 	cpuid_snap_vendor_string(s, vendor);
 	rec_str(r, "cmdline", cmdline);
 	rec_str(r, "cpu_vendor", vendor);
 	rec_str(r, "cpu_model", cpuid_snap_brand(s));
-	rec_bool(r, "hypervisor", cpuid_snap_has(s, CPUID_FEAT_HYPERVISOR));
+	rec_bool(r, "hypervisor", hv != NULL);
+	if (sig[0])
+		rec_str(r, "hypervisor_vendor", sig);
+	else
+		rec_null(r, "hypervisor_vendor");
+	rec_str(r, "hypervisor_name", hv); /* null on bare metal */
+	if (hv) {
+		fmt_snprintf(note, sizeof(note), "virtual machine (%s): %s", hv, virtual_means);
+		rec_str(r, "virtual_note", note);
+	}
 	tsc_report_fields(r);
 	rec_u64(r, "memory_bytes", ram);
+}
+
+void report_boot_topology(struct rec *r, const struct topo *t)
+{
+	rec_str(r, "topology_source", t->source ? t->source : "none");
+	if (t->note[0])
+		rec_str(r, "topology_note", t->note);
 }
 
 /* What report_machine_text said, for the qb-lava: machine lines. */
@@ -49,6 +77,7 @@ static struct {
 	bool known;
 	char model[64];
 	char vendor[CPUID_VENDOR_LEN + 1];
+	char hypervisor[32];         /* the name as one word, "" on bare metal */
 	uint32_t online, found, nodes;
 	uint64_t ram;
 } seen;
@@ -76,8 +105,10 @@ static void lava_word(char *dst, size_t size, const char *src)
 void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t found, uint64_t startup_us,
 			 uint64_t ram, uint32_t nodes)
 {
-	char vendor[CPUID_VENDOR_LEN + 1];
+	char vendor[CPUID_VENDOR_LEN + 1], sig[CPUID_HV_SIG_LEN + 1];
+	const char *hv = report_hypervisor(s, sig);
 	cpuid_snap_vendor_string(s, vendor);
+	lava_word(seen.hypervisor, sizeof(seen.hypervisor), hv ? hv : "");
 	lava_word(seen.model, sizeof(seen.model), cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU");
 	lava_word(seen.vendor, sizeof(seen.vendor), vendor[0] ? vendor : "unknown");
 	seen.online = online;
@@ -88,6 +119,8 @@ void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t f
 	kprintf("machine: %s (%s), %u of %u CPUs online in %llu us, %llu MiB RAM, %u NUMA node(s)\n",
 		cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : "unknown CPU", vendor, online, found,
 		(unsigned long long)startup_us, (unsigned long long)(ram >> 20), nodes);
+	if (hv)
+		kprintf("virtual: %s (CPUID 0x40000000 \"%s\"): %s\n", hv, sig, virtual_means);
 	kprintf("tsc: %llu Hz from %s (measured %llu Hz against %s), invariant %s, %s, empty interval %llu ticks\n",
 		(unsigned long long)tsc_hz(), tsc_source(), (unsigned long long)tsc_measured_hz(), timer_name(),
 		tsc_invariant() ? "yes" : "no", tsc_fence_name(), (unsigned long long)tsc_overhead());
@@ -156,4 +189,8 @@ void report_lava_machine(void)
 	if (khz) /* unknown: no case rather than a number that is not a frequency */
 		kprintf("qb-lava: machine.tsc pass %llu.%03llu MHz\n", (unsigned long long)(khz / 1000),
 			(unsigned long long)(khz % 1000));
+	if (seen.hypervisor[0])
+		kprintf("qb-lava: machine.hypervisor pass 1 %s\n", seen.hypervisor);
+	else
+		kprintf("qb-lava: machine.hypervisor pass 0 none\n");
 }

@@ -12,12 +12,23 @@
 #include "topo.h"
 
 /* The fields of the `boot` record that both platforms fill alike: cmdline,
- * cpu_vendor, cpu_model, hypervisor (of the boot CPU's snapshot s), the TSC's
+ * cpu_vendor, cpu_model, hypervisor, hypervisor_vendor, hypervisor_name and
+ * (under a hypervisor) virtual_note, of the boot CPU's snapshot s; the TSC's
  * fields and memory_bytes (ram). */
 void report_boot_cpu(struct rec *r, const char *cmdline, const struct cpuid_snap *s, uint64_t ram);
 
-/* The "machine:" and "tsc:" text lines of the boot: CPU, CPUs online of those
- * found and how long they took, RAM and NUMA nodes; the TSC and its timer. */
+/* The `boot` record's topology_source, and topology_note when the decoding
+ * had to assume something (t->note). */
+void report_boot_topology(struct rec *r, const struct topo *t);
+
+/* The hypervisor's common name ("KVM", "QEMU TCG", ...; cpuid_hv_name) and
+ * its signature text in sig, or NULL (sig "") on bare metal. */
+const char *report_hypervisor(const struct cpuid_snap *s, char sig[CPUID_HV_SIG_LEN + 1]);
+
+/* The "machine:", "virtual:" (under a hypervisor) and "tsc:" text lines of
+ * the boot: CPU, CPUs online of those found and how long they took, RAM and
+ * NUMA nodes; the hypervisor and what it means for the numbers; the TSC and
+ * its timer. */
 void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t found, uint64_t startup_us,
 			 uint64_t ram, uint32_t nodes);
 
@@ -29,6 +40,7 @@ void report_machine_text(const struct cpuid_snap *s, uint32_t online, uint32_t f
  *   machine.numa-nodes pass <n> nodes
  *   machine.memory pass <MiB> MiB
  *   machine.tsc pass <MHz> MHz                            (left out when unknown)
+ *   machine.hypervisor pass 1 <name>                      (spaces as '_'; bare metal: pass 0 none)
  * Says nothing before report_machine_text. */
 void report_lava_machine(void);
 

@@ -114,7 +114,7 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_u64(r, "cpus_parked", smp_cpus_parked());
 	rec_str(r, "apic_mode", apic_mode_name());
 	rec_u64(r, "paging_levels", (uint64_t)paging_levels());
-	rec_str(r, "topology_source", topo_online()->source ? topo_online()->source : "none");
+	report_boot_topology(r, topo_online());
 	rec_u64(r, "acpi_revision", ai->rsdp.revision);
 	rec_str(r, "acpi_oem", ai->rsdp.oem_id);
 	rec_str(r, "acpi_root", ai->rsdp.used_xsdt ? "xsdt" : "rsdt");
@@ -151,14 +151,19 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 			smp_cpus_parked());
 
 	/* fbcon hook: the machine in the screen's header, what a photo of the
-	 * screen must show: CPU, TSC, caches, CPUs, memory, firmware. */
-	char h1[FBCON_LINE_LEN], h2[FBCON_LINE_LEN], caches[FBCON_LINE_LEN];
+	 * screen must show: CPU, TSC, caches, hypervisor, CPUs, memory, firmware. */
+	char h1[FBCON_LINE_LEN], h2[FBCON_LINE_LEN], caches[FBCON_LINE_LEN], virt[FBCON_LINE_LEN];
+	char sig[CPUID_HV_SIG_LEN + 1];
+	const char *hv = report_hypervisor(s, sig);
 	cache_line(caches, sizeof(caches));
+	virt[0] = '\0';
+	if (hv) /* first on the line: a photo of the screen must say the numbers are a guest's */
+		fmt_snprintf(virt, sizeof(virt), "virtual machine (%s)  |  ", hv);
 	fmt_snprintf(h1, sizeof(h1), "QuietBench %s  |  %s  |  TSC %.3f GHz (%s)  |  %s", QB_BUILD_ID,
 		     cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : vendor, (double)tsc_hz() / 1e9, tsc_source(),
 		     caches);
-	fmt_snprintf(h2, sizeof(h2), "%u of %u CPUs online  |  %llu MiB RAM  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
-		     smp_cpus_online(), smp_cpus_found(), (unsigned long long)(ram >> 20),
+	fmt_snprintf(h2, sizeof(h2), "%s%u of %u CPUs online  |  %llu MiB RAM  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
+		     virt, smp_cpus_online(), smp_cpus_found(), (unsigned long long)(ram >> 20),
 		     ai->srat.present ? ai->srat.n_nodes : 1, bi->fw_vendor, bi->fw_revision, uefi_rev);
 	fbcon_set_header(h1, h2);
 }

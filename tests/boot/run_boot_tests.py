@@ -116,6 +116,10 @@ def check_common(case, recs, problems, errors):
             check(key in b, "boot record lacks %s" % key, errors)
         check(b.get("rdtsc_fence") in ("lfence (architectural)", "lfence (DE_CFG set)", "mfence+lfence"),
               "rdtsc_fence %r" % b.get("rdtsc_fence"), errors)
+        # TCG signs leaf 0x40000000 whenever the CPU model keeps CPUID.1:ECX[31] (-hypervisor drops both).
+        hv = (b.get("hypervisor"), b.get("hypervisor_vendor"), b.get("hypervisor_name"), "virtual_note" in b)
+        want_hv = (True, "TCGTCGTCGTCG", "QEMU TCG", True) if "-hypervisor" not in case.cpu else (False, None, None, False)
+        check(hv == want_hv, "boot: hypervisor, vendor, name, note %s, expected %s" % (hv, want_hv), errors)
         if b.get("tsc_source") in ("hpet", "pm-timer"):
             check((b.get("tsc_calibration_ms") or 0) >= 200, "calibrated over %s ms" % b.get("tsc_calibration_ms"), errors)
         ppm = b.get("tsc_disagree_ppm")
@@ -449,6 +453,16 @@ def check_cpu_left_out(what, state, lost):
     return check_it
 
 
+def check_fam10h_node(recs, errors):
+    """A family 10h CPU (Opteron_G3): the kernel reads MSR C001_100C on each CPU for the L3's node; TCG answers
+    0 (one node per package: the L3 stays the package's), so no topology_note and every L3 says where it came from."""
+    l3 = [k for k in qbrecords.of_kind(recs, "cache") if k.get("level") == 3]
+    check(l3 and all(k.get("source") == "0x80000006, per node (MSR C001_100C)" and k.get("sharing_assumed") is False
+                     for k in l3), "L3 records: %s" % [(k.get("source"), k.get("sharing_assumed")) for k in l3], errors)
+    boot = (qbrecords.of_kind(recs, "boot") or [{}])[0]
+    check("topology_note" not in boot, "topology_note %r" % boot.get("topology_note"), errors)
+
+
 def check_samples(recs, errors):
     """samples (on by default): each result with repetitions lists every one, in ticks, and which were flagged."""
     with_reps = [r for r in qbrecords.of_kind(recs, "result") if isinstance(r.get("clean"), dict)]
@@ -492,6 +506,7 @@ CASES = [
     Case("state-turbo-off", 2, args="workloads=selftest,counter turbo=off prefetch=off iters=2000",
          extra_check=check_state(False, lambda w: w == 0)),
     Case("state-qemu64", 2, args="workloads=selftest turbo=off", cpu="qemu64", extra_check=check_qemu64),
+    Case("topo-opteron-g3", 4, sockets=2, args="workloads=selftest", cpu="Opteron_G3", extra_check=check_fam10h_node),
     Case("state-intel-unsafe", 2, args="workloads=selftest turbo=off", cpu="max,vendor=GenuineIntel,-hypervisor",
          extra_check=check_state(False, lambda w: w is not None and w > 0, "already off")),
     Case("state-intel-safe", 2, args="workloads=selftest turbo=off safe", cpu="max,vendor=GenuineIntel,-hypervisor",

@@ -239,6 +239,7 @@ def run_checks(scr, rgb, want_size):
     check("every cell is one glyph in two colours", unknown == 0, "%d cells match no glyph" % unknown)
     check("header names QuietBench at row 0, column 1", scr.text[0][1:11] == "QuietBench", repr(scr.text[0][:40]))
     check("header shows the CPUs", "CPUs online" in scr.text[1], repr(scr.text[1].rstrip()))
+    check("header says the machine is virtual, first", scr.text[1][1:].startswith("virtual machine (QEMU TCG)  |  "), repr(scr.text[1][:40]))
     hdr = scr.colors.get((1, 0))
     body = scr.colors.get((1, HEADER_ROWS + len(scr.banner_rows)))
     check("header has its own background", hdr and body and hdr[1] != body[1], "%s vs %s" % (hdr, body))

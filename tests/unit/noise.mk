@@ -1,2 +1,2 @@
 UNIT_TESTS += noise
-noise_SRCS := tests/unit/test_noise.c kernel/measure/noise.c kernel/measure/stats.c kernel/arch/cpuid_snap.c kernel/measure/topo.c
+noise_SRCS := tests/unit/test_noise.c kernel/measure/noise.c kernel/measure/stats.c kernel/arch/cpuid_snap.c kernel/measure/topo.c kernel/measure/topo_cache.c

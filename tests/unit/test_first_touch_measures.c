@@ -31,6 +31,8 @@ void kprintf(const char *fmt, ...)
 const char *cpuid_snap_brand(const struct cpuid_snap *s) { (void)s; return brand; }
 void cpuid_snap_vendor_string(const struct cpuid_snap *s, char out[CPUID_VENDOR_LEN + 1]) { (void)s; snprintf(out, CPUID_VENDOR_LEN + 1, "%s", vendor); }
 bool cpuid_snap_has(const struct cpuid_snap *s, uint32_t feat) { (void)s; (void)feat; return false; }
+bool cpuid_snap_hv_vendor(const struct cpuid_snap *s, char out[CPUID_HV_SIG_LEN + 1]) { (void)s; out[0] = 0; return false; }
+const char *cpuid_hv_name(const char *sig) { (void)sig; return "unknown"; }
 void tsc_report_fields(struct rec *r) { (void)r; }
 const char *tsc_source(void) { return "cpuid"; }
 uint64_t tsc_measured_hz(void) { return hz; }

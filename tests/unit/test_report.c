@@ -18,6 +18,7 @@ static int n_errors, n_failed;
 static uint64_t hz;
 static char printed[2048];
 static const char *brand = "", *vendor = "";
+static const char *hv_sig, *hv_name; /* NULL: bare metal */
 uint64_t tsc_hz(void) { return hz; }
 void kprintf(const char *fmt, ...)
 {
@@ -30,6 +31,13 @@ void kprintf(const char *fmt, ...)
 const char *cpuid_snap_brand(const struct cpuid_snap *s) { (void)s; return brand; }
 void cpuid_snap_vendor_string(const struct cpuid_snap *s, char out[CPUID_VENDOR_LEN + 1]) { (void)s; snprintf(out, CPUID_VENDOR_LEN + 1, "%s", vendor); }
 bool cpuid_snap_has(const struct cpuid_snap *s, uint32_t feat) { (void)s; (void)feat; return false; }
+bool cpuid_snap_hv_vendor(const struct cpuid_snap *s, char out[CPUID_HV_SIG_LEN + 1])
+{
+	(void)s;
+	snprintf(out, CPUID_HV_SIG_LEN + 1, "%s", hv_sig ? hv_sig : "");
+	return hv_sig != NULL;
+}
+const char *cpuid_hv_name(const char *sig) { (void)sig; return hv_name; }
 void tsc_report_fields(struct rec *r) { (void)r; }
 const char *tsc_source(void) { return "cpuid"; }
 uint64_t tsc_measured_hz(void) { return hz; }
@@ -116,6 +124,40 @@ TEST(done_record_for_both_platforms)
 	CHECK(!strstr(last, "cpus_lost") && !strstr(last, "reason"));
 }
 
+/* The boot record's hypervisor fields: null on bare metal, with no note; the
+ * signature, the name and the note under one; a hypervisor that gives no
+ * signature has a null vendor but is still named and noted. */
+TEST(boot_names_the_hypervisor)
+{
+	struct cpuid_snap snap;
+	struct rec *r;
+
+	hv_sig = hv_name = NULL;
+	r = console_rec_open("boot");
+	report_boot_cpu(r, "", &snap, 1ull << 30);
+	console_rec_emit(r);
+	CHECK(strstr(last, "\"hypervisor\":false,\"hypervisor_vendor\":null,\"hypervisor_name\":null,") != NULL);
+	CHECK(strstr(last, "virtual_note") == NULL);
+
+	hv_sig = "TCGTCGTCGTCG";
+	hv_name = "QEMU TCG";
+	r = console_rec_open("boot");
+	report_boot_cpu(r, "", &snap, 1ull << 30);
+	console_rec_emit(r);
+	CHECK(strstr(last, "\"hypervisor\":true,\"hypervisor_vendor\":\"TCGTCGTCGTCG\",\"hypervisor_name\":\"QEMU TCG\","
+			   "\"virtual_note\":\"virtual machine (QEMU TCG): caches, SMT siblings and timers are virtual; "
+			   "these numbers are not bare metal's\"") != NULL);
+
+	hv_sig = "";
+	hv_name = "unknown";
+	r = console_rec_open("boot");
+	report_boot_cpu(r, "", &snap, 1ull << 30);
+	console_rec_emit(r);
+	CHECK(strstr(last, "\"hypervisor\":true,\"hypervisor_vendor\":null,\"hypervisor_name\":\"unknown\","
+			   "\"virtual_note\":\"virtual machine (unknown): ") != NULL);
+	hv_sig = hv_name = NULL;
+}
+
 /* lava=on: the machine's lines once report_machine_text has run, then a line
  * per result, each with a measurement: the median in ns, the median in its
  * own unit without a TSC frequency, or the repetitions without a median. */
@@ -136,10 +178,21 @@ TEST(lava_lines_always_carry_a_measurement)
 			      "qb-lava: machine.numa-nodes pass 2 nodes\n"
 			      "qb-lava: machine.memory pass 8192 MiB\n") == printed);
 	CHECK(strstr(printed, "machine.tsc") == NULL); /* unknown: left out, not 0 MHz */
+	CHECK(strstr(printed, "qb-lava: machine.hypervisor pass 0 none\n") != NULL);
 	hz = 2399999600;
 	printed[0] = 0;
 	report_lava_lines(true);
 	CHECK(strstr(printed, "qb-lava: machine.tsc pass 2400.000 MHz\n") != NULL);
+	hv_sig = "TCGTCGTCGTCG";
+	hv_name = "QEMU TCG";
+	printed[0] = 0;
+	report_machine_text(&snap, 3, 4, 100, 8ull << 30, 2);
+	CHECK(strstr(printed, "\nvirtual: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\"): caches, SMT siblings and "
+			      "timers are virtual; these numbers are not bare metal's\ntsc: ") != NULL);
+	printed[0] = 0;
+	report_lava_lines(true);
+	CHECK(strstr(printed, "qb-lava: machine.hypervisor pass 1 QEMU_TCG\n") != NULL);
+	hv_sig = hv_name = NULL;
 
 	struct stats st = { .n = 9, .min = 240, .median = 480.0, .mean = 500.0, .max = 960 };
 	static struct cpuset set = { .n = 2, .cpu = { 0, 1 } };
@@ -280,6 +333,7 @@ int main(void)
 	RUN(ok_with_reason_is_dropped_and_reported);
 	RUN(fail_and_skipped_keep_their_reason);
 	RUN(done_record_for_both_platforms);
+	RUN(boot_names_the_hypervisor);
 	RUN(lava_lines_always_carry_a_measurement);
 	RUN(measures_from_the_figure);
 	RUN(empty_statistics_are_null);

@@ -8,93 +8,23 @@
  * has and how many threads share each (AMD's product pages and PPRs, cited
  * per part). No decoder message may be raised: these are healthy machines.
  *
+ * The AMD parts of before family 17h have two nodes (dies) per package, each
+ * with its own L3, which APIC IDs do not delimit: the L3's sharers are a
+ * node's CPUs (0x8000001E on family 15h; MSR C001_100C on family 10h, whose
+ * value the fixture gives as Linux would read it). This project's own VM
+ * (bhyve) gives an L3 whose ways are "in 0x8000001D", a leaf it leaves empty.
+ *
  * QB_CPUID_REAL_DIR overrides the directory; paths are relative to the repository root. */
 #include <stdlib.h>
 
 #include "check.h"
+#include "cpuid_fixture.h"
 #include "lib.h"
 #include "cpuid_snap.h"
 #include "topo.h"
 
-#define DIR_DEFAULT "tests/fixtures/cpuid"
-#define MAX_LEAVES 128
-#define OWN_MAX 32      /* leaves in which a CPU differs from CPU 0 (hybrid parts: all of leaf 4) */
-
-struct leaf {
-	uint32_t leaf, sub, r[4];
-	bool missing;
-};
-
-/* One logical CPU's leaves: its own, then CPU 0's for the rest. */
-static struct machine {
-	uint32_t n;
-	struct leaf base[MAX_LEAVES];
-	uint32_t nbase;
-	struct leaf own[QB_MAX_CPUS][OWN_MAX];
-	uint32_t nown[QB_MAX_CPUS];
-} M;
-
 static struct cpuid_snap snaps[QB_MAX_CPUS];
 static struct topo T;
-
-static const struct leaf *find(const struct leaf *t, uint32_t n, uint32_t leaf, uint32_t sub)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (t[i].leaf == leaf && t[i].sub == sub)
-			return &t[i];
-	return NULL;
-}
-
-static void query(void *ctx, uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
-{
-	uint32_t cpu = (uint32_t)(uintptr_t)ctx;
-	const struct leaf *e = find(M.own[cpu], M.nown[cpu], leaf, sub);
-	memset(r, 0, sizeof(*r));
-	if (!e)
-		e = find(M.base, M.nbase, leaf, sub);
-	if (!e || e->missing) {
-		if (leaf == CPUID_LEAF_TOPO || leaf == CPUID_LEAF_TOPO_V2)
-			r->ecx = sub & 0xff; /* an invalid level echoes ECX[7:0] */
-		return;
-	}
-	*r = (struct cpuid_regs){ e->r[0], e->r[1], e->r[2], e->r[3] };
-}
-
-static bool load(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	int cpu = -1;
-	bool ok = true;
-	memset(&M, 0, sizeof(M));
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		struct leaf l = { 0 };
-		unsigned c;
-		if (line[0] == '#')
-			continue;
-		if (sscanf(line, "cpu %u", &c) == 1) {
-			cpu = (int)c;
-			ok &= c < QB_MAX_CPUS && c == M.n;
-			M.n = c + 1;
-			continue;
-		}
-		int k = sscanf(line, "%x %x %x %x %x %x", &l.leaf, &l.sub, &l.r[0], &l.r[1], &l.r[2], &l.r[3]);
-		if (k == 2 && strstr(line, "missing"))
-			l.missing = true;
-		else if (k != 6 || cpu < 0)
-			continue;
-		if (cpu == 0 && M.nbase < MAX_LEAVES)
-			M.base[M.nbase++] = l;
-		else if (cpu > 0 && cpu < QB_MAX_CPUS && M.nown[cpu] < OWN_MAX)
-			M.own[cpu][M.nown[cpu]++] = l;
-		else
-			ok = false;
-	}
-	fclose(f);
-	return ok && M.n > 0;
-}
 
 /* A cache level the part is published with. */
 struct want_cache {
@@ -108,6 +38,9 @@ struct part {
 	const char *source;             /* where the published layout comes from */
 	uint32_t packages, cores, threads;
 	struct want_cache cache[8];     /* hybrid parts list a level once per core type */
+	uint32_t dies;                  /* distinct (package, die) pairs; 0: one per package */
+	const char *l3_source;          /* the L3's source, when the test says */
+	const char *note;               /* the topology's note, NULL for none */
 };
 
 #define K 1024ull
@@ -122,17 +55,17 @@ static const struct part parts[] = {
 	 * family 17h model 31h, CPUID Fn8000_001D). */
 	{ "epyc-7742-2p", "AMD EPYC 7742 product page; PPR 17h/31h", 2, 128, 256,
 	  { { 1, D, 32 * K, 8, 64, 128, 2 }, { 1, I, 32 * K, 8, 64, 128, 2 }, { 2, U, 512 * K, 8, 64, 128, 2 },
-	    { 3, U, 16 * MB, 16, 64, 32, 8 } } },
+	    { 3, U, 16 * MB, 16, 64, 32, 8 } }, 0, NULL, NULL },
 	/* AMD EPYC 9654 (Zen 4 "Genoa"), two sockets: 96 cores, 12 CCDs of 8
 	 * cores per socket, 32 MiB L3 per CCD, 1 MiB L2 per core. */
 	{ "epyc-9654-2p", "AMD EPYC 9654 product page; PPR 19h/11h", 2, 192, 384,
 	  { { 1, D, 32 * K, 8, 64, 192, 2 }, { 1, I, 32 * K, 8, 64, 192, 2 }, { 2, U, 1 * MB, 8, 64, 192, 2 },
-	    { 3, U, 32 * MB, 16, 64, 24, 16 } } },
+	    { 3, U, 32 * MB, 16, 64, 24, 16 } }, 0, NULL, NULL },
 	/* AMD Ryzen 9 9950X (Zen 5 "Granite Ridge"): 16 cores in 2 CCDs, 48 KiB
 	 * 12-way L1d, 1 MiB 16-way L2 per core, 32 MiB L3 per CCD. */
 	{ "ryzen-9950x", "AMD Ryzen 9 9950X product page; Zen 5 software optimization guide", 1, 16, 32,
 	  { { 1, D, 48 * K, 12, 64, 16, 2 }, { 1, I, 32 * K, 8, 64, 16, 2 }, { 2, U, 1 * MB, 16, 64, 16, 2 },
-	    { 3, U, 32 * MB, 16, 64, 2, 16 } } },
+	    { 3, U, 32 * MB, 16, 64, 2, 16 } }, 0, NULL, NULL },
 	/* Intel Core i9-14900K (Raptor Lake refresh): 8 P-cores with SMT, 48 KiB
 	 * 12-way L1d, 32 KiB L1i and 2 MiB 16-way L2 each; 16 E-cores in 4
 	 * clusters sharing 4 MiB 16-way L2, with 32 KiB L1d and 64 KiB L1i
@@ -141,16 +74,52 @@ static const struct part parts[] = {
 	{ "core-i9-14900k", "Intel ARK i9-14900K; Intel 64 and IA-32 Optimization Reference Manual", 1, 24, 32,
 	  { { 1, D, 48 * K, 12, 64, 8, 2 }, { 1, D, 32 * K, 8, 64, 16, 1 }, { 1, I, 32 * K, 8, 64, 8, 2 },
 	    { 1, I, 64 * K, 8, 64, 16, 1 }, { 2, U, 2 * MB, 16, 64, 8, 2 }, { 2, U, 4 * MB, 16, 64, 4, 4 },
-	    { 3, U, 36 * MB, 12, 64, 1, 32 } } },
+	    { 3, U, 36 * MB, 12, 64, 1, 32 } }, 0, NULL, NULL },
 	/* Intel Xeon w9-3475X (Sapphire Rapids): 36 cores with SMT, 48 KiB
 	 * L1d, 32 KiB L1i, 2 MiB 16-way L2 per core, 82.5 MiB 15-way L3. */
 	{ "xeon-w9-3475x", "Intel ARK w9-3475X; Intel optimization manual (Golden Cove)", 1, 36, 72,
 	  { { 1, D, 48 * K, 12, 64, 36, 2 }, { 1, I, 32 * K, 8, 64, 36, 2 }, { 2, U, 2 * MB, 16, 64, 36, 2 },
-	    { 3, U, 82 * MB + 512 * K, 15, 64, 1, 72 } } },
+	    { 3, U, 82 * MB + 512 * K, 15, 64, 1, 72 } }, 0, NULL, NULL },
 	/* AMD Ryzen 5 7600 (Zen 4 "Raphael"): 6 cores in one CCD, 32 MiB L3. */
 	{ "ryzen-7600", "AMD Ryzen 5 7600 product page; PPR 19h/61h", 1, 6, 12,
 	  { { 1, D, 32 * K, 8, 64, 6, 2 }, { 1, I, 32 * K, 8, 64, 6, 2 }, { 2, U, 1 * MB, 8, 64, 6, 2 },
-	    { 3, U, 32 * MB, 16, 64, 1, 12 } } },
+	    { 3, U, 32 * MB, 16, 64, 1, 12 } }, 0, NULL, NULL },
+	/* AMD Opteron 6238 (family 15h "Interlagos"), two sockets: 12 cores in
+	 * 6 compute units per socket (0x8000001E counts a unit's two cores as
+	 * its threads, as Linux does), on two dies of 3 units, each die with its
+	 * own L3; 16 KiB 4-way L1d per core, 64 KiB 2-way L1i and 2 MiB 16-way
+	 * L2 per unit; the L3 that 0x8000001D gives per die is 6 MiB 48-way
+	 * (AIDA64's line in the dump agrees). APIC IDs 0x20-0x25 are die 0 and
+	 * 0x26-0x2B die 1 (0x8000001E NodeId), so 3 APIC ID bits would join
+	 * two of die 1's cores to die 0's L3. */
+	{ "opteron-6238-2p", "AMD Opteron 6200 Series product brief; BKDG 15h models 00h-0Fh, Fn8000_001E", 2, 12, 24,
+	  { { 1, D, 16 * K, 4, 64, 24, 1 }, { 1, I, 64 * K, 2, 64, 12, 2 }, { 2, U, 2 * MB, 16, 64, 12, 2 },
+	    { 3, U, 6 * MB, 48, 64, 4, 6 } }, 4, "0x8000001d, per node (0x8000001e)", NULL },
+	/* AMD Opteron 6344 (family 15h "Abu Dhabi", Piledriver), two sockets:
+	 * the same layout as the 6238. */
+	{ "opteron-6344-2p", "AMD Opteron 6300 Series product brief; BKDG 15h models 00h-0Fh, Fn8000_001E", 2, 12, 24,
+	  { { 1, D, 16 * K, 4, 64, 24, 1 }, { 1, I, 64 * K, 2, 64, 12, 2 }, { 2, U, 2 * MB, 16, 64, 12, 2 },
+	    { 3, U, 6 * MB, 48, 64, 4, 6 } }, 4, "0x8000001d, per node (0x8000001e)", NULL },
+	/* AMD family 10h model 9 ("Magny-Cours", Opteron 6100; an engineering
+	 * sample), two sockets of 12 cores on two dies of 6. No TOPOEXT: L1 and
+	 * L2 from 0x80000005/6 per core (64 KiB 2-way L1d and L1i, 512 KiB
+	 * 16-way L2); 0x80000006 gives the package's L3, 10 MiB 96-way, so a die
+	 * has half (Linux amd_cpuid4 under AMD_DCM): 5 MiB 48-way, its cores
+	 * told by MSR C001_100C (the fixture's values, see its README). */
+	{ "opteron-6100-es-2p", "AMD Opteron 6100 Series product brief; BKDG 10h, MSRC001_100C", 2, 24, 24,
+	  { { 1, D, 64 * K, 2, 64, 24, 1 }, { 1, I, 64 * K, 2, 64, 24, 1 }, { 2, U, 512 * K, 16, 64, 24, 1 },
+	    { 3, U, 5 * MB, 48, 64, 4, 6 } }, 4, "0x80000006, per node (MSR C001_100C)", NULL },
+	/* This project's VM: 2 vCPUs of an "Oxide Virtual Turin-like Processor"
+	 * under bhyve, each its own package (0x80000008 ECX 0). 0x80000005/6
+	 * give a 48 KiB 12-way L1d and a 1 MiB 8-way L2; the L3's associativity
+	 * is 9, "value for all fields should be determined from Fn8000_001D"
+	 * (its size field, 508 MiB, is the host package's), and that leaf is
+	 * empty without TOPOEXT: the L3 is left undescribed, with a note, not
+	 * rejected as an error. The host's APIC IDs show through leaf 1, so
+	 * they change between dumps. */
+	{ "oxide-bhyve-2vcpu", "this project's VM; APM vol. 3, table E-4, associativity 9", 2, 2, 2,
+	  { { 1, D, 48 * K, 12, 64, 2, 1 }, { 1, I, 32 * K, 8, 64, 2, 1 }, { 2, U, 1 * MB, 8, 64, 2, 1 } },
+	  0, NULL, "L3 not described: 0x80000006 refers to 0x8000001D, which is empty" },
 };
 
 /* How many kinds of cache the part lists at c's level and type (2 on hybrid parts). */
@@ -162,19 +131,17 @@ static unsigned level_types(const struct part *p, const struct want_cache *c)
 	return n;
 }
 
-static void check_part(const char *dir, const struct part *p)
+static void check_part(const struct part *p)
 {
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s.cpuid", dir, p->name);
-	bool loaded = load(path);
+	bool loaded = cpuid_fixture_load(p->name);
 	CHECK(loaded);
 	if (!loaded) {
-		printf("  %s: cannot load %s\n", p->name, path);
+		printf("  %s: cannot load %s/%s.cpuid\n", p->name, CPUID_FIXTURE_DIR, p->name);
 		return;
 	}
-	for (uint32_t i = 0; i < M.n; i++)
-		cpuid_snap_fill(&snaps[i], query, (void *)(uintptr_t)i);
-	int rc = topo_decode(snaps, NULL, M.n, &T);
+	for (uint32_t i = 0; i < cpuid_fixture_cpus(); i++)
+		cpuid_fixture_snap(i, &snaps[i]);
+	int rc = topo_decode(snaps, NULL, cpuid_fixture_cpus(), &T);
 	CHECK_EQ_U(rc, 0);
 	for (uint32_t i = 0; i < MIN(T.nmsgs, (uint32_t)TOPO_MAX_MSGS); i++)
 		printf("  %s: msg: %s\n", p->name, T.msg[i]);
@@ -200,19 +167,81 @@ static void check_part(const char *dir, const struct part *p)
 		CHECK_EQ_U(bad, 0);
 		CHECK_EQ_U(n, c->instances);
 	}
+	uint32_t dies = 0;
+	for (uint32_t i = 0; i < T.ncpu; i++) {
+		bool seen = false;
+		for (uint32_t j = 0; j < i; j++)
+			seen |= T.cpu[j].package == T.cpu[i].package && T.cpu[j].die == T.cpu[i].die;
+		dies += !seen;
+	}
+	CHECK_EQ_U(dies, p->dies ? p->dies : p->packages);
+	const struct topo_cache *l3 = topo_cpu_cache(&T, 0, 3);
+	if (p->l3_source)
+		CHECK_STR(l3 ? l3->source : NULL, p->l3_source);
+	CHECK_STR(T.note, p->note ? p->note : "");
+	for (uint8_t level = 1; level <= 4; level++) { /* no level the part does not have */
+		bool want = false;
+		for (unsigned w = 0; w < ARRAY_SIZE(p->cache) && p->cache[w].level; w++)
+			want |= p->cache[w].level == level;
+		CHECK_EQ_U(topo_cpu_cache(&T, 0, level) != NULL, want);
+	}
 	printf("  %-14s %3u threads, %3u cores, %u package(s), %3u caches (%s)\n", p->name, T.ncpu, T.ncores,
 	       T.npackages, T.ncaches, p->source);
 }
 
 TEST(test_real_cpus)
 {
-	const char *dir = getenv("QB_CPUID_REAL_DIR") ? getenv("QB_CPUID_REAL_DIR") : DIR_DEFAULT;
 	for (unsigned i = 0; i < ARRAY_SIZE(parts); i++)
-		check_part(dir, &parts[i]);
+		check_part(&parts[i]);
+}
+
+/* Each core of a two-node part is on its node's die, as 0x8000001E or the
+ * node MSR say: the L3's sharers are exactly the CPUs of one (package, die). */
+TEST(test_l3_is_the_die)
+{
+	static const char *const names[] = { "opteron-6238-2p", "opteron-6100-es-2p" };
+	static const char *const rel_6_7[] = { "smt", "l3" }; /* a compute unit's two cores; a die's */
+	for (unsigned m = 0; m < ARRAY_SIZE(names); m++) {
+		CHECK(cpuid_fixture_load(names[m]));
+		for (uint32_t i = 0; i < cpuid_fixture_cpus(); i++)
+			cpuid_fixture_snap(i, &snaps[i]);
+		CHECK_EQ_U(topo_decode(snaps, NULL, cpuid_fixture_cpus(), &T), 0);
+		for (uint32_t a = 0; a < T.ncpu; a++) {
+			/* 12 cores per package, numbered in APIC ID order: 6 per die */
+			CHECK_EQ_U(T.cpu[a].die, (a % 12) / 6);
+			for (uint32_t b = 0; b < T.ncpu; b++)
+				CHECK_EQ_U(topo_shares_cache(&T, a, b, 3), a / 6 == b / 6);
+		}
+		CHECK_STR(topo_rel_name(topo_relation(&T, 5, 6)), "package");
+		CHECK_STR(topo_rel_name(topo_relation(&T, 6, 7)), rel_6_7[m]);
+	}
+}
+
+/* Family 10h where the node MSR cannot be read (the twin reads no MSRs, or
+ * a #GP): the L3 stays the package's as 0x80000006 gives it, and the
+ * topology says it assumed that and why. */
+TEST(test_fam10h_without_node_msr)
+{
+	static const char twin_why[] = "unavailable: the Linux twin reads no MSRs";
+	CHECK(cpuid_fixture_load("opteron-6100-es-2p"));
+	for (uint32_t i = 0; i < cpuid_fixture_cpus(); i++) {
+		cpuid_fixture_snap(i, &snaps[i]);
+		snaps[i].node_msr_state = CPUID_NODE_MSR_UNAVAILABLE;
+		snaps[i].node_msr_why = twin_why;
+	}
+	CHECK_EQ_U(topo_decode(snaps, NULL, cpuid_fixture_cpus(), &T), 0);
+	const struct topo_cache *l3 = topo_cpu_cache(&T, 0, 3);
+	CHECK(l3 && l3->size == 10 * MB && l3->ways == 96 && l3->nshared == 12 && l3->sharing_assumed);
+	CHECK_STR(l3 ? l3->source : NULL, "0x80000006 assumed per package");
+	CHECK_STR(T.note, "L3 per package assumed: MSR C001_100C (node ID) unavailable: the Linux twin reads no MSRs");
+	CHECK_EQ_U(T.cpu[6].die, 0);
+	CHECK(topo_shares_cache(&T, 0, 11, 3) && !topo_shares_cache(&T, 0, 12, 3));
 }
 
 int main(void)
 {
 	RUN(test_real_cpus);
+	RUN(test_l3_is_the_die);
+	RUN(test_fam10h_without_node_msr);
 	return check_summary("topo_real");
 }

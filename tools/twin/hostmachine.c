@@ -95,7 +95,7 @@ void hostmachine_report_boot(const char *cmdline)
 	rec_u64(r, "cpus_found", hostcpu_found());
 	rec_u64(r, "cpus_online", hostcpu_online());
 	rec_nulls(r, acpi, ARRAY_SIZE(acpi));
-	rec_str(r, "topology_source", topo_online()->source ? topo_online()->source : "none");
+	report_boot_topology(r, topo_online());
 	rec_nulls(r, tables, ARRAY_SIZE(tables));
 	rec_u64(r, "numa_nodes", hostnuma_nodes());
 	rec_nulls(r, console, ARRAY_SIZE(console));
