@@ -65,6 +65,12 @@ unit: $(UNIT_BINS)
 
 # ---- kernel ---------------------------------------------------------------
 BUILD_ID := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The objects that print the build id are rebuilt when it changes (a commit,
+# or a tree that became clean): the stamp is rewritten only then.
+BUILD_ID_STAMP := $(BUILD)/gen/build_id
+$(shell mkdir -p $(BUILD)/gen; [ "$$(cat $(BUILD_ID_STAMP) 2>/dev/null)" = "$(BUILD_ID)" ] || echo "$(BUILD_ID)" > $(BUILD_ID_STAMP))
+BUILD_ID_KERNEL := kernel/start/main.c kernel/start/machine.c kernel/console/fbcon.c
+BUILD_ID_TWIN := tools/twin/hostmachine.c tools/twin/main.c
 
 override KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-pic -fno-pie -mcmodel=kernel \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables \
@@ -339,6 +345,8 @@ twin_cflags = $(TWINCFLAGS) $(if $(filter workloads/%,$(1)),-O3)
 TWIN_OBJS := $(patsubst %.c,$(BUILD)/twin/%.o,$(TWIN_SRCS))
 TWIN_ASAN_OBJS := $(patsubst %.c,$(BUILD)/twin-asan/%.o,$(TWIN_SRCS))
 
+$(patsubst %.c,$(BUILD)/%.o,$(BUILD_ID_KERNEL)) $(patsubst %.c,$(BUILD)/twin/%.o,$(BUILD_ID_TWIN)) \
+	$(patsubst %.c,$(BUILD)/twin-asan/%.o,$(BUILD_ID_TWIN)): $(BUILD_ID_STAMP)
 $(BUILD)/twin/%.o: %.c Makefile
 	@mkdir -p $(@D)
 	@echo "  CC $< (twin)"; $(HOSTCC) $(call twin_cflags,$<) -c $< -o $@
