@@ -10,6 +10,7 @@ Every figure has a title, axes with units, the machine and date in a footer, and
 the line saying what is virtual there.
 """
 import os
+import textwrap
 
 import matplotlib
 
@@ -54,11 +55,12 @@ def finish(fig, run, path, top=1.0, notes=(SPREAD_NOTE,)):
     fig.text(0.01, 0.012, run.footer(), fontsize=8, color="0.35", ha="left", va="bottom")
     fig.text(0.99, 0.012, "QuietBench %s, %s" % (run.boot.get("build", "?"), os.path.basename(run.source)),
              fontsize=8, color="0.35", ha="right", va="bottom")
-    lines = [(n, "0.35") for n in notes if n]
+    width = int(fig.get_figwidth() * DPI / 5.6)  # characters of 7 pt text across the figure
+    lines = [(x, "0.35") for n in notes if n for x in textwrap.wrap(n, width)]
     note = machine.virtual_note(run)
     if note:
-        lines.append((note, "C3"))
-    for i, (text, color) in enumerate(lines, 1):
+        lines += [(x, "C3") for x in textwrap.wrap(note, width)]
+    for i, (text, color) in enumerate(reversed(lines), 1):  # stacked upwards: the first line on top
         fig.text(0.01, 0.012 + i * step, text, fontsize=7, color=color, ha="left", va="bottom")
     fig.tight_layout(rect=(0, 0.012 + (len(lines) + 1) * step, 1, top))
     fig.savefig(path, dpi=DPI)

@@ -12,7 +12,6 @@ confidence interval over the same samples (a fixed seed: the same runs give the 
 import math
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
 ALPHA = 0.05
 BOOT = 2000
@@ -87,6 +86,10 @@ def test(fa, fb, alpha=ALPHA):
     ci = ratio_ci(xa, xb)
     if len(set(xa) | set(xb)) == 1:  # every repetition the same number: no difference at all
         return Verdict(NOT_SIGNIFICANT, p=1.0, ratio=ratio, ci=ci)
+    try:
+        from scipy.stats import mannwhitneyu
+    except ImportError:
+        return Verdict(CANNOT_TELL, why="scipy is not installed (Debian's python3-scipy)", ratio=ratio, ci=ci)
     ties = len(set(xa) | set(xb)) < len(xa) + len(xb)
     exact = not ties and len(xa) * len(xb) <= EXACT_MAX
     p = float(mannwhitneyu(xa, xb, alternative="two-sided", method="exact" if exact else "asymptotic").pvalue)

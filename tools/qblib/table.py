@@ -17,6 +17,8 @@ from .text import UNSTABLE_CV_PCT, cv, grid, num, params_text, quart, sig, value
 
 LEGEND = ("figures: median of the clean repetitions, quartiles q1-q3 beside it; %s; cv in percent"
           % qbfigure.MARK_MEANS)
+LEGEND_LAVA = ("figures: each result's median as its qb-lava: line gave it; an export holds no quartiles, clean "
+               "counts or noisy marks")
 
 
 def common_params(res):
@@ -197,7 +199,7 @@ def header(run):
                    "no build, command line, records or error records in it" % (run.lava_job["id"], run.source))
     elif b:
         out.append("run: build %s, cmdline \"%s\", log %s" % (b.get("build", "?"), b.get("cmdline", ""), run.source))
-    out.append(LEGEND)
+    out.append(LEGEND_LAVA if run.lava_job else LEGEND)
     return out
 
 
