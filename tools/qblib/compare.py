@@ -107,7 +107,10 @@ def section(wl, rows, runs, ticks):
         a, b = row.cells
         lab = row.label()
         merged = row.merged()
-        place = lab["placement"] + "".join(" (%s: %s)" % ("AB"[i], m) for i, m in merged.items())
+        if len(merged) == 2 and len(set(merged.values())) == 1:
+            place = merged[0]  # both ran one configuration for these placements
+        else:
+            place = lab["placement"] + "".join(" (%s: %s)" % ("AB"[i], m) for i, m in merged.items())
         v, diff = pair_verdict(fa, fb, a, b)
         verdicts.append(v)
         ratio = v.ratio if v is not None else None

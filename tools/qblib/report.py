@@ -194,9 +194,8 @@ def render(runs, names, with_plots=True):
     repeated = [(k, rs) for k, rs in machines.items() if len(rs) > 1]
 
     h = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
-         "<title>QuietBench report: %d runs on %d machines</title><style>%s</style></head><body>"
-         % (len(runs), len(machines), CSS),
-         "<h1>QuietBench: %d runs on %d machine(s)</h1>" % (len(runs), len(machines)),
+         "<title>QuietBench report: %s</title><style>%s</style></head><body>" % (summary(runs), CSS),
+         "<h1>QuietBench: %s</h1>" % summary(runs),
          '<p class="note">Written %s by qb report.</p>'
          % esc(datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))]
     toc = ['<li><a href="#machines">Machines</a></li>', '<li><a href="#results">Results</a><ul>']

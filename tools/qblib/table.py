@@ -132,7 +132,8 @@ def generic(run, wl, ticks=False):
         rows = []
         for r, f in zip(res, figs):
             row = [r.get("variant", "-"), num(r.get("threads"))] + ([size_cell(r, run)] if sized else []) + \
-                [params_text(r.get("params"), hide), value(f, unit=not one_unit), quart(f), cv(f.cv_pct), clean_cell(r)]
+                [params_text(shown_params(r), hide), value(f, unit=not one_unit), quart(f), cv(f.cv_pct),
+                 clean_cell(r)]
             if second:
                 row.append(value(second.get(id(r))))
             if per_iter:
@@ -158,6 +159,14 @@ def generic(run, wl, ticks=False):
     for m in run.matrices(wl):
         out += matrix(m, run)
     return out
+
+
+def shown_params(r):
+    """The params as a row shows them: a result standing for several placements names them all."""
+    p = dict(r.get("params") or {})
+    if len(match.placements(r)) > 1:
+        p["placement"] = "=".join(match.placements(r))
+    return p
 
 
 def size_cell(r, run):

@@ -6,6 +6,7 @@ and in brackets its slowdown: the figure against the figure of 1 thread of the s
 (a pair's against packed, 1 thread, compact).
 """
 from . import figure as qbfigure
+from . import match
 from . import measure as qbmeasure
 from .text import grid, pct, sig
 
@@ -62,8 +63,9 @@ def sweep(run, res, ticks=False):
     rows_in = [r for r in res if not is_pair(r)]
     placements, layouts = [], []
     for r in rows_in:
-        if placement(r) not in placements:
-            placements.append(placement(r))
+        for p in match.placements(r):
+            if p not in placements:
+                placements.append(p or "-")
         if r.get("variant") not in layouts:
             layouts.append(r.get("variant"))
     rows = []
@@ -72,10 +74,13 @@ def sweep(run, res, ticks=False):
         for i, t in enumerate(sorted({r.get("threads") or 0 for r in mine})):
             row = [lay if i == 0 else "", str(t)]
             for p in placements:
-                hit = [r for r in mine if r.get("threads") == t and placement(r) == p]
+                hit = [r for r in mine if r.get("threads") == t and p in match.placements(r)]
                 row.append(cell(res, hit[0] if hit else None, run, ticks))
             rows.append(row)
-    return grid(["layout", "threads"] + placements, rows, right=range(1, 2 + len(placements))) + [""] if rows else []
+    same = sorted({" = ".join(match.placements(r)) for r in rows_in if len(match.placements(r)) > 1})
+    notes = ["  %s on this machine (the same CPUs): one run stands for both" % x for x in same]
+    return grid(["layout", "threads"] + placements, rows, right=range(1, 2 + len(placements))) + notes + [""] \
+        if rows else []
 
 
 def pairs(run, res, ticks=False):
