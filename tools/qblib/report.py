@@ -48,7 +48,7 @@ td.ref { outline: 2px solid #1c3f73; outline-offset: -2px; }
 .mark { color: #a00; font-weight: bold; }
 .up, .down { font-weight: bold; color: #1c3f73; }
 .note { color: #555; }
-.legend span { margin-right: 1.2em; }
+.legend li { margin: 0.15em 0; }
 nav ul { margin: 0.3em 0; }
 figure { display: inline-block; margin: 0.5em; }
 figure img { max-width: 640px; border: 1px solid #ccc; }
@@ -170,15 +170,17 @@ def plots(run, tmp):
     return out
 
 
-LEGEND = ('<p class="note legend"><span>Each cell: the figure of a result, the median of its clean repetitions, '
-          "in the row's unit, and below it their quartiles (q1-q3).</span>"
-          '<span><span class="mark">~</span> on a hatched cell: noisy, fewer than half of the repetitions clean: '
-          "the figure is over all of them.</span>"
-          '<span><span class="up">&#9650;</span>/<span class="down">&#9660;</span>: higher or lower than the '
-          "row's reference (outlined: its first run with samples), and significantly so (%s); no arrow where "
-          "the difference is not significant or the test cannot tell (no samples).</span><span>Red: a failed check. Tinted: cv over %g%%. Rows pair "
-          "on workload, variant, threads, placement and size role, never on iteration counts or the profile. "
-          "A cell's tooltip has the details.</span></p>" % (esc(signif.STATED), UNSTABLE_CV_PCT))
+LEGEND = ('<ul class="note legend">'
+          "<li>Each cell: the figure of a result, the median of its clean repetitions in the row's unit, and "
+          "below it their quartiles (q1-q3). Rows pair on workload, variant, threads, placement and size role, "
+          "never on iteration counts or the profile.</li>"
+          '<li><span class="mark">~</span> on a hatched cell: noisy, fewer than half of the repetitions clean: '
+          "the figure is over all of them.</li>"
+          '<li><span class="up">&#9650;</span> / <span class="down">&#9660;</span>: higher or lower than the '
+          "row's reference (outlined: its first run with samples), and significantly so (%s). No arrow: not "
+          "significant, or the test cannot tell (no samples).</li>"
+          "<li>Red: a failed check. Tinted: cv over %g%%. A cell's tooltip has the details.</li></ul>"
+          % (esc(signif.STATED), UNSTABLE_CV_PCT))
 
 
 def render(runs, names, with_plots=True):
