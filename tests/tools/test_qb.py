@@ -289,7 +289,15 @@ def test_csv_stale_files_removed(tmp_path):
 
 
 # ---- table ---------------------------------------------------------------------------------
+def results_of(name, workload=None):
+    recs, _ = qbrecords.parse_file(os.path.join(DATA, name))
+    return [r for r in recs if r["kind"] == "result" and (workload is None or r.get("workload") == workload)]
+
+
 def test_table_counter(tmp_path):
+    """counter's lists speak ns per increment: each cell is the record's median_ns (the kernel's own ns)
+    over its increments per thread, and its slowdown the kernel's own (these records have no clean
+    block: the figure is over all repetitions, as the kernel's ticks_per_increment)."""
     path = os.path.join(DATA, "counter-smp4.log")
     assert qb("parse", path, "-o", tmp_path / "out").returncode == 0
     r = qb("table", tmp_path / "out")
@@ -297,30 +305,46 @@ def test_table_counter(tmp_path):
     text = r.stdout
     assert text.startswith("machine: QEMU TCG CPU version 2.5+ (AuthenticAMD), 4 CPUs")
     assert "TSC 2500390676 Hz" in text.splitlines()[0]
+    assert "ns per increment (slowest thread); in brackets the slowdown against 1 thread" in text
+    assert " = " not in text.split("counter:")[1].split("pairs")[0]  # no unexplained "=" in the rows
     for lay in LAYOUTS:
-        assert re.search(r"^  %s +1 = " % re.escape(lay), text, re.M), lay
-    # packed, 2 threads: compact 41.261 (507%), scatter 41.446 (509%), as in the log's own text
-    assert re.search(r"^ +2 = +41\.261 +\(507%\) +41\.446 +\(509%\)$", text, re.M)
-    assert re.search(r"^  pair-l3 +2 = +12\.963 +\(104%\)  -- same L3, CPUs 0,1$", text, re.M)
+        assert re.search(r"^  %s +1 +\d" % re.escape(lay), text, re.M), lay
+    res = results_of("counter-smp4.log")
+    two = {x["params"]["placement"]: x for x in res if x["variant"] == "packed" and x["threads"] == 2}
+    cells = ["%.4g +\\(%.0f%%\\)" % (two[p]["median_ns"] / two[p]["params"]["iters"], two[p]["slowdown_pct"])
+             for p in ("compact", "scatter")]
+    assert cells[0].endswith("(507%\\)") and cells[1].endswith("(509%\\)")  # the log's own text says so
+    assert re.search(r"^ +2 +%s +%s$" % tuple(cells), text, re.M), text
+    l3 = next(x for x in res if x["params"].get("placement") == "pair-l3")
+    one = next(x for x in res if x["variant"] == "packed" and x["threads"] == 1 and x["params"]["placement"] == "compact")
+    assert re.search(r"^  pair-l3 +%.4g +\(%.0f%%\)  -- same L3, CPUs 0,1$" % (
+        l3["median_ns"] / l3["params"]["iters"], 100 * l3["ticks_per_increment"] / one["ticks_per_increment"]),
+        text, re.M), text
     assert re.search(r"^  pair-smt +skipped: no SMT siblings$", text, re.M)
-    assert re.search(r"^  0 +- +506\.6 +215\.8 +14\.5$", text, re.M)  # matrix row of CPU 0
+    assert "core-to-core matrix (packed, ns/increment, 4 x 4" in text
+    assert re.search(r"^  0 +- +203 +86\.3 +5\.8$", text, re.M)  # matrix row of CPU 0: 506.6 ticks at 2.5 GHz ...
     assert "done: ok, 57 records, 0 errors" in text
     assert qb("table", path).stdout == text  # a raw log gives the same tables
+    ticks = qb("table", path, "--ticks").stdout
+    assert re.search(r"^ +2 +41\.26 +\(507%\) +41\.45 +\(509%\)$", ticks, re.M), ticks  # the kernel's ticks
+    assert re.search(r"^  0 +- +203 +86\.3", ticks, re.M)
 
 
 def test_table_two_sockets_pairs():
     r = qb("table", os.path.join(DATA, "counter-2sockets-smt.log"))
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^  pair-smt +2 = +8\.642 +\(41%\)  -- SMT siblings, CPUs 0,1$", r.stdout, re.M)
-    assert re.search(r"^  pair-remote +2 = +8\.237 +\(39%\)  -- different packages, CPUs 0,4$", r.stdout, re.M)
-    assert re.search(r"^ +8 = +10\.250 +\(126%\) +43\.458 +\(535%\)$", r.stdout, re.M)
+    assert re.search(r"^  pair-smt +3\.456 +\(106%\)  -- SMT siblings, CPUs 0,1$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  pair-remote +3\.294 +\(101%\)  -- different packages, CPUs 0,4$", r.stdout, re.M)
+    assert re.search(r"^ +8 +4\.099 +\(126%\) +17\.38 +\(535%\)$", r.stdout, re.M)  # the kernel's 126% and 535%
 
 
 def test_table_selftest_errors_and_fail():
     r = qb("table", os.path.join(DATA, "bad-options.log"))
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^  padded-increment +2 +iters=1000000 flush=wbinvd +22421174 +22351262 +22544690 +0\.0044 +- "
-                     r"+22\.421 +ok$", r.stdout, re.M), r.stdout
+    (pi,) = [x for x in results_of("bad-options.log") if x["variant"] == "padded-increment"]
+    assert re.search(r"^  padded-increment +2 +iters=1000000 flush=wbinvd +%.0f +- +%.1f +- +ok$"
+                     % (pi["median_ns"], 100 * pi["cv"]), r.stdout, re.M), r.stdout
+    assert re.search(r"^  variant +threads +params +ns +q1-q3 +cv % +clean +check$", r.stdout, re.M)
     assert "error (line 5): bad option: key=reps, value=abc, detail=not a number" in r.stdout
     r = qb("table", os.path.join(DATA, "fault-ap.log"))
     assert "error (line 38): exception: name=page fault" in r.stdout
@@ -329,19 +353,22 @@ def test_table_selftest_errors_and_fail():
 
 def test_table_generic_workload(tmp_path):
     log = synthetic_log(tmp_path, [
-        {"v": 1, "kind": "result", "workload": "flush", "variant": "evict-buffer", "threads": 2, "cpus": [0, 1],
-         "params": {"bytes": 4096}, "unit": "ticks", "n": 3, "min": 10, "median": 12.0, "max": 15, "cv": 0.1,
-         "check": "ok"}])
+        {"v": 1, "kind": "result", "workload": "other", "variant": "evict-buffer", "threads": 2, "cpus": [0, 1],
+         "params": {"bytes": 4096}, "unit": "ticks", "n": 3, "min": 10, "median": 12.0, "mean": 12.3, "max": 15,
+         "cv": 0.1, "check": "ok"}])
     r = qb("table", log)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^  variant +threads +params +median ticks +min +max +cv +clean +check$", r.stdout, re.M)
-    assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +10 +15 +0\.1000 unstable +- +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  variant +threads +params +ns +q1-q3 +cv % +clean +check$", r.stdout, re.M), r.stdout
+    # 12 ticks at the synthetic boot record's 1 GHz are 12 ns; cv 0.1 is 10% and unstable
+    assert re.search(r"^  evict-buffer +2 +bytes=4096 +12 +- +10\.0 unstable +- +ok$", r.stdout, re.M), r.stdout
 
 
 def test_table_flush_columns(tmp_path):
-    """flush results show the flush's own cost and cold %, and say why a cold % is missing."""
+    """flush results show ns per access of the pass after the flush, the flush's own cost in us and cold %,
+    and say why a cold % is missing."""
     base = {"v": 1, "kind": "result", "workload": "flush", "threads": 1, "cpus": [0], "params": {"set_bytes": 524288},
-            "unit": "ticks", "n": 3, "min": 10, "median": 12.0, "max": 15, "cv": 0.01, "check": "ok"}
+            "unit": "ticks", "n": 3, "min": 10, "median": 8192.0, "mean": 8200.0, "max": 15, "cv": 0.01,
+            "check": "ok"}
     log = synthetic_log(tmp_path, [
         dict(base, variant="clflush", flush_ticks=40404.0, cold_pct=100.0),
         dict(base, variant="evict-8mib", flush_ticks=366080.0, cold_pct=10.4),
@@ -349,12 +376,26 @@ def test_table_flush_columns(tmp_path):
              cold_pct_note="the cold reference pass (clflush, 9 ticks) was faster than the warm one (12 ticks): no scale")])
     r = qb("table", log)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^  variant +threads +params +median ticks +min +max +cv +clean +flush ticks +cold % +check$",
+    assert re.search(r"^  variant +threads +params +ns/access +q1-q3 +cv % +clean +flush us +cold % +check$",
                      r.stdout, re.M), r.stdout
-    assert re.search(r"^  clflush +1 +- +12 +10 +15 +0\.0100 +- +40404 +100 +ok$", r.stdout, re.M), r.stdout
-    assert re.search(r"^  evict-8mib .* 366080 +10\.4 +ok$", r.stdout, re.M), r.stdout
-    assert re.search(r"^  none .* 78 +- +ok$", r.stdout, re.M), r.stdout
+    # 8192 ticks at 1 GHz over 524288 / 64 lines: 1 ns per access; 40404 ticks of flushing: 40.4 us
+    assert re.search(r"^  clflush +1 +- +1 +- +1\.0 +- +40\.4 +100 +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  evict-8mib .* 366 +10\.4 +ok$", r.stdout, re.M), r.stdout
+    assert re.search(r"^  none .* 0\.078 +- +ok$", r.stdout, re.M), r.stdout
     assert "cold % of none: the cold reference pass (clflush, 9 ticks) was faster than the warm one" in r.stdout
+    ticks = qb("table", log, "--ticks").stdout
+    assert re.search(r"^  variant +threads +params +ticks/access +q1-q3 .* flush ticks +cold % +median ticks", ticks, re.M)
+    assert re.search(r"^  clflush +1 +- +1 +- +1\.0 +- +40404 +100 +8192 +ok$", ticks, re.M), ticks
+
+
+def test_table_refuses_what_is_not_a_run(tmp_path):
+    """An empty file, or any file without a record, is an input error (exit 2), not an empty table."""
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    for f in (empty, "/etc/passwd"):
+        r = qb("table", f)
+        assert r.returncode == 2 and "holds no QuietBench records" in r.stderr, (f, r.stdout, r.stderr)
+        assert "Traceback" not in r.stderr
 
 
 def test_table_bad_run_is_usage_error(tmp_path):
@@ -459,32 +500,55 @@ def test_run_bad_arguments(capsys):
 
 
 def test_table_shows_clean_and_flagged_counts(tmp_path):
-    """Results carry clean/flagged repetition counts; the table sums them per workload."""
+    """Results carry clean/flagged repetition counts; the table sums them per workload and counts the
+    noisy results."""
     from qblib import table  # noqa: E402
     res = [{"kind": "result", "workload": "selftest", "variant": "a", "n": 5,
             "clean": {"reps": 4, "flagged": 1}, "noise": {"flags": ["smi"], "smis": 2, "freq_mhz_min": "unavailable"}},
            {"kind": "result", "workload": "selftest", "variant": "b", "n": 3,
-            "clean": {"reps": 3, "flagged": 0}, "noise": {"flags": []}, "counters": "unavailable"}]
+            "clean": {"reps": 3, "flagged": 0}, "noise": {"flags": []}, "counters": "unavailable"},
+           {"kind": "result", "workload": "selftest", "variant": "c", "n": 5,
+            "clean": {"reps": 2, "flagged": 3}, "noise": {"flags": ["smi"]}}]
     assert table.clean_cell(res[0]) == "4/5"
+    assert table.clean_cell(res[2]) == "2/5 noisy"
     assert table.clean_cell({"n": 3}) == "-"
     line = table.noise_line(res)
-    assert line == ["  repetitions: 7 clean, 1 flagged (smi); unavailable: counters, freq_mhz_min"]
+    assert line == ["  repetitions: 9 clean, 4 flagged (smi); 1 result(s) noisy (~); unavailable: counters, freq_mhz_min"]
 
 
 def test_table_says_unchecked_and_unstable():
     """Under QEMU only the TSC check runs: the table says "unchecked", not "clean";
-    a cv above 5% is marked unstable."""
+    a cv above 5% is marked unstable, in percent, the cv of the repetitions the figure is over."""
     from qblib import table  # noqa: E402
-    qemu = {"kind": "result", "workload": "counter", "variant": "a", "n": 3, "cv": 0.2,
-            "clean": {"reps": 3, "flagged": 0, "detectors": ["tsc_backwards"]}, "noise": {"flags": []}}
-    metal = {"kind": "result", "workload": "counter", "variant": "b", "n": 3, "cv": 0.01,
-             "clean": {"reps": 2, "flagged": 1, "detectors": ["aperf_mperf", "smi", "thermal", "tsc_backwards"]},
+    qemu = {"kind": "result", "workload": "counter", "variant": "a", "n": 3, "median": 1.0, "mean": 1.0, "cv": 0.2,
+            "clean": {"reps": 3, "flagged": 0, "detectors": ["tsc_backwards"], "n": 3, "median": 1.0, "mean": 1.0,
+                      "cv": 0.2}, "noise": {"flags": []}}
+    metal = {"kind": "result", "workload": "counter", "variant": "b", "n": 3, "median": 1.0, "mean": 1.0, "cv": 0.3,
+             "clean": {"reps": 2, "flagged": 1, "detectors": ["aperf_mperf", "smi", "thermal", "tsc_backwards"],
+                       "n": 2, "median": 1.0, "mean": 1.0, "cv": 0.01},
              "noise": {"flags": ["smi"]}}
     assert table.clean_cell(qemu) == "unchecked 3/3"
     assert table.clean_cell(metal) == "2/3"
-    assert table.cv_cell(qemu) == "0.2000 unstable" and table.cv_cell(metal) == "0.0100"
+    assert table.cv_cell(qemu) == "20.0 unstable" and table.cv_cell(metal) == "1.0"  # the clean 1%, not all's 30%
     assert table.noise_line([qemu, metal]) == [
-        "  repetitions: 2 clean, 1 flagged (smi), 3 unchecked (no noise detector ran); 1 result(s) unstable (cv > 0.05)"]
+        "  repetitions: 2 clean, 1 flagged (smi), 3 unchecked (no noise detector ran); 1 result(s) unstable (cv > 5%)"]
+
+
+def test_table_twin_noisy_marked_and_sizes_named_truly():
+    """A real twin run: every noisy result's figure carries ~ and its clean cell says noisy; the
+    quick profile's 512 KiB "llc" and 2 MiB "dram" are said not to be the LLC and DRAM here."""
+    text = qb("table", os.path.join(DATA, "twin-quick.log")).stdout
+    noisy = [x for x in results_of("twin-quick.log") if isinstance(x.get("clean"), dict)
+             and 2 * x["clean"]["reps"] < x["n"]]
+    assert noisy  # the run has some: the test means something
+    rows = [ln for ln in text.splitlines() if re.search(r" \d+/\d+ noisy ", ln)]
+    assert len(rows) == len(noisy)
+    assert all("~" in ln for ln in rows)
+    assert "; %d result(s) noisy (~)" % len(noisy) in text
+    assert "size llc (512 KiB) is not the LLC on this machine: it pairs on its bytes" in text
+    assert "size dram (2 MiB) is not the DRAM (4 x the LLC) on this machine" in text
+    assert re.search(r"^  interleaved +1 +L2, 256 KiB +accumulator=", text, re.M)
+    assert text.splitlines()[1].startswith("virtual machine (a hypervisor")
 
 
 # ---- matrices sent a row per record ---------------------------------------------------

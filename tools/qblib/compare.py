@@ -1,112 +1,31 @@
-"""compare.py - two runs side by side (bare metal against Linux, or two machines).
+"""compare.py - two runs paired result by result (qb compare): bare metal against Linux, two machines,
+two profiles.
 
-Results are matched by workload, variant, threads and params, leaving out
-params that name the platform rather than the experiment (PLATFORM_PARAMS,
-plus --ignore-param). Each matched pair shows both medians and B/A, marked
-with * when the difference is beyond the spread of the runs: each median lies
-outside the other run's min-max, or |B/A - 1| exceeds twice the larger CV.
-(Requiring both medians outside keeps one wild repetition from hiding or
-making a mark.) Skipped results carry fewer params and are paired by subset.
+Results pair on what defines a measurement (match.py: workload, variant, threads, placement, size
+role), never on iteration counts or the profile, and are compared in their primary measure (a rate
+or a time per unit, never a total). Each pair shows both figures (clean first, ~ where noisy), the
+ratio B/A of the medians with its bootstrap interval, and whether the difference is significant
+(signif.py: Mann-Whitney U, two-sided, at alpha 0.05); where a side kept no samples the test cannot
+tell, and says so. What only one run has is listed once, at the end.
 """
-import json
+from . import figure as qbfigure
+from . import machine
+from . import match
+from . import signif
+from .text import grid, sig, value
 
-from .table import grid, num, params_text
-
-PLATFORM_PARAMS = ("flush", "platform", "os", "loader")  # how a run was done, not what it measured
-# Params in which a workload adapts to the machine or platform it runs on, so
-# the same measurement carries other values elsewhere: flush sizes its sets to
-# the LLC, picks CLFLUSHOPT where it exists, and has a WBINVD reference only
-# on bare metal. They are shown, not matched on.
+# Params that say how a run was done, not what it measured: shown when they differ.
+PLATFORM_PARAMS = ("flush", "platform", "os", "loader")
+# Params in which a workload adapts to the machine it runs on (flush sizes its sets to the LLC, picks
+# CLFLUSHOPT where it exists, and has a WBINVD reference only on bare metal): shown, never paired on.
 ADAPTED_PARAMS = {"flush": ("set_bytes", "evict_bytes", "instruction", "cold_reference")}
-
-
-def defining(r, ignore):
-    """The params that define r's measurement: all but the ignored and the adapted ones."""
-    skip = set(ignore) | set(ADAPTED_PARAMS.get(r.get("workload"), ()))
-    return {k: v for k, v in (r.get("params") or {}).items() if k not in skip}
-
-
-def key(r, ignore):
-    return (r.get("workload"), r.get("variant"), r.get("threads"), json.dumps(defining(r, ignore), sort_keys=True))
-
-
-def stats(r, ns):
-    """(median, min, max, cv) in ticks, or in ns with --ns; None if the result has no median."""
-    sfx = "_ns" if ns else ""
-    med = r.get("median" + sfx)
-    if med is None:
-        return None
-    return med, r.get("min" + sfx), r.get("max" + sfx), r.get("cv")
-
-
-def beyond_spread(a, b):
-    """True if each median lies outside the other run's min-max, or |B/A-1| > 2 x the larger CV."""
-    (ma, lo_a, hi_a, cv_a), (mb, lo_b, hi_b, cv_b) = a, b
-    if ma == mb:
-        return False
-    if None not in (lo_a, hi_a, lo_b, hi_b) and not lo_a <= mb <= hi_a and not lo_b <= ma <= hi_b:
-        return True
-    cv = max(cv_a or 0.0, cv_b or 0.0)
-    return ma != 0 and abs(mb / ma - 1.0) > 2.0 * cv
-
-
-def _subset(small, big):
-    return all(k in big and big[k] == v for k, v in small.items())
-
-
-def match_skipped(rows, ignore):
-    """Pair a skipped result (which carries fewer params) with its measured counterpart in the other run."""
-    only_a = [i for i, (a, b) in enumerate(rows) if b is None]
-    only_b = [j for j, (a, b) in enumerate(rows) if a is None]
-    gone = set()
-    for i in only_a:
-        a = rows[i][0]
-        for j in only_b:
-            b = rows[j][1]
-            if j in gone or "skipped" not in (a.get("check"), b.get("check")):
-                continue
-            if (a.get("workload"), a.get("variant")) != (b.get("workload"), b.get("variant")):
-                continue
-            pa, pb = defining(a, ignore), defining(b, ignore)
-            if _subset(pa, pb) or _subset(pb, pa):
-                rows[i] = (a, b)
-                gone.add(j)
-                break
-    return [r for j, r in enumerate(rows) if j not in gone]
-
-
-def pair_rows(ra, rb, ignore, ns):
-    """Rows for matched results (in A's order) then B's unmatched ones: (a record, b record, ratio, mark)."""
-    pool = {}
-    for r in rb.results():
-        pool.setdefault(key(r, ignore), []).append(r)
-    rows = []
-    for a in ra.results():
-        hits = pool.get(key(a, ignore))
-        rows.append((a, hits.pop(0) if hits else None))
-    for rest in pool.values():
-        rows += [(None, b) for b in rest]
-    rows = match_skipped(rows, ignore)
-    out = []
-    for a, b in rows:
-        sa, sb = (stats(a, ns) if a else None), (stats(b, ns) if b else None)
-        ratio, mark = None, ""
-        if a is None or b is None:
-            mark = "only in " + ("B" if a is None else "A")
-        elif sa and sb:
-            ratio = sb[0] / sa[0] if sa[0] else None
-            mark = "*" if beyond_spread(sa, sb) else ""
-        elif (a.get("check") == "skipped") != (b.get("check") == "skipped"):
-            mark = "skipped in " + ("A" if a.get("check") == "skipped" else "B")
-        fails = [n for n, r in (("A", a), ("B", b)) if r is not None and r.get("check") == "fail"]
-        if fails:
-            mark = (mark + " check failed in " + "+".join(fails)).strip()
-        out.append((a, b, ratio, mark))
-    return out
+PAIRED_ON = ("paired on workload, variant, threads, placement and size role (L2, LLC, DRAM as on each machine; "
+             "bytes where a size has no role) and locality's accumulator; never on iteration counts, repetitions, "
+             "passes or the profile")
 
 
 def differing(ra, rb, names):
-    """Ignored params whose values differ between the runs, e.g. flush: wbinvd / none."""
+    """Params whose values differ between the runs, e.g. flush (wbinvd / none)."""
     out = []
     for n in names:
         va = sorted({str((r.get("params") or {})[n]) for r in ra.results() if n in (r.get("params") or {})})
@@ -116,11 +35,6 @@ def differing(ra, rb, names):
     return out
 
 
-def platform(run):
-    b = run.boot
-    return "linux twin" if b.get("platform") == "linux" or b.get("loader") == "linux" else "bare metal"
-
-
 def profile(run):
     """profile= from the command line the run reports (full when it names none)."""
     words = str(run.boot.get("cmdline") or "").split()
@@ -128,16 +42,17 @@ def profile(run):
     return given[-1] if given else "full"
 
 
-def machine(run):
+def machine_text(run):
     b = run.boot
     return "%s, %s CPUs" % (b.get("cpu_model", "unknown CPU"), b.get("cpus_found", "?"))
 
 
 def differences(ra, rb):
-    """What makes the two runs more than two measurements of one thing: machine,
-    platform, profile and TSC source, each as "what (A / B)"."""
+    """What makes the two runs more than two measurements of one thing: machine, platform, profile,
+    hypervisor and TSC source, each as "what (A / B)"."""
     out = []
-    for what, f in (("machine", machine), ("platform", platform), ("profile", profile),
+    for what, f in (("machine", machine_text), ("platform", machine.platform), ("profile", profile),
+                    ("hypervisor", lambda r: machine.hypervisor(r) or "none"),
                     ("TSC source", lambda r: r.boot.get("tsc_source", "?"))):
         va, vb = f(ra), f(rb)
         if va != vb:
@@ -147,39 +62,120 @@ def differences(ra, rb):
 
 def describe(run, arg):
     b = run.boot
-    return "%s: %s, %s CPUs, build %s, %s" % (arg, b.get("cpu_model", "unknown CPU"), run.cpus_online(),
-                                            b.get("build", "?"), run.footer().rsplit(", ", 1)[-1])
+    return "%s: %s, %s CPUs, %s, build %s, %s" % (arg, b.get("cpu_model", "unknown CPU"), run.cpus_online(),
+                                                machine.platform(run), b.get("build", "?"),
+                                                run.footer().rsplit(", ", 1)[-1])
 
 
-def render(ra, rb, name_a, name_b, ignore=(), ns=False):
-    ignore = set(PLATFORM_PARAMS) | set(ignore)
-    unit = "ns" if ns else next((r.get("unit") for r in ra.results() + rb.results() if r.get("unit")), "ticks")
+def _state(r):
+    return "skipped" if r.get("check") == "skipped" else None
+
+
+def pair_verdict(fa, fb, a, b):
+    """(the verdict, or None, and the text of the difference column) for one pair."""
+    notes = []
+    if _state(a) or _state(b):
+        return None, "skipped in " + "+".join(s for s, r in (("A", a), ("B", b)) if _state(r))
+    v = signif.test(fa, fb)
+    text = v.text().replace(" significant", " *")
+    fails = [s for s, r in (("A", a), ("B", b)) if r.get("check") in ("fail", "overrun")]
+    if fails:
+        notes.append("check failed in " + "+".join(fails))
+    return v, "; ".join([text] + notes)
+
+
+def cell(r, f, unit):
+    if r.get("check") == "skipped":
+        return "skipped"
+    return value(f, unit=unit)
+
+
+def section(wl, rows, runs, ticks):
+    """One workload's pairs: a header naming the measure, then a row per pair."""
+    ra, rb = runs
+    figs = [(qbfigure.of(row.cells[0], ra, ticks=ticks), qbfigure.of(row.cells[1], rb, ticks=ticks)) for row in rows]
+    units = {f.unit for pair in figs for f in pair if f.unit}
+    one = len(units) <= 1
+    label = next((f.measure.label for pair in figs for f in pair if f.measure), "")
+    placed = any(row.key[3] for row in rows)
+    sized = any(row.key[4] for row in rows)
+    extra = any(row.key[5] for row in rows)
+    header = ["variant", "threads"] + (["placement"] if placed else []) + (["size"] if sized else []) + \
+        (["params"] if extra else []) + ["A", "B", "B/A", "95% CI", "difference"]
+    out_rows, verdicts = [], []
+    for row, (fa, fb) in zip(rows, figs):
+        a, b = row.cells
+        lab = row.label()
+        merged = row.merged()
+        if len(merged) == 2 and len(set(merged.values())) == 1:
+            place = merged[0]  # both ran one configuration for these placements
+        else:
+            place = lab["placement"] + "".join(" (%s: %s)" % ("AB"[i], m) for i, m in merged.items())
+        v, diff = pair_verdict(fa, fb, a, b)
+        verdicts.append(v)
+        ratio = v.ratio if v is not None else None
+        ci = "%s-%s" % (sig(v.ci[0], 3), sig(v.ci[1], 3)) if v is not None and v.ci else "-"
+        out_rows.append([lab["variant"], lab["threads"]] + ([place] if placed else []) +
+                        ([lab["size"]] if sized else []) + ([lab["params"]] if extra else []) +
+                        [cell(a, fa, not one), cell(b, fb, not one), sig(ratio, 3), ci, diff])
+    head = "%s: %s" % (wl, label if one else "figures in the unit each cell names")
+    nright = len(header) - 2
+    return [head] + grid(header, out_rows, right=range(nright - 3, nright)) + [""], verdicts
+
+
+def what(r, run):
+    """"counter packed, 2 threads, compact" or "locality blocked, 1 thread, compact, L2, accumulator=private"."""
+    wl, var, thr, place, size, extra = match.key(r, run, match.placements(r)[0])
+    parts = ["%s %s" % (wl, var)]
+    if thr:
+        parts.append("%s thread%s" % (thr, "" if thr == 1 else "s"))
+    parts += [x for x in (" = ".join(match.placements(r)) if place else None, size) + extra if x]
+    return ", ".join(parts)
+
+
+def only_lines(side, results, run, ticks):
+    out = []
+    for r in results:
+        if r.get("check") == "skipped":
+            out.append("  %s: skipped: %s" % (what(r, run), r.get("reason", "")))
+        else:
+            out.append("  %s: %s" % (what(r, run), value(qbfigure.of(r, run, ticks=ticks), unit=True).rstrip()))
+    return ["only in %s (%d):" % (side, len(out))] + out + [""] if out else []
+
+
+def render(ra, rb, name_a, name_b, ticks=False):
     diffs = differences(ra, rb)
     out = ["warning: the runs differ in %s: a ratio mixes these with what you compare" % "; ".join(diffs)] \
         if diffs else []
+    for side, run in (("A", ra), ("B", rb)):
+        note = machine.virtual_note(run)
+        if note:
+            out.append("warning: %s ran on a %s" % (side, note))
     out += ["A " + describe(ra, name_a), "B " + describe(rb, name_b)]
     adapted = sorted({p for ps in ADAPTED_PARAMS.values() for p in ps})
-    diff = differing(ra, rb, sorted(ignore | set(adapted)))
-    out.append("matched on workload, variant, threads and params, ignoring %s, and flush's %s (sized to each "
-               "machine)%s" % (", ".join(sorted(ignore)), ", ".join(adapted),
-                               "; they differ: " + "; ".join(diff) if diff else ""))
-    out.append("medians in %s; * = beyond the spread of the runs (each median outside the other run's "
-               "min-max, or |B/A-1| > 2 x the larger CV)" % unit)
+    diff = differing(ra, rb, sorted(set(PLATFORM_PARAMS) | set(adapted)))
+    out.append(PAIRED_ON + ("; they differ in %s" % "; ".join(diff) if diff else ""))
+    out.append("figures: median of the clean repetitions; " + qbfigure.MARK_MEANS)
+    out.append("difference: %s; * marks a significant one; B/A: ratio of the medians, with its 95%% bootstrap "
+               "interval" % signif.STATED)
     out.append("")
-    rows, marked, matched = [], 0, 0
-    for a, b, ratio, mark in pair_rows(ra, rb, ignore, ns):
-        r = a if a is not None and (b is None or a.get("check") != "skipped") else b  # the measured one
-        p = defining(r, ignore)
-        sa, sb = (stats(a, ns) if a else None), (stats(b, ns) if b else None)
-        cell_a = num(sa[0], 1) if sa else ("skipped" if a and a.get("check") == "skipped" else "-")
-        cell_b = num(sb[0], 1) if sb else ("skipped" if b and b.get("check") == "skipped" else "-")
-        rows.append([r.get("workload", "-"), r.get("variant", "-"), num(r.get("threads")), params_text(p),
-                     cell_a, cell_b, "-" if ratio is None else "%.2f" % ratio, mark])
-        matched += a is not None and b is not None
-        marked += mark.startswith("*")
-    out += grid(["workload", "variant", "threads", "params", "A median", "B median", "B/A", ""], rows, right=(4, 5, 6))
-    out.append("")
-    out.append("%d matched, %d beyond the spread, %d only in A, %d only in B" % (
-        matched, marked, sum(1 for r in rows if r[7].startswith("only in A")),
-        sum(1 for r in rows if r[7].startswith("only in B"))))
+    counts = {signif.SIGNIFICANT: 0, signif.NOT_SIGNIFICANT: 0, signif.CANNOT_TELL: 0, None: 0}
+    paired, only_a, only_b = 0, [], []
+    workloads = list(dict.fromkeys(ra.workloads() + rb.workloads()))
+    for wl in workloads:
+        rows = match.align([ra, rb], wl)
+        both = [row for row in rows if len(row.present) == 2]
+        only_a += [row.cells[0] for row in rows if row.present == [0]]
+        only_b += [row.cells[1] for row in rows if row.present == [1]]
+        if not both:
+            continue
+        lines, verdicts = section(wl, both, (ra, rb), ticks)
+        out += lines
+        paired += len(both)
+        for v in verdicts:
+            counts[v.state if v is not None else None] += 1
+    out += only_lines("A", only_a, ra, ticks) + only_lines("B", only_b, rb, ticks)
+    out.append("%d paired: %d significant, %d not significant, %d cannot tell, %d skipped; %d only in A, %d only in B"
+               % (paired, counts[signif.SIGNIFICANT], counts[signif.NOT_SIGNIFICANT], counts[signif.CANNOT_TELL],
+                  counts[None], len(only_a), len(only_b)))
     return out

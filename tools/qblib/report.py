@@ -1,33 +1,33 @@
 """report.py - a fleet on one page: any number of runs as one self-contained HTML file (qb report).
 
-The page has, in order:
-  - the machines side by side: a column per run, with its CPU, CPUs, caches,
-    memory, firmware, how it was run (loader, profile, budget) and its noise
-    state (turbo, prefetchers, idle wait, PMU, noise sources);
-  - each workload's results as a table: a row per measurement (workload,
-    variant, threads, params), a column per run, the median in its unit;
-    unstable (cv > 5%) and failed cells marked;
-  - where a machine ran more than once, its runs in time order and the
-    spread of each median over them;
+The page has, in order, each with an anchor in its contents:
+  - the machines side by side (report_machines.py): a column per run, with its CPU, CPUs, whether a
+    hypervisor ran it and what that means, caches, memory, firmware, how it was run and its noise state;
+  - each workload's results as a table: a row per measurement, paired across runs as qb compare pairs
+    them (match.py), a column per run; each cell the result's figure (figure.py: clean first) in the
+    unit its experiment speaks, its quartiles below it; noisy cells hatched and marked ~, failed ones
+    red, unstable ones (cv > 5%) tinted; a cell whose difference from the row's first run is
+    significant (signif.py, the test qb compare uses) carries an arrow up or down;
+  - where a machine ran more than once, its runs in time order, the spread of each figure over them;
   - every run's plots (qb plot), embedded as PNG data.
-A run out of a LAVA result export (lavaexport.py) has the machine's CPU,
-CPUs, NUMA nodes, memory and TSC and each result's median in ns; the
-page says of everything else that the export does not hold it.
-Nothing is fetched: styles and images are in the file, so it reads offline.
-A script at the end marks the page for tests: data-images says whether
-every image decoded.
+A run out of a LAVA result export (lavaexport.py) has the machine's CPU, CPUs, NUMA nodes, memory and
+TSC and each result's median in the unit its line printed; the page says of everything else that the
+export does not hold it. Nothing is fetched: styles and images are in the file, so it reads offline,
+and no table sits in a scroll box of its own, so a printout or screenshot holds all of it. A script
+at the end marks the page for tests: data-images says whether every image decoded.
 """
 import base64
 import datetime
 import html
-import json
 import os
+import re
 import tempfile
 
-from .compare import key as result_key
-from .table import num, params_text
-
-UNSTABLE_CV = 0.05
+from . import figure as qbfigure
+from . import match
+from . import signif
+from .report_machines import machine_key, machines_table
+from .text import UNSTABLE_CV_PCT, sig
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1f; }
@@ -38,14 +38,22 @@ table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { border: 1px solid #c8ccd2; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #e8edf5; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num small { color: #666; }
 td.fail { background: #fbe3e3; color: #a00; }
 td.unstable { background: #fff6d6; }
+td.noisy { background: repeating-linear-gradient(135deg, #fff 0 5px, #eee 5px 10px); }
 td.skipped { color: #888; }
-.scroll { max-height: 32em; overflow: auto; }
+td.virtual { color: #a00; }
+td.ref { outline: 2px solid #1c3f73; outline-offset: -2px; }
+.mark { color: #a00; font-weight: bold; }
+.up, .down { font-weight: bold; color: #1c3f73; }
 .note { color: #555; }
+.legend li { margin: 0.15em 0; }
+nav ul { margin: 0.3em 0; }
 figure { display: inline-block; margin: 0.5em; }
 figure img { max-width: 640px; border: 1px solid #ccc; }
 figcaption { font-size: 0.85em; color: #555; }
+@media print { body { margin: 0.5em; font-size: 10px; } figure img { max-width: 48%; } }
 """
 
 
@@ -53,191 +61,186 @@ def esc(v):
     return html.escape("" if v is None else str(v))
 
 
-def machine_key(run):
-    """Runs on one machine share CPU model, CPUs found, memory and firmware."""
-    b = run.boot
-    return (b.get("cpu_model"), b.get("cpus_found"), (b.get("memory_bytes") or 0) >> 30,
-            b.get("firmware_vendor"), b.get("firmware_revision"), b.get("platform", "bare-metal"))
+def anchor(*parts):
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(str(p) for p in parts).lower()).strip("-")
 
 
 def when(run):
     return run.mtime or datetime.datetime.fromtimestamp(0).astimezone()
 
 
-def caches(run):
-    seen, out = set(), []
-    for c in run.of_kind("cache"):
-        k = (c.get("level"), c.get("type"))
-        if k in seen:
-            continue
-        seen.add(k)
-        n = sum(1 for x in run.of_kind("cache") if (x.get("level"), x.get("type")) == k)
-        out.append("L%s %s %d KiB x%d" % (c.get("level"), (c.get("type") or "")[:1], (c.get("size") or 0) >> 10, n))
-    return ", ".join(out) or "unknown"
-
-
-def profile(run):
-    for w in str(run.boot.get("cmdline", "")).split():
-        if w.startswith("profile="):
-            return w[8:]
-    return "full"
-
-
-def noise_state(run):
-    s = next((r for r in run.of_kind("state") if r.get("scope") == "run"), None)
-    if not s:
-        return "no state record"
-    src = s.get("noise_sources") or {}
-    have = [k for k, v in src.items() if v is True]
-    return "turbo %s; prefetch %s; idle %s; PMU %s; noise sources: %s" % (
-        s.get("turbo"), s.get("prefetch"), s.get("idle_wait"), s.get("pmu"), ", ".join(have) or "none")
-
-
-MACHINE_ROWS = [
-    ("CPU", lambda r: "%s (%s)" % (r.boot.get("cpu_model"), r.boot.get("cpu_vendor"))),
-    ("CPUs online / found", lambda r: "%s / %s" % (r.cpus_online(), r.boot.get("cpus_found"))),
-    ("NUMA nodes", lambda r: r.boot.get("numa_nodes")),
-    ("caches", caches),
-    ("memory", lambda r: "%.1f GiB" % ((r.boot.get("memory_bytes") or 0) / 2**30)),
-    ("firmware", lambda r: "%s %s" % (r.boot.get("firmware_vendor"), r.boot.get("firmware_revision") or
-                                      r.boot.get("bios_version") or "")),
-    ("platform, loader", lambda r: "%s, %s" % (r.boot.get("platform", "bare-metal"), r.boot.get("loader"))),
-    ("TSC", lambda r: "%s Hz (%s)" % (r.boot.get("tsc_hz"), r.boot.get("tsc_source"))),
-    ("profile, budget", lambda r: "%s, %s" % (profile(r), "%s s" % (r.first("plan") or {}).get("budget_s")
-                                                if (r.first("plan") or {}).get("budget_s") else "none")),
-    ("noise state", noise_state),
-    ("build", lambda r: r.boot.get("build")),
-    ("done", lambda r: "%s, %s ms, %s error record(s)" % ((r.done or {}).get("status"), (r.done or {}).get("elapsed_ms"),
-                                                          (r.done or {}).get("errors"))),
-]
-
-
-LAVA_HAS = ("CPU", "CPUs online / found", "NUMA nodes", "memory", "TSC")
-
-
-def machine_cell(run, title, fn):
-    """A machine row's text for one run; a LAVA export's run says what it lacks."""
-    if run.lava_job and title not in LAVA_HAS:
-        j = run.lava_job
-        if title == "platform, loader":
-            return "LAVA job %s (result export: %d QuietBench test cases)" % (j["id"], j["cases"])
-        if title == "done":
-            return "no done record in a LAVA result export; LAVA's job test case: %s" % j["result"]
-        return "- (not in a LAVA result export)"
-    return fn(run)
-
-
-def cell(r):
-    """A result as a table cell: (text, css class)."""
+def cell(r, run, ref=None):
+    """A result as a table cell: (html, css class, tooltip). ref: the row's first figure, to test against."""
     if r is None:
-        return "", ""
+        return "", "", ""
     if r.get("check") == "skipped":
-        return "skipped", "skipped"
-    med = r.get("median")
-    text = "%s %s" % (num(med), r.get("unit", "")) if med is not None else r.get("check", "-")
-    cls = "num"
+        return "skipped", "skipped", r.get("reason", "")
+    f = qbfigure.of(r, run)
+    if f.value is None:
+        return esc(r.get("check", "-")), "num", ""
+    cls = ["num"]
+    tip = ["%s %s" % (sig(f.value), f.unit or "")]
+    text = esc(sig(f.value))
+    if f.noisy:
+        cls.append("noisy")
+        text += '<span class="mark">%s</span>' % qbfigure.MARK
+        tip.append(f.noisy_text())
+    if ref is not None and ref is not f:
+        v = signif.test(ref, f)
+        tip.append("against the row's first run: " + v.text())
+        if v.significant:
+            up = f.value > ref.value
+            text += ' <span class="%s" title="significant">%s</span>' % ("up" if up else "down",
+                                                                          "&#9650;" if up else "&#9660;")
     if r.get("check") == "fail":
-        cls += " fail"
-    elif (r.get("cv") or 0) > UNSTABLE_CV:
-        cls += " unstable"
-        text += " ~"
-    return text, cls
+        cls.append("fail")
+    elif f.cv_pct is not None and f.cv_pct > UNSTABLE_CV_PCT and not f.noisy:
+        cls.append("unstable")
+    if f.cv_pct is not None:
+        tip.append("cv %.1f%%" % f.cv_pct)
+    if f.q1 is not None and f.q3 is not None:
+        text += "<br><small>%s-%s</small>" % (esc(sig(f.q1, 3)), esc(sig(f.q3, 3)))
+    return text, " ".join(cls), "; ".join(tip)
 
 
-def result_rows(runs, workload):
-    """[(label, [result or None per run])] in first-seen order."""
-    order, table = [], {}
-    for i, run in enumerate(runs):
-        for r in run.results(workload):
-            k = result_key(r, ())
-            if k not in table:
-                table[k] = [None] * len(runs)
-                order.append((k, r))
-            table[k][i] = table[k][i] or r
-    return [("%s %s %st" % (r.get("variant"), params_text(r.get("params") or {}), r.get("threads")), table[k])
-            for k, r in order]
+def row_label(row):
+    """(variant, threads, placement, size, params) cells of a row; a LAVA export's case number joins params."""
+    lab = row.label()
+    merged = row.merged()
+    place = lab["placement"] + ("" if not merged else " (%s)" % "; ".join(sorted(set(merged.values()))))
+    params = lab["params"]
+    first = next(c for c in row.cells if c is not None)
+    case = (first.get("params") or {}).get("case")
+    if case is not None and params == "-":
+        params = "case=%s" % case
+    return [lab["variant"], lab["threads"], place, lab["size"], params]
 
 
-def results_table(labels, rows):
-    out = ['<div class="scroll"><table><tr><th>measurement</th>%s</tr>' % "".join("<th>%s</th>" % esc(x) for x in labels)]
-    for label, cells in rows:
+def unit_of(row, runs):
+    for i in row.present:
+        f = qbfigure.of(row.cells[i], runs[i])
+        if f.unit:
+            return f.unit
+    return "-"
+
+
+def reference(row, runs):
+    """The figure the row's others are tested against: its first run's with samples, else its first."""
+    figs = [qbfigure.of(row.cells[i], runs[i]) for i in row.present if row.cells[i].get("check") != "skipped"]
+    figs = [f for f in figs if f.value is not None]
+    return next((f for f in figs if f.samples), figs[0] if figs else None)
+
+
+def results_table(runs, labels, rows, extra_header=(), extra=None):
+    """A table: the row's labels, its unit, a cell per run (tested against the row's first figure)."""
+    out = ["<table><tr><th>variant</th><th>threads</th><th>placement</th><th>size</th><th>params</th>"
+           "<th>unit</th>%s%s</tr>" % ("".join("<th>%s</th>" % esc(x) for x in labels),
+                                       "".join("<th>%s</th>" % esc(x) for x in extra_header))]
+    for row in rows:
+        ref = reference(row, runs)
         tds = []
-        for r in cells:
-            text, cls = cell(r)
-            tds.append('<td class="%s">%s</td>' % (cls, esc(text)))
-        out.append("<tr><td>%s</td>%s</tr>" % (esc(label), "".join(tds)))
-    out.append("</table></div>")
+        for i, r in enumerate(row.cells):
+            mine = ref is not None and ref.r is r
+            text, cls, tip = cell(r, runs[i], None if mine or r is None or r.get("check") == "skipped" else ref)
+            if mine and len(row.present) > 1:
+                cls += " ref"
+                tip += "; the row's reference: the others are tested against it"
+            tds.append('<td class="%s" title="%s">%s</td>' % (cls, esc(tip), text))
+        more = "".join('<td class="num">%s</td>' % esc(x) for x in (extra(row) if extra else []))
+        out.append("<tr>%s<td>%s</td>%s%s</tr>" % ("".join("<td>%s</td>" % esc(x) for x in row_label(row)),
+                                                     esc(unit_of(row, runs)), "".join(tds), more))
+    out.append("</table>")
     return "\n".join(out)
 
 
-def spread(cells):
-    v = [r.get("median") for r in cells if r and r.get("median")]
+def spread(row, runs):
+    v = [qbfigure.of(r, runs[i]).value for i, r in enumerate(row.cells) if r is not None]
+    v = [x for x in v if x]
     return "%.1f%%" % ((max(v) / min(v) - 1) * 100) if len(v) > 1 and min(v) > 0 else ""
 
 
 def plots(run, tmp):
-    """The run's plots (qb plot) as (title, base64 PNG)."""
+    """The run's plots (qb plot) as (title, base64 PNG), written quietly to a directory that goes away."""
     from . import plot  # matplotlib: only when there is something to draw
     out = []
     d = tempfile.mkdtemp(dir=tmp)
-    for p in plot.plot_all(run, d):
+    for p in plot.plot_all(run, d, quiet=True):
         with open(p, "rb") as f:
             out.append((os.path.basename(p), base64.b64encode(f.read()).decode()))
     return out
 
 
+LEGEND = ('<ul class="note legend">'
+          "<li>Each cell: the figure of a result, the median of its clean repetitions in the row's unit, and "
+          "below it their quartiles (q1-q3). Rows pair on workload, variant, threads, placement and size role, "
+          "never on iteration counts or the profile.</li>"
+          '<li><span class="mark">~</span> on a hatched cell: noisy, fewer than half of the repetitions clean: '
+          "the figure is over all of them.</li>"
+          '<li><span class="up">&#9650;</span> / <span class="down">&#9660;</span>: higher or lower than the '
+          "row's reference (outlined: its first run with samples), and significantly so (%s). No arrow: not "
+          "significant, or the test cannot tell (no samples).</li>"
+          "<li>Red: a failed check. Tinted: cv over %g%%. A cell's tooltip has the details.</li></ul>"
+          % (esc(signif.STATED), UNSTABLE_CV_PCT))
+
+
 def render(runs, names, with_plots=True):
-    labels = []
     machines = {}
     for run in runs:
         machines.setdefault(machine_key(run), []).append(run)
     mach_no = {k: i + 1 for i, k in enumerate(machines)}
-    for run, name in zip(runs, names):
-        labels.append("M%d: %s" % (mach_no[machine_key(run)], os.path.basename(name.rstrip("/"))))
-    h = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
-         "<title>QuietBench report: %d runs on %d machines</title><style>%s</style></head><body>"
-         % (len(runs), len(machines), CSS),
-         "<h1>QuietBench: %d runs on %d machine(s)</h1>" % (len(runs), len(machines)),
-         '<p class="note">Written %s by qb report. Medians in each result\'s own unit; ~ marks a result whose '
-         "repetitions vary by more than 5%% (cv); red, a failed check.</p>"
-         % esc(datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))]
-
-    h.append("<h2>Machines</h2><table><tr><th></th>%s</tr>" % "".join("<th>%s</th>" % esc(x) for x in labels))
-    for title, fn in MACHINE_ROWS:
-        h.append("<tr><th>%s</th>%s</tr>" % (esc(title), "".join("<td>%s</td>" % esc(machine_cell(r, title, fn)) for r in runs)))
-    h.append("</table>")
-
+    labels = ["M%d: %s" % (mach_no[machine_key(run)], os.path.basename(name.rstrip("/")))
+              for run, name in zip(runs, names)]
     workloads = []
     for run in runs:
         workloads += [w for w in run.workloads() if w not in workloads]
-    h.append("<h2>Results</h2>")
-    for w in workloads:
-        h.append("<h3>%s</h3>" % esc(w))
-        h.append(results_table(labels, result_rows(runs, w)))
-
     repeated = [(k, rs) for k, rs in machines.items() if len(rs) > 1]
-    h.append("<h2>Over time</h2>")
+
+    h = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+         "<title>QuietBench report: %s</title><style>%s</style></head><body>" % (summary(runs), CSS),
+         "<h1>QuietBench: %s</h1>" % summary(runs),
+         '<p class="note">Written %s by qb report.</p>'
+         % esc(datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))]
+    toc = ['<li><a href="#machines">Machines</a></li>', '<li><a href="#results">Results</a><ul>']
+    toc += ['<li><a href="#%s">%s</a></li>' % (anchor("results", w), esc(w)) for w in workloads]
+    toc += ["</ul></li>", '<li><a href="#over-time">Over time</a></li>']
+    if with_plots:
+        toc += ['<li><a href="#plots">Plots</a><ul>'] + \
+            ['<li><a href="#%s">%s</a></li>' % (anchor("plots", i + 1), esc(lab)) for i, lab in enumerate(labels)] + \
+            ["</ul></li>"]
+    h.append("<nav><h2>Contents</h2><ul>%s</ul></nav>" % "".join(toc))
+
+    h.append('<h2 id="machines">Machines</h2>')
+    h.append(machines_table(runs, labels))
+
+    h.append('<h2 id="results">Results</h2>')
+    h.append(LEGEND)
+    for w in workloads:
+        h.append('<h3 id="%s">%s</h3>' % (anchor("results", w), esc(w)))
+        h.append(results_table(runs, labels, match.align(runs, w)))
+
+    h.append('<h2 id="over-time">Over time</h2>')
     if not repeated:
         h.append('<p class="note">No machine ran more than once.</p>')
     for k, rs in repeated:
         rs = sorted(rs, key=when)
         cols = [when(r).strftime("%Y-%m-%d %H:%M") + " " + os.path.basename(names[runs.index(r)].rstrip("/"))
                 for r in rs]
-        h.append("<h3>M%d: %s, %s CPUs, %d runs</h3>" % (mach_no[k], esc(k[0]), esc(k[1]), len(rs)))
-        h.append('<div class="scroll"><table><tr><th>measurement</th>%s<th>spread</th></tr>'
-                 % "".join("<th>%s</th>" % esc(c) for c in cols))
+        h.append('<h3 id="%s">M%d: %s, %s CPUs, %d runs</h3>' % (anchor("over-time", mach_no[k]), mach_no[k],
+                                                                 esc(k[0]), esc(k[1]), len(rs)))
+        h.append('<p class="note">Oldest first; arrows against the outlined reference, the oldest run with '
+                 "samples; spread: the largest figure over the smallest, less one.</p>")
         for w in workloads:
-            for label, cells in result_rows(rs, w):
-                tds = "".join('<td class="%s">%s</td>' % (cell(r)[1], esc(cell(r)[0])) for r in cells)
-                h.append("<tr><td>%s: %s</td>%s<td class=\"num\">%s</td></tr>" % (esc(w), esc(label), tds, spread(cells)))
-        h.append("</table></div>")
+            rows = match.align(rs, w)
+            if rows:
+                h.append("<h4>%s</h4>" % esc(w))
+                h.append(results_table(rs, cols, rows, ["spread"], lambda row, rs=rs: [spread(row, rs)]))
 
     if with_plots:
-        h.append("<h2>Plots</h2>")
+        h.append('<h2 id="plots">Plots</h2>')
         with tempfile.TemporaryDirectory(prefix="qb-report-") as tmp:
-            for run, label in zip(runs, labels):
+            for i, (run, label) in enumerate(zip(runs, labels)):
                 figs = [] if run.lava_job else plots(run, tmp)
-                h.append("<h3>%s</h3>" % esc(label))
+                h.append('<h3 id="%s">%s</h3>' % (anchor("plots", i + 1), esc(label)))
                 if run.lava_job:
                     h.append('<p class="note">No plots: a LAVA result export holds medians only '
                              '(give the job log for the records).</p>')
@@ -250,10 +253,13 @@ def render(runs, names, with_plots=True):
              " var bad = Array.prototype.filter.call(document.images, function (i) {"
              " return !i.complete || i.naturalWidth === 0; });"
              " document.body.dataset.images = bad.length ? 'broken:' + bad.length : 'ok:' + document.images.length;"
-             " document.body.dataset.tables = document.querySelectorAll('table').length; });</script>")
+             " document.body.dataset.tables = document.querySelectorAll('table').length;"
+             " document.body.dataset.noisy = document.querySelectorAll('td.noisy').length; });</script>")
     h.append("</body></html>")
     return "\n".join(h)
 
 
 def summary(runs):
-    return json.dumps({"runs": len(runs), "machines": len({machine_key(r) for r in runs})})
+    """"5 runs on 3 machines"."""
+    n = len({machine_key(r) for r in runs})
+    return "%d run%s on %d machine%s" % (len(runs), "" if len(runs) == 1 else "s", n, "" if n == 1 else "s")

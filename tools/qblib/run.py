@@ -161,6 +161,9 @@ def from_log(path):
     except OSError as e:
         raise QbError("cannot read %s: %s" % (path, e.strerror))
     records, problems = qbrecords.parse_text(text)
+    if not records and not problems:
+        raise QbError("%s holds no QuietBench records (no line with \"@qb {...} crc\"): not a QuietBench log, "
+                      "results file or LAVA job log" % path)
     problems = sorted(problems + run_problems(records, problems, len(qbrecords.split_lines(text))),
                       key=lambda p: p[0])
     for r in records:

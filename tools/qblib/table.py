@@ -1,153 +1,32 @@
-"""table.py - a run as the text tables people read, shaped like the seed write-ups.
+"""table.py - a run as the text tables people read (qb table), shaped like the seed write-ups.
 
-counter gets the seed's "2 = 42023726   (187%)" lists (in ticks per increment,
-compact and scatter side by side), the pair classes and the core-to-core
-matrix; selftest and every other workload get one generic row per result.
+Every result shows its figure (figure.py): the median of its clean repetitions and their quartiles,
+or, when fewer than half of them are clean, the median over all of them with the noisy mark "~".
+Figures are in the unit each experiment speaks (measure.py): ns per increment, ns per element and
+GB/s, ns per page and GB/s of zeroing, ns per access; `--ticks` gives the same in TSC ticks. cv is
+in percent. counter gets the seed's lists (table_counter.py); every other workload a row per result.
 """
+from . import figure as qbfigure
+from . import machine
+from . import match
+from . import measure as qbmeasure
 from . import run as qbrun
+from . import table_counter
+from .table_counter import matrix
+from .text import UNSTABLE_CV_PCT, cv, grid, num, params_text, quart, sig, value
 
-PAIR_MEANING = {  # README "counter": one packed pair per topology relation
-    "pair-smt": "SMT siblings",
-    "pair-l2": "same L2",
-    "pair-l3": "same L3",
-    "pair-package": "same package",
-    "pair-remote": "different packages",
-}
-MATRIX_FULL_MAX = 24  # above this many CPUs the matrix is summarised per row
-
-
-def num(v, digits=3):
-    """A number as the records give it: integers plain, decimals to `digits`."""
-    if v is None:
-        return "-"
-    if isinstance(v, float) and not v.is_integer():
-        return "%.*f" % (digits, v)
-    return "%d" % v
+LEGEND = ("figures: median of the clean repetitions, quartiles q1-q3 beside it; %s; cv in percent"
+          % qbfigure.MARK_MEANS)
+LEGEND_LAVA = ("figures: each result's median as its qb-lava: line gave it; an export holds no quartiles, clean "
+               "counts or noisy marks")
 
 
-def pct(v):
-    return "-" if v is None else "(%.0f%%)" % v
-
-
-def params_text(p, skip=()):
-    return " ".join("%s=%s" % (k, v) for k, v in (p or {}).items() if k not in skip) or "-"
-
-
-def _numeric(c):
-    try:
-        float(c.strip("()%"))
-        return True
-    except ValueError:
-        return c == "-"
-
-
-def grid(header, rows, indent="  ", right=()):
-    """Text columns; columns in `right`, or whose cells are all numbers (or "-"), are right-aligned."""
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    right = [i in right or i > 0 and all(_numeric(str(r[i])) for r in rows) for i in range(len(header))]
-    out = []
-    for r in [header] + rows:
-        cells = [str(c).rjust(widths[i]) if right[i] else str(c).ljust(widths[i]) for i, c in enumerate(r)]
-        out.append(indent + "  ".join(cells).rstrip())
-    return out
-
-
-# ---- counter -------------------------------------------------------------------
-def counter_cell(r):
-    if r is None:
-        return "-"
-    if r.get("check") == "skipped":
-        return "skipped"
-    s = "%s %7s" % (num(r.get("ticks_per_increment")), pct(r.get("slowdown_pct")))
-    return s + {"ok": "", "overrun": " OVERRUN"}.get(r.get("check"), " FAIL")
-
-
-def counter_sweep(res):
-    """The layouts x threads x placements lists: "  2 =  41.261  (507%)" per cell."""
-    sweep = [r for r in res if not str((r.get("params") or {}).get("placement", "")).startswith("pair-")]
-    placements, layouts = [], []
-    for r in sweep:
-        p = (r.get("params") or {}).get("placement", "-")
-        if p not in placements:
-            placements.append(p)
-        if r.get("variant") not in layouts:
-            layouts.append(r.get("variant"))
-    rows = []
-    for lay in layouts:
-        mine = [r for r in sweep if r.get("variant") == lay]
-        for i, t in enumerate(sorted({r.get("threads") or 0 for r in mine})):
-            row = [lay if i == 0 else "", "%d =" % t]
-            for p in placements:
-                hit = [r for r in mine if r.get("threads") == t and (r.get("params") or {}).get("placement", "-") == p]
-                row.append(counter_cell(hit[0] if hit else None))
-            rows.append(row)
-    return grid(["layout", "threads"] + placements, rows, right=range(1, 2 + len(placements))) + [""] if rows else []
-
-
-def counter_pairs(res):
-    pairs = [r for r in res if str((r.get("params") or {}).get("placement", "")).startswith("pair-")]
-    if not pairs:
-        return []
-    out = ["  pairs (packed layout, 2 threads), by distance in the cache hierarchy:"]
-    for r in pairs:
-        place = r["params"]["placement"]
-        if r.get("check") == "skipped":
-            out.append("  %-13s skipped: %s" % (place, r.get("reason", "")))
-            continue
-        note = "-- %s, CPUs %s" % (PAIR_MEANING.get(place, place), ",".join(str(c) for c in r.get("cpus", [])))
-        fail = "" if r.get("check") == "ok" else "  %s: %s" % (
-            "OVERRUN" if r.get("check") == "overrun" else "FAIL", r.get("reason", ""))
-        out.append("  %-13s %d = %9s %7s  %s%s" % (place, r.get("threads") or 2, num(r.get("ticks_per_increment")),
-                                                  pct(r.get("slowdown_pct")), note, fail))
-    out.append("")
-    return out
-
-
-def matrix(m):
-    """A core-to-core (or node-to-node) matrix; large ones as one summary row per CPU."""
-    labels = m.get("cpus") or m.get("nodes") or list(range(len(m.get("values", []))))
-    what = "CPU" if m.get("cpus") else "node"
-    vals = m.get("values") or []
-    out = ["  %s matrix (%s, %s, %s x %s%s):" % (
-        "core-to-core" if what == "CPU" else "node-to-node", m.get("variant"), m.get("unit", "?"),
-        len(labels), len(labels), ", check %s" % m["check"] if "check" in m else "")]
-    if len(labels) <= MATRIX_FULL_MAX:
-        header = [what.lower()] + [str(x) for x in labels]
-        rows = [[str(labels[i])] + ["-" if v is None else "%.1f" % v for v in row] for i, row in enumerate(vals)]
-        return out + grid(header, rows) + [""]
-    rows = []
-    for i, row in enumerate(vals):
-        xs = sorted(v for v in row if v is not None)
-        rows.append([str(labels[i]), num(xs[0], 1) if xs else "-", num(xs[len(xs) // 2], 1) if xs else "-",
-                     num(xs[-1], 1) if xs else "-"])
-    return out + grid([what.lower(), "min", "median", "max"], rows) + [""]
-
-
-def counter(run):
-    res = run.results("counter")
-    out = []
-    if res:
-        p = res[0].get("params") or {}
-        out.append("counter: false sharing, %s increments per thread, %s repetitions, flush=%s"
-                   % (p.get("iters", "?"), res[0].get("n", "?"), p.get("flush", "?")))
-        out.append("  ticks per increment (slowest thread), slowdown against 1 thread of the same layout")
-        out.append("")
-        out += counter_sweep(res) + counter_pairs(res) + noise_line(res)
-    for m in run.matrices("counter"):
-        out += matrix(m)
-    return out
-
-
-# ---- selftest and everything else -------------------------------------------------
 def common_params(res):
     """Params with one value in every measured result: said once in the heading, not per row."""
     measured = [r.get("params") or {} for r in res if r.get("check") != "skipped"]
     if len(measured) < 2:
         return {}
     return {k: v for k, v in measured[0].items() if all(p.get(k, object()) == v for p in measured[1:])}
-
-
-UNSTABLE_CV = 0.05   # a result whose repetitions vary more than this is marked unstable
 
 
 def checked(r):
@@ -162,25 +41,30 @@ def checked(r):
 
 def clean_cell(r):
     """Clean repetitions out of all, e.g. "3/3"; "unchecked 3/3" when no real
-    detector ran; "-" when the result has no repetition log."""
+    detector ran; "1/3 noisy" under the noisy mark; "-" when the result has no repetition log."""
     c = r.get("clean")
     if not isinstance(c, dict):
         return "-"
     cell = "%s/%s" % (c.get("reps", "?"), r.get("n", "?"))
-    return "unchecked " + cell if checked(r) is False else cell
+    if checked(r) is False:
+        cell = "unchecked " + cell
+    return cell + (" noisy" if qbfigure.noisy(r) else "")
+
+
+def cv_pct(r):
+    """The coefficient of variation of the repetitions a result's figure is over, in percent, or None."""
+    b = qbfigure.block(r, qbfigure.basis(r) or "all")
+    return None if b.get("cv") is None or b.get("mean") in (None, 0) else 100.0 * b["cv"]
 
 
 def cv_cell(r):
-    """The coefficient of variation, marked unstable past UNSTABLE_CV."""
-    cv = r.get("cv")
-    if cv is None:
-        return "-"
-    return "%.4f%s" % (cv, " unstable" if cv > UNSTABLE_CV else "")
+    """cv in percent, marked unstable past 5%."""
+    return cv(cv_pct(r))
 
 
-def noise_line(res):
-    """One line per workload: how many repetitions were clean, what flagged the others,
-    and which noise sources were unavailable."""
+def noise_line(res, run=None):
+    """One line per workload: how many repetitions were clean, what flagged the others, how many results
+    are noisy or unstable, and which noise sources were unavailable."""
     clean = flagged = unchecked = 0
     flags, unavailable = set(), set()
     for r in res:
@@ -204,66 +88,140 @@ def noise_line(res):
         line += " (%s)" % ", ".join(sorted(flags))
     if unchecked:
         line += ", %d unchecked (no noise detector ran)" % unchecked
-    unstable = sum(1 for r in res if (r.get("cv") or 0) > UNSTABLE_CV)
+    noisy = sum(1 for r in res if qbfigure.noisy(r))
+    if noisy:
+        line += "; %d result(s) noisy (~)" % noisy
+    unstable = sum(1 for r in res if (cv_pct(r) or 0) > UNSTABLE_CV_PCT)
     if unstable:
-        line += "; %d result(s) unstable (cv > %g)" % (unstable, UNSTABLE_CV)
+        line += "; %d result(s) unstable (cv > %g%%)" % (unstable, UNSTABLE_CV_PCT)
     if unavailable:
         line += "; unavailable: %s" % ", ".join(sorted(unavailable))
     return [line]
 
 
-def generic(run, wl):
+def _micro(ticks, run):
+    """Ticks as microseconds (a flush's own cost), or None."""
+    hz = machine.tsc_hz(run)
+    return None if ticks is None or not hz else ticks * 1e6 / hz
+
+
+def generic(run, wl, ticks=False):
     res = run.results(wl)
     out = []
     if res:
-        unit = next((r.get("unit") for r in res if r.get("unit")), "ticks")
+        figs = [qbfigure.of(r, run, ticks=ticks) for r in res]
+        units = list(dict.fromkeys(f.unit for f in figs if f.unit))
+        one_unit = len(units) <= 1
+        second = {}  # the GB/s beside a time, where a result has one
+        for r in res:
+            ms = qbmeasure.of(r, run, ticks)
+            if len(ms) > 1:
+                second[id(r)] = qbfigure.of(r, run, ms[1].name, ticks)
         common = common_params(res)
-        per_inc = any("ticks_per_increment" in r for r in res)
         per_iter = any(isinstance(r.get("iteration_ticks"), list) for r in res)  # first-touch
         per_flush = any("flush_ticks" in r for r in res)  # flush: the flush's own cost and how cold it left the set
-        header = ["variant", "threads", "params", "median " + unit, "min", "max", "cv", "clean"]
-        header += ["ticks/inc"] if per_inc else []
-        header += ["per iteration"] if per_iter else []
-        header += ["flush ticks", "cold %"] if per_flush else []
+        sized = wl == "locality"  # the size as it pairs: its role on this machine, else its bytes
+        hide = set(common) | ({"size", "ints", "bytes", "size_role"} if sized else set())
+        header = ["variant", "threads"] + (["size"] if sized else []) + \
+            ["params", units[0] if one_unit and units else "figure", "q1-q3", "cv %", "clean"]
+        header += [second_unit(second)] if second else []
+        header += ["per iteration" + (" (%s)" % units[0] if one_unit and units else "")] if per_iter else []
+        header += ["flush " + ("ticks" if ticks else "us"), "cold %"] if per_flush else []
+        header += ["median ticks"] if ticks else []
         header += ["check"]
         rows = []
-        for r in res:
-            row = [r.get("variant", "-"), num(r.get("threads")), params_text(r.get("params"), common),
-                   num(r.get("median"), 1), num(r.get("min"), 1), num(r.get("max"), 1),
-                   cv_cell(r), clean_cell(r)]
-            row += [num(r.get("ticks_per_increment"))] if per_inc else []
-            row += [" ".join(num(x, 1) for x in r.get("iteration_ticks") or []) or "-"] if per_iter else []
-            row += [num(r.get("flush_ticks"), 1), num(r.get("cold_pct"), 1)] if per_flush else []
+        for r, f in zip(res, figs):
+            row = [r.get("variant", "-"), num(r.get("threads"))] + ([size_cell(r, run)] if sized else []) + \
+                [params_text(shown_params(r), hide), value(f, unit=not one_unit), quart(f), cv(f.cv_pct),
+                 clean_cell(r)]
+            if second:
+                row.append(value(second.get(id(r))))
+            if per_iter:
+                its = r.get("iteration_ticks") or []
+                row.append(" ".join(sig(f.measure.of(x), 3) if f.measure and x is not None else "-" for x in its)
+                           or "-")
+            if per_flush:
+                ft = r.get("flush_ticks")
+                row += [num(ft, 1) if ticks else sig(_micro(ft, run), 3), num(r.get("cold_pct"), 1)]
+            if ticks:
+                row.append(num(f.ticks.get("median"), 1))
             check = r.get("check", "-")
             row.append(check + (": " + r["reason"] if r.get("reason") else ""))
             rows.append(row)
         out.append("%s: %d result(s)%s" % (wl, len(res), ", all with " + params_text(common) if common else ""))
-        out += grid(header, rows) + noise_line(res)
+        labels = [x for x in dict.fromkeys(f.measure.label for f in figs if f.measure) if x not in units]
+        if labels:
+            out.append("  " + "; ".join(labels))
+        out += grid(header, rows) + noise_line(res, run) + (size_notes(res, run) if sized else [])
         notes = [r for r in res if r.get("cold_pct") is None and r.get("cold_pct_note")]
         out += ["  cold %% of %s: %s" % (r.get("variant", "-"), r["cold_pct_note"]) for r in notes]
         out += [""]
     for m in run.matrices(wl):
-        out += matrix(m)
+        out += matrix(m, run)
     return out
 
 
-def render(run):
-    """The whole run as text lines."""
-    b = run.boot
+def shown_params(r):
+    """The params as a row shows them: a result standing for several placements names them all."""
+    p = dict(r.get("params") or {})
+    if len(match.placements(r)) > 1:
+        p["placement"] = "=".join(match.placements(r))
+    return p
+
+
+def size_cell(r, run):
+    """A locality size as it pairs: "L2, 256 KiB", or its bytes alone where it has no role here."""
+    p = r.get("params") or {}
+    role = match.size_role(r, run)
+    nb = match.human_bytes(p["bytes"]) if isinstance(p.get("bytes"), (int, float)) else None
+    return ", ".join(x for x in (role, nb) if x) or str(p.get("size", "-"))
+
+
+def size_notes(res, run):
+    """Sizes whose name claims a role they do not have on this machine, said once."""
+    out = []
+    for r in res:
+        p = r.get("params") or {}
+        claim = match.CLAIMED_ROLE.get(str(p.get("size", "")).lower())
+        if claim and p.get("bytes") and match.size_role(r, run) is None:
+            line = "  size %s (%s) is not the %s on this machine: it pairs on its bytes" % (
+                p["size"], match.human_bytes(p["bytes"]), claim if claim != "DRAM" else "DRAM (4 x the LLC)")
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def second_unit(second):
+    us = list(dict.fromkeys(f.unit for f in second.values() if f is not None and f.unit))
+    return us[0] if len(us) == 1 else "rate"
+
+
+def header(run):
+    """The lines every table starts with: the machine, a hypervisor's note, the run."""
     out = [run.machine_line()]
+    note = machine.virtual_note(run)
+    if note:
+        out.append(note)
+    b = run.boot
     if run.lava_job:
-        out.append("run: LAVA job %s from %s, a result export: medians in ns only; no build, command line, "
-                   "records or error records in it" % (run.lava_job["id"], run.source))
+        out.append("run: LAVA job %s from %s, a result export: medians only, in the unit each line printed; "
+                   "no build, command line, records or error records in it" % (run.lava_job["id"], run.source))
     elif b:
         out.append("run: build %s, cmdline \"%s\", log %s" % (b.get("build", "?"), b.get("cmdline", ""), run.source))
-    out.append("")
+    out.append(LEGEND_LAVA if run.lava_job else LEGEND)
+    return out
+
+
+def render(run, ticks=False):
+    """The whole run as text lines."""
+    out = header(run) + [""]
     for e in run.of_kind("error"):
         ctx = ", ".join("%s=%s" % (k, v) for k, v in e.items() if k not in ("v", "kind", "what"))
         out.append("error (line %d): %s: %s" % (e.line, e.get("what", "?"), ctx))
     if run.of_kind("error"):
         out.append("")
     for wl in run.workloads():
-        out += counter(run) if wl == "counter" else generic(run, wl)
+        out += table_counter.section(run, noise_line, ticks) if wl == "counter" else generic(run, wl, ticks)
     d = run.done
     if run.lava_job:
         out.append("done: no done record in a LAVA result export; LAVA's job test case: %s" % run.lava_job["result"])

@@ -1,0 +1,155 @@
+"""test_match - which results of two runs measured the same thing (tools/qblib/match.py).
+
+Every real log under tests/tools/data with counter or locality results takes part, so a log dropped in
+there (a new-format QEMU run, a twin run, a run of another profile) is tested with no change here: each
+pair of logs must pair results only when workload, variant, threads, placement, accumulator and size
+role (or bytes) agree, must pair every result whose defining fields both have, and never looks at
+iteration counts or the profile."""
+import glob
+import itertools
+import os
+
+import pytest
+
+from qbtest import DATA
+from qblib import match  # noqa: E402
+from qblib import run as qbrun  # noqa: E402
+
+WORKLOADS = ("counter", "locality")
+
+
+def discovered():
+    out = []
+    for p in sorted(glob.glob(os.path.join(DATA, "*.log")) + glob.glob(os.path.join(DATA, "*", "*.log"))):
+        try:
+            run = qbrun.load(p, warn=False)
+        except qbrun.QbError:
+            continue
+        if any(run.results(w) for w in WORKLOADS):
+            out.append(os.path.relpath(p, DATA))
+    return out
+
+
+LOGS = discovered()
+PAIRS = list(itertools.combinations(LOGS, 2))
+
+
+def load(name):
+    return qbrun.load(os.path.join(DATA, name), warn=False)
+
+
+def defining(r, run, placement):
+    """What must agree, read straight from the record (the role through the match module's own rule,
+    which test_size_roles checks on its own)."""
+    p = r.get("params") or {}
+    return (r.get("workload"), r.get("variant"), r.get("threads"), placement, p.get("accumulator"),
+            match.size(r, run))
+
+
+def test_the_real_logs_are_there():
+    assert {"counter-smp4.log", "locality-smp4.log", "twin-quick.log", "twin-full-100s.log"} <= set(LOGS)
+
+
+@pytest.mark.parametrize("a,b", PAIRS, ids=["%s+%s" % p for p in PAIRS])
+def test_pairs_agree_and_nothing_shared_is_left_out(a, b):
+    ra, rb = load(a), load(b)
+    for wl in WORKLOADS:
+        rows = match.align([ra, rb], wl)
+        seen = set()
+        for row in rows:
+            x, y = row.cells
+            if x is None or y is None or "skipped" in (x.get("check"), y.get("check")):
+                continue
+            common = set(match.placements(x)) & set(match.placements(y))
+            assert common, (x, y)
+            pl = sorted(common)[0]
+            assert defining(x, ra, pl) == defining(y, rb, pl), (a, b, x.get("params"), y.get("params"))
+            seen.add(id(x))
+        # every measured result of A whose defining fields B has too, measured, is paired
+        have_b = {defining(y, rb, pl) for y in rb.results(wl) if y.get("check") != "skipped"
+                  for pl in match.placements(y)}
+        for x in ra.results(wl):
+            if x.get("check") != "skipped" and any(defining(x, ra, pl) in have_b for pl in match.placements(x)):
+                assert id(x) in seen, (a, b, x.get("variant"), x.get("threads"), x.get("params"))
+
+
+def test_two_profiles_pair_across_iteration_counts():
+    """A quick and a full twin run pair their counter results although every iteration count differs,
+    and their L2-sized locality results although their repetitions differ."""
+    quick, full = load("twin-quick.log"), load("twin-full-100s.log")
+    rows = [r for r in match.align([quick, full], "counter") if len(r.present) == 2
+            and all(c.get("check") != "skipped" for c in r.cells)]
+    assert len(rows) >= 20
+    assert all(r.cells[0]["params"]["iters"] != r.cells[1]["params"]["iters"] for r in rows)
+    loc = [r for r in match.align([quick, full], "locality") if len(r.present) == 2
+           and all(c.get("check") != "skipped" for c in r.cells)]
+    assert loc and all(r.key[4] == "L2" for r in loc)
+
+
+def test_size_roles():
+    """Roles hold only where the bytes are that on the machine: the twin's quick profile names 512 KiB
+    "llc" and 2 MiB "dram", both inside this VM's 1 MiB L2 (its last level): no role, they pair on bytes,
+    never with a full run's LLC- or DRAM-sized arrays. 256 KiB is L2 on QEMU (512 KiB L2) and on the VM."""
+    def roles(name):
+        run = load(name)
+        return {(r["params"]["size"], r["params"].get("bytes")): match.size(r, run) for r in run.results("locality")
+                if r.get("check") != "skipped"}
+    assert roles("twin-quick.log") == {("small", 262144): "L2", ("llc", 524288): "512 KiB",
+                                       ("dram", 2097152): "2 MiB"}
+    assert roles("locality-smp4.log") == {("small", 262144): "L2", ("llc", 524288): "512 KiB",
+                                          ("dram", 2097152): "2 MiB"}
+    full = roles("twin-full-100s.log")
+    assert full[("dram", 2147483648)] == "DRAM" and full[("llc", 4194304)] == "4 MiB"
+
+
+class FakeRun:
+    def __init__(self, results, caches=()):
+        self._r, self._c = results, list(caches)
+        self.boot = {"tsc_hz": 1e9}
+
+    def results(self, workload=None):
+        return [r for r in self._r if workload is None or r["workload"] == workload]
+
+    def of_kind(self, kind):
+        return self._c if kind == "cache" else []
+
+
+def res(variant, threads, placement, **kw):
+    r = {"kind": "result", "workload": "counter", "variant": variant, "threads": threads,
+         "params": {"iters": 1000, "placement": placement}, "n": 3, "median": 10.0, "check": "ok"}
+    r.update(kw)
+    return r
+
+
+def test_same_placements_pair_with_either():
+    """One run for compact and scatter (they pick the same CPUs there) pairs with both of another run's;
+    where the other has only one of them, the merged result is not also listed as unpaired."""
+    merged = res("packed", 1, "compact", same_placements=["compact", "scatter"], figure="clean")
+    a = FakeRun([merged])
+    b = FakeRun([res("packed", 1, "compact"), res("packed", 1, "scatter")])
+    rows = match.align([a, b], "counter")
+    assert [(r.key[3], r.cells[0] is merged, r.cells[1]["params"]["placement"]) for r in rows] == \
+        [("compact", True, "compact"), ("scatter", True, "scatter")]
+    assert rows[0].merged() == {0: "compact = scatter"}
+    rows = match.align([a, FakeRun([res("packed", 1, "scatter")])], "counter")
+    assert len(rows) == 1 and rows[0].present == [0, 1]
+    both = match.align([a, FakeRun([dict(merged)])], "counter")
+    assert len(both) == 1  # the same pair once, not once per placement
+
+
+def test_new_records_size_role_and_never_iters():
+    caches = [{"level": 1, "type": "data", "size": 32768}, {"level": 2, "type": "unified", "size": 1 << 20},
+              {"level": 3, "type": "unified", "size": 32 << 20}]
+    loc = {"kind": "result", "workload": "locality", "variant": "blocked", "threads": 1, "n": 3, "median": 1.0,
+           "check": "ok", "figure": "clean"}
+    a = FakeRun([dict(loc, params={"accumulator": "private", "size": "llc", "size_role": "LLC", "bytes": 16 << 20,
+                                   "ints": 4 << 20, "placement": "compact"})], caches)
+    b = FakeRun([dict(loc, params={"accumulator": "private", "size": "llc", "size_role": "LLC", "bytes": 8 << 20,
+                                   "ints": 2 << 20, "placement": "compact"}),
+                 dict(loc, params={"accumulator": "shared-slot", "size": "llc", "size_role": "LLC",
+                                   "bytes": 8 << 20, "ints": 2 << 20, "placement": "compact"})], caches)
+    rows = match.align([a, b], "locality")
+    assert [(r.key[4], r.present) for r in rows] == [("LLC", [0, 1]), ("LLC", [1])]
+    named = FakeRun([dict(loc, params={"accumulator": "private", "size": "2mib", "bytes": 2 << 20,
+                                       "placement": "compact"})], caches)
+    assert match.size(named.results()[0], named) == "2 MiB"  # a new record's size without a role: its bytes

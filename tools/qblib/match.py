@@ -1,0 +1,183 @@
+"""match.py - which results of different runs measured the same thing (qb compare, qb report).
+
+Results pair on what defines a measurement: workload, variant (counter's layout), threads,
+placement and size role, plus the params in DEFINING (locality's accumulator). Never on iteration
+counts, totals, elements, repetitions, passes, pages or the profile: a quick and a full run, or bare
+metal and the Linux twin, line up wherever they measured the same thing.
+
+The size role (locality) is `params.size_role` in newer records (L2, LLC, DRAM; absent when the size
+is none of them on that machine). For an older record it is derived the same way from the run's own
+cache records: the size's name says which role it claims (small or l2: L2, llc: LLC, dram: DRAM) and
+it holds only when the bytes are that on the machine (machine.role_holds). A size with no role pairs
+on its bytes. A result with `same_placements` (one run for placements that pick the same CPUs) pairs
+with a result of any of them. A skipped result, which says less about itself, pairs with the
+measured one it stands for.
+"""
+from . import machine
+
+DEFINING = {"locality": ("accumulator",)}
+CLAIMED_ROLE = {"small": "L2", "l2": "L2", "llc": "LLC", "dram": "DRAM"}
+KEY_FIELDS = ("workload", "variant", "threads", "placement", "size", "params")
+
+
+def human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return ("%d %s" if float(n).is_integer() else "%.1f %s") % (n, unit)
+        n /= 1024.0
+    return str(n)
+
+
+def newer(r):
+    """A record of issue 23's format, which states its own figure, measures and size role."""
+    return any(k in r for k in ("figure", "measures", "noisy"))
+
+
+def _bounds(run):
+    if not hasattr(run, "_qb_cache_bounds"):
+        run._qb_cache_bounds = machine.cache_bounds(run)
+    return run._qb_cache_bounds
+
+
+def size_role(r, run):
+    """L2, LLC, DRAM or None for a locality result (None for every other workload)."""
+    if r.get("workload") != "locality":
+        return None
+    p = r.get("params") or {}
+    if p.get("size_role"):
+        return str(p["size_role"])
+    claimed = CLAIMED_ROLE.get(str(p.get("size", "")).lower())
+    if p.get("bytes") is None or claimed is None:
+        return claimed  # a skipped result names its size and nothing else
+    if newer(r):
+        return None
+    return claimed if machine.role_holds(claimed, p["bytes"], _bounds(run)) else None
+
+
+def size(r, run):
+    """The size part of the key: its role, else its bytes ("512 KiB"), else None."""
+    role = size_role(r, run)
+    if role:
+        return role
+    p = r.get("params") or {}
+    if r.get("workload") == "locality" and isinstance(p.get("bytes"), (int, float)):
+        return human_bytes(p["bytes"])
+    return None
+
+
+def threads(r):
+    """The result's thread count; a skipped result says it in params, or not at all (None)."""
+    t = r.get("threads") or (r.get("params") or {}).get("threads")
+    return t or None
+
+
+def placements(r):
+    """The placements the result stands for: its own, or all of same_placements."""
+    same = r.get("same_placements")
+    if isinstance(same, list) and same:
+        return [str(x) for x in same]
+    p = (r.get("params") or {}).get("placement")
+    return [None if p is None else str(p)]
+
+
+def key(r, run, placement):
+    p = r.get("params") or {}
+    extra = tuple("%s=%s" % (k, p[k]) for k in DEFINING.get(r.get("workload"), ()) if k in p)
+    return (r.get("workload"), r.get("variant"), threads(r), placement, size(r, run), extra)
+
+
+def _fits(ka, kb):
+    """Keys that agree wherever both say something (a skipped result leaves threads or size out)."""
+    return all(a == b or a is None or b is None or (f == "params" and (not a or not b))
+               for f, a, b in zip(KEY_FIELDS, ka, kb))
+
+
+class Row:
+    """One measurement across runs: its key and a result (or None) per run."""
+
+    def __init__(self, k, n):
+        self.key = k
+        self.cells = [None] * n
+
+    @property
+    def present(self):
+        return [i for i, c in enumerate(self.cells) if c is not None]
+
+    def label(self):
+        """{"variant", "threads", "placement", "size", "params"} as text for the views."""
+        wl, var, thr, place, sz, extra = self.key
+        return {"workload": wl or "-", "variant": var or "-", "threads": "-" if thr is None else str(thr),
+                "placement": place or "-", "size": sz or "-", "params": " ".join(extra) or "-"}
+
+    def merged(self):
+        """Runs whose result here stands for several placements: {run index: "compact = scatter"}."""
+        return {i: " = ".join(placements(c)) for i, c in enumerate(self.cells)
+                if c is not None and len(placements(c)) > 1}
+
+
+def _skipped(r):
+    return r.get("check") == "skipped"
+
+
+def align(runs, workload=None):
+    """Rows of results that measured the same thing, one column per run, in the order they first
+    appear (the first run's first). Within a run, results of the same key line up in their order."""
+    rows, index = [], {}
+    for i, run in enumerate(runs):
+        seen = {}
+        for r in run.results(workload):
+            for pl in placements(r):
+                k = key(r, run, pl)
+                occ = seen.get(k, 0)
+                seen[k] = occ + 1
+                if (k, occ) not in index:
+                    index[(k, occ)] = Row(k, len(runs))
+                    rows.append(index[(k, occ)])
+                index[(k, occ)].cells[i] = r
+    rows = _join_skipped(rows)
+    return _drop_covered(rows)
+
+
+def _join_skipped(rows):
+    """A row whose results are all skipped joins a row of the measured results it stands for."""
+    out = []
+    for row in rows:
+        cells = [c for c in row.cells if c is not None]
+        if cells and all(_skipped(c) for c in cells):
+            home = next((o for o in out if o is not row and _fits(o.key, row.key)
+                         and all(o.cells[i] is None for i in row.present)), None)
+            if home is not None:
+                for i in row.present:
+                    home.cells[i] = row.cells[i]
+                continue
+        out.append(row)
+    # and a measured row may take a skipped row that came before it
+    final = []
+    for row in out:
+        cells = [c for c in row.cells if c is not None]
+        if cells and not all(_skipped(c) for c in cells):
+            for s in final:
+                sc = [c for c in s.cells if c is not None]
+                if sc and all(_skipped(c) for c in sc) and _fits(s.key, row.key) and \
+                        all(row.cells[i] is None for i in s.present):
+                    for i in s.present:
+                        row.cells[i] = s.cells[i]
+                    final.remove(s)
+                    break
+        final.append(row)
+    return final
+
+
+def _drop_covered(rows):
+    """A row none of whose results is missing from another row is that row's shadow: a result standing
+    for two placements appears once per placement only where it pairs there."""
+    out = []
+    for row in rows:
+        mine = [(i, id(row.cells[i])) for i in row.present]
+        covered = any(o is not row and len(o.present) >= len(mine) and
+                      all(o.cells[i] is not None and id(o.cells[i]) == rid for i, rid in mine) and
+                      (len(o.present) > len(mine) or rows.index(o) < rows.index(row))
+                      for o in rows)
+        if not covered:
+            out.append(row)
+    return out

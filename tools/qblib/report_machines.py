@@ -1,0 +1,108 @@
+"""report_machines.py - the machines table of qb report: a column per run, a row per thing to know.
+
+Runs on one machine share CPU model, CPUs found, memory and firmware (machine_key). The table names a
+hypervisor where one ran the machine, with the line saying what is virtual there, and says of what a
+record does not hold why it is missing (a LAVA result export; the Linux twin's firmware), never "None".
+"""
+import html
+
+from . import compare
+from . import machine
+
+
+def esc(v):
+    return html.escape("" if v is None else str(v))
+
+
+def machine_key(run):
+    """Runs on one machine share CPU model, CPUs found, memory and firmware."""
+    b = run.boot
+    return (b.get("cpu_model"), b.get("cpus_found"), (b.get("memory_bytes") or 0) >> 30,
+            b.get("firmware_vendor"), b.get("firmware_revision"), b.get("platform", "bare-metal"))
+
+
+def caches(run):
+    seen, out = set(), []
+    for c in run.of_kind("cache"):
+        k = (c.get("level"), c.get("type"))
+        if k in seen:
+            continue
+        seen.add(k)
+        n = sum(1 for x in run.of_kind("cache") if (x.get("level"), x.get("type")) == k)
+        out.append("L%s %s %d KiB x%d" % (c.get("level"), (c.get("type") or "")[:1], (c.get("size") or 0) >> 10, n))
+    return ", ".join(out) or "none in the records"
+
+
+def noise_state(run):
+    s = next((r for r in run.of_kind("state") if r.get("scope") == "run"), None)
+    if not s:
+        return "no state record"
+    src = s.get("noise_sources") or {}
+    have = [k for k, v in src.items() if v is True]
+    return "turbo %s; prefetch %s; idle %s; PMU %s; noise sources: %s" % (
+        s.get("turbo"), s.get("prefetch"), s.get("idle_wait"), s.get("pmu"), ", ".join(have) or "none")
+
+
+def virtual(run):
+    return machine.virtual_note(run) or "no hypervisor (CPUID.1:ECX[31] clear): bare metal"
+
+
+def budget(run):
+    plan = run.first("plan") or {}
+    return "%s, %s" % (compare.profile(run), "%s s" % plan["budget_s"] if plan.get("budget_s") else "no budget")
+
+
+def done(run):
+    d = run.done
+    if d is None:
+        return "missing: the run is incomplete"
+    return "%s, %s ms, %s error record(s)" % (d.get("status"), d.get("elapsed_ms"), d.get("errors"))
+
+
+def tsc(run):
+    hz = machine.tsc_hz(run)
+    return "%.6g GHz (%s)" % (hz / 1e9, run.boot.get("tsc_source", "?")) if hz else "frequency unknown"
+
+
+MACHINE_ROWS = [
+    ("CPU", lambda r: "%s (%s)" % (r.boot.get("cpu_model"), r.boot.get("cpu_vendor"))),
+    ("CPUs online / found", lambda r: "%s / %s" % (r.cpus_online(), r.boot.get("cpus_found"))),
+    ("virtual machine", virtual),
+    ("NUMA nodes", lambda r: r.boot.get("numa_nodes")),
+    ("caches", caches),
+    ("memory", lambda r: "%.1f GiB" % ((r.boot.get("memory_bytes") or 0) / 2**30)),
+    ("firmware", machine.firmware),
+    ("platform, loader", lambda r: "%s, %s" % (machine.platform(r), r.boot.get("loader"))),
+    ("TSC", tsc),
+    ("profile, budget", budget),
+    ("noise state", noise_state),
+    ("build", lambda r: r.boot.get("build")),
+    ("done", done),
+]
+
+LAVA_HAS = ("CPU", "CPUs online / found", "NUMA nodes", "memory", "TSC")
+
+
+def machine_cell(run, title, fn):
+    """A machine row's text for one run; a LAVA export's run says what it lacks."""
+    if run.lava_job and title not in LAVA_HAS:
+        j = run.lava_job
+        if title == "platform, loader":
+            return "LAVA job %s (result export: %d QuietBench test cases)" % (j["id"], j["cases"])
+        if title == "done":
+            return "no done record in a LAVA result export; LAVA's job test case: %s" % j["result"]
+        return "- (not in a LAVA result export)"
+    return fn(run)
+
+
+def machines_table(runs, labels):
+    h = ["<table><tr><th></th>%s</tr>" % "".join("<th>%s</th>" % esc(x) for x in labels)]
+    for title, fn in MACHINE_ROWS:
+        cells = []
+        for r in runs:
+            text = machine_cell(r, title, fn)
+            cls = ' class="virtual"' if title == "virtual machine" and machine.virtual_note(r) else ""
+            cells.append("<td%s>%s</td>" % (cls, esc(text)))
+        h.append("<tr><th>%s</th>%s</tr>" % (esc(title), "".join(cells)))
+    h.append("</table>")
+    return "\n".join(h)
