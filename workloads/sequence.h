@@ -16,7 +16,7 @@
 #define SEQ_BOUND_FLOOR_MS 5000      /* and at least this long: emulators stall for seconds */
 #define SEQ_CALIB_TIMEOUT_MS 10000   /* bound for a calibration run, whose cost is not yet known */
 #define SEQ_PROGRESS_MS 5000         /* progress text at most this often */
-#define SEQ_QUICK_REPS 3             /* repetitions of a configuration without reps= */
+#define SEQ_QUICK_REPS 5             /* repetitions of a configuration without reps= (5: the fewest on which a rank test can call a difference at 0.05) */
 #define SEQ_FULL_REPS 10
 
 struct seq_run {
