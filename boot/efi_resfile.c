@@ -126,7 +126,8 @@ static const char *check_own(struct one_file *o)
 }
 
 /* The file's extent against the disk's blocks, the partition, and the FAT. */
-static const char *check_extent(struct fat_vol *v, struct disk *d, uint64_t part_start, struct one_file *o)
+static const char *check_extent(struct fat_vol *v, struct disk *d, uint64_t part_start, struct one_file *o,
+				const char **prefix)
 {
 	uint32_t bs = d->bio->Media->BlockSize, disk_bs = d->disk_bs;
 	uint64_t part_bytes = (d->bio->Media->LastBlock + 1) * bs;
@@ -139,8 +140,10 @@ static const char *check_extent(struct fat_vol *v, struct disk *d, uint64_t part
 				    "tools/mkimage --sector-size 4096"
 				  : "does not start and end on the disk's blocks (the disk's block size is not 512: "
 				    "rebuild the stick for it)";
-	if (!fat_lookup(v, o->fat_path, &ff, &why))
+	if (!fat_lookup(v, o->fat_path, &ff, &why)) {
+		*prefix = "the FAT's directories: ";  /* the firmware found it, our walk did not */
 		return why;
+	}
 	if (!fat_is_extent(v, &ff, o->h.offset - part_start, o->h.length, &why))
 		return why;
 	/* The raw disk shows what the file system read, before anything is written. */
@@ -191,7 +194,7 @@ static const char *check_disk(struct disk *d, uint64_t part_start, const char *m
 	}
 	for (int i = 0; i < N_FILES; i++) {
 		*file = files[i].name;
-		if ((why = check_extent(&vol, d, part_start, &files[i])))
+		if ((why = check_extent(&vol, d, part_start, &files[i], prefix)))
 			return why;
 	}
 	/* Every check passed: the first writes, where the kernel will write. */

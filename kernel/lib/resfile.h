@@ -27,8 +27,10 @@
  *   # ... a comment line ...
  *
  * The loader marks both, so the raw disk shows where the file's first and
- * last sectors really are. Plain C, no state: compiled into the kernel, the
- * UEFI loader and the host tests. */
+ * last sectors really are (boot/efi_resfile.h). Where the kernel puts the
+ * log between them, and in what order it writes, is kernel/lib/reswrite.h.
+ * Plain C, no state: compiled into the kernel, the UEFI loader and the host
+ * tests. */
 #ifndef QB_KERNEL_RESFILE_H
 #define QB_KERNEL_RESFILE_H
 
