@@ -7,6 +7,7 @@
 #define FAT_DIR_ENTRY_BYTES 32
 #define FAT_DIR_CHUNK 512                /* directory bytes read at a time: divides every sector */
 #define FAT_NAME_BYTES 11                /* DIR_Name: 8 + 3, space-padded */
+#define FAT_NAME_BASE 8                  /* the 8 before the extension */
 #define FAT_LFN_CHARS 13                 /* UCS-2 characters in one long-name entry */
 #define FAT_LFN_MAX 255                  /* characters in a long name ("FAT Long Directory Entries") */
 #define FAT_LFN_ORD_MAX 20               /* entries a 255-character name needs */
@@ -36,6 +37,12 @@
 #define FAT16_EOC_MIN 0xfff8u
 #define FAT32_EOC_MIN 0x0ffffff8u
 #define FAT_FIRST_CLUSTER 2
+#define FAT_BOOT_SECTOR_BYTES 512        /* the BPB is in its first 90 bytes, whatever the sector size */
+#define FAT_SECTOR_MIN 512               /* BPB_BytsPerSec: 512, 1024, 2048 or 4096 */
+#define FAT_SECTOR_MAX 4096
+#define FAT_LFN_END 0x0000               /* a long name ends at this character */
+#define ASCII_FIRST_PRINTABLE 0x20
+#define ASCII_DEL 0x7f
 
 #define FAT32_EXT_NO_MIRROR 0x80         /* BPB_ExtFlags bit 7: only one FAT is active */
 #define FAT32_EXT_ACTIVE_MASK 0x0f       /* BPB_ExtFlags bits 0-3: which one */
@@ -145,11 +152,11 @@ static uint8_t short_checksum(const uint8_t *name)
 static size_t short_name(const uint8_t *raw, char *out)
 {
 	size_t n = 0;
-	for (int i = 0; i < 8 && raw[i] != ' '; i++)
+	for (int i = 0; i < FAT_NAME_BASE && raw[i] != ' '; i++)
 		out[n++] = (char)(i == 0 && raw[i] == FAT_NAME_KANJI_E5 ? FAT_NAME_FREE : raw[i]);
-	if (raw[8] != ' ') {
+	if (raw[FAT_NAME_BASE] != ' ') {
 		out[n++] = '.';
-		for (int i = 8; i < FAT_NAME_BYTES && raw[i] != ' '; i++)
+		for (int i = FAT_NAME_BASE; i < FAT_NAME_BYTES && raw[i] != ' '; i++)
 			out[n++] = (char)raw[i];
 	}
 	out[n] = 0;
@@ -174,19 +181,19 @@ static void lfn_take(struct lfn_state *s, const struct fat_lfn *e)
 		return;
 	}
 	uint16_t ch[FAT_LFN_CHARS];
-	for (int i = 0; i < 5; i++)
-		ch[i] = le16((const uint8_t *)&e->name1[i]);
-	for (int i = 0; i < 6; i++)
-		ch[5 + i] = le16((const uint8_t *)&e->name2[i]);
-	for (int i = 0; i < 2; i++)
-		ch[11 + i] = le16((const uint8_t *)&e->name3[i]);
+	const uint8_t *pieces[3] = { (const uint8_t *)e->name1, (const uint8_t *)e->name2, (const uint8_t *)e->name3 };
+	const size_t lens[3] = { sizeof(e->name1) / 2, sizeof(e->name2) / 2, sizeof(e->name3) / 2 };
+	for (size_t p = 0, k = 0; p < 3; p++)
+		for (size_t i = 0; i < lens[p]; i++)
+			ch[k++] = le16(pieces[p] + 2 * i);
 	char *out = s->name + (ord - 1) * FAT_LFN_CHARS;
 	for (int i = 0; i < FAT_LFN_CHARS; i++) {
-		if (ch[i] == 0) {                /* the name ends here; 0xFFFF pads the rest */
+		if (ch[i] == FAT_LFN_END) {      /* the name ends here; 0xFFFF pads the rest */
 			out[i] = 0;
 			break;
 		}
-		out[i] = ch[i] >= 0x20 && ch[i] < 0x7f ? (char)ch[i] : '\x7f'; /* never matches ASCII */
+		/* Only ASCII is compared; anything else never matches. */
+		out[i] = ch[i] >= ASCII_FIRST_PRINTABLE && ch[i] < ASCII_DEL ? (char)ch[i] : (char)ASCII_DEL;
 	}
 	s->next = (uint8_t)(ord - 1);
 	s->done = ord == 1;
@@ -288,7 +295,7 @@ static bool dir_find(struct fat_vol *v, uint32_t dir, const char *name, size_t l
 /* ---- Public Functions ----------------------------------------------------- */
 bool fat_open(struct fat_vol *v, fat_read_fn read, void *ctx, uint64_t vol_bytes, const char **why)
 {
-	uint8_t bs[512];
+	uint8_t bs[FAT_BOOT_SECTOR_BYTES];
 	const struct fat_bpb *bp = (const struct fat_bpb *)bs;
 	const struct fat32_bpb *bp32 = (const struct fat32_bpb *)(bs + sizeof(*bp));
 	*v = (struct fat_vol){ .read = read, .ctx = ctx };
@@ -299,7 +306,7 @@ bool fat_open(struct fat_vol *v, fat_read_fn read, void *ctx, uint64_t vol_bytes
 	const struct fat_bpb b = *bp;
 	const struct fat32_bpb b32 = *bp32;
 	uint32_t bps = b.bytes_per_sec, spc = b.sec_per_clus;
-	if ((bps != 512 && bps != 1024 && bps != 2048 && bps != 4096) || !spc || spc > FAT_MAX_SEC_PER_CLUS ||
+	if (bps < FAT_SECTOR_MIN || bps > FAT_SECTOR_MAX || (bps & (bps - 1)) || !spc || spc > FAT_MAX_SEC_PER_CLUS ||
 	    (spc & (spc - 1)) || !b.rsvd_sec_cnt || !b.num_fats) {
 		*why = "its boot sector is not a FAT boot sector";
 		return false;
