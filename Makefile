@@ -110,7 +110,8 @@ EFI_LIB := /usr/lib
 override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
-BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_results.c boot/mmap.c boot/handoff_pt.c
+BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_results.c boot/efi_resfile.c boot/fat.c boot/mmap.c \
+	boot/handoff_pt.c
 # Pure kernel units the loader shares, built again with the loader's flags.
 BOOT_KERNEL_SRCS := kernel/lib/resfile.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \

@@ -1,10 +1,11 @@
 /* efi_results.c - find the stick's results files before leaving the firmware: their byte extents on the disk, checked on the raw disk, and the USB path of that disk; see efi_results.h.
  *
  * The volume is the one this application was loaded from (its loaded
- * image's DeviceHandle; GRUB's chainloader sets it to GRUB's own partition).
- * Each file's header (kernel/lib/resfile.h) says where tools/mkimage put it
- * on the disk; that is believed only if the partition's own blocks at that
- * place hold the same header. The disk's USB path comes from its device
+ * image's DeviceHandle; GRUB's chainloader sets it to the partition GRUB
+ * loaded it from, which tools/mkimage makes GRUB's own boot disk). Each
+ * file's header (kernel/lib/resfile.h) says where tools/mkimage put it on
+ * the disk; that is believed only when the file is proven whole and in
+ * place (boot/efi_resfile.h), and nothing is written before. The disk's USB path comes from its device
  * path (UEFI 2.10 §10.3: PCI nodes, then one USB node per tier, each with
  * the 0-based port on its parent hub, then the logical unit and the
  * partition) and the host controller's PCI address from its PCI I/O
@@ -13,12 +14,11 @@
 #include <efilib.h>
 
 #include "cpu.h"
+#include "efi_resfile.h"
 #include "efi_results.h"
 #include "resfile.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define RESULTS_LOG_PATH L"\\quietbench\\results.log"
-#define RESULTS_PREV_PATH L"\\quietbench\\results.prev"
 #define MSG_NVME_NAMESPACE 0x17 /* UEFI 2.10 §10.3.4.21, not in gnu-efi's headers */
 
 static EFI_GUID loaded_image_guid = EFI_LOADED_IMAGE_PROTOCOL_GUID;
@@ -27,15 +27,15 @@ static EFI_GUID pci_io_guid = EFI_PCI_IO_PROTOCOL_GUID;
 static EFI_GUID device_path_guid = EFI_DEVICE_PATH_PROTOCOL_GUID;
 
 /* ---- Private Functions ---------------------------------------------------- */
-/* status, with why: prefix (may be "") then what. */
-static void set_why2(struct boot_results *r, uint32_t status, const char *prefix, const char *what)
+/* status, with why: "/quietbench/<file>: " when file is not "", then what. */
+static void set_why2(struct boot_results *r, uint32_t status, const char *file, const char *what)
 {
+	const char *parts[4] = { file[0] ? "/quietbench/" : "", file, file[0] ? ": " : "", what };
 	UINTN n = 0;
 	r->status = status;
-	for (UINTN i = 0; prefix[i] && n + 1 < sizeof(r->why); i++)
-		r->why[n++] = prefix[i];
-	for (UINTN i = 0; what[i] && n + 1 < sizeof(r->why); i++)
-		r->why[n++] = what[i];
+	for (int p = 0; p < 4; p++)
+		for (UINTN i = 0; parts[p][i] && n + 1 < sizeof(r->why); i++)
+			r->why[n++] = parts[p][i];
 	r->why[n] = 0;
 }
 
@@ -53,59 +53,6 @@ static void copy_path_text(struct boot_results *r, EFI_DEVICE_PATH *dp)
 	r->device_path[i] = 0;
 	if (t)
 		FreePool(t);
-}
-
-/* The header of the file at path on the volume, read through the file
- * system, with this boot's mark written into it the same way: where the
- * raw disk shows that mark is where the file really is. */
-static const char *read_header(EFI_FILE_HANDLE root, CHAR16 *path, const char *mark, char *buf, struct resfile_hdr *h)
-{
-	EFI_FILE_HANDLE f = NULL;
-	if (EFI_ERROR(root->Open(root, &f, path, EFI_FILE_MODE_READ, 0)) || !f)
-		return "not on the boot volume";
-	f->Close(f);
-	if (EFI_ERROR(root->Open(root, &f, path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0)) || !f)
-		return "cannot be opened for writing (is the stick write-protected?)";
-	UINTN n = RESFILE_HDR_BYTES;
-	EFI_STATUS s = f->Read(f, &n, buf);
-	const char *why = 0;
-	size_t at = 0;
-	if (EFI_ERROR(s))
-		why = "could not be read";
-	else if (!resfile_parse(buf, n, h, &why))
-		;
-	else if (!(at = resfile_boot_offset(buf, n)))
-		why = "has no boot line";
-	else {
-		UINTN k = RESFILE_ID_LEN;
-		if (EFI_ERROR(f->SetPosition(f, at)) || EFI_ERROR(f->Write(f, &k, (void *)mark)) || k != RESFILE_ID_LEN ||
-		    EFI_ERROR(f->Flush(f)))
-			why = "could not be marked for this boot (is the stick write-protected?)";
-		CopyMem(buf + at, (void *)mark, RESFILE_ID_LEN);
-		CopyMem(h->boot, (void *)mark, RESFILE_ID_LEN);
-	}
-	f->Close(f);
-	return why;
-}
-
-
-/* True if the partition's blocks at the header's disk offset hold hdr. */
-static const char *check_on_disk(EFI_BLOCK_IO *bio, uint64_t part_start, const struct resfile_hdr *h,
-				 const char *hdr, void *scratch)
-{
-	uint32_t bs = bio->Media->BlockSize;
-	if (!bs || RESFILE_HDR_BYTES % bs)
-		return "the disk's block size does not divide 512";
-	if (h->offset < part_start || (h->offset - part_start) % bs)
-		return "its header's offset is not inside the boot partition";
-	EFI_LBA lba = (h->offset - part_start) / bs;
-	if (lba + (h->length / bs) - 1 > bio->Media->LastBlock)
-		return "its header's extent runs past the end of the partition";
-	if (EFI_ERROR(bio->ReadBlocks(bio, bio->Media->MediaId, lba, RESFILE_HDR_BYTES, scratch)))
-		return "the disk could not be read at its header's offset";
-	if (CompareMem(scratch, hdr, RESFILE_HDR_BYTES))
-		return "its header's offset does not hold it (the file was moved or copied: rebuild the stick)";
-	return 0;
 }
 
 /* Walk the device path: the partition's start (in bytes), the USB ports and the logical unit. */
@@ -135,6 +82,31 @@ static void walk_path(EFI_DEVICE_PATH *dp, struct boot_results *r, uint64_t *par
 	}
 }
 
+/* The whole disk's block size, 0 if it cannot be found. The partition's own
+ * block I/O may count other blocks (EDK2 gives an MBR partition 512-byte
+ * blocks whatever the disk's), but the device path's partition start counts
+ * the disk's (UEFI 2.10 §10.3.5.1), as do the results files' headers. */
+static uint32_t disk_block_size(EFI_SYSTEM_TABLE *st, EFI_DEVICE_PATH *dp)
+{
+	EFI_DEVICE_PATH *copy = DuplicateDevicePath(dp), *rest;
+	EFI_HANDLE h = NULL;
+	EFI_BLOCK_IO *disk = NULL;
+	uint32_t bs = 0;
+	if (!copy)
+		return 0;
+	for (EFI_DEVICE_PATH *n = copy; !IsDevicePathEnd(n); n = NextDevicePathNode(n))
+		if (DevicePathType(n) == MEDIA_DEVICE_PATH && DevicePathSubType(n) == MEDIA_HARDDRIVE_DP) {
+			SetDevicePathEndNode(n);
+			break;
+		}
+	rest = copy;
+	if (!EFI_ERROR(st->BootServices->LocateDevicePath(&block_io_guid, &rest, &h)) && h && IsDevicePathEnd(rest) &&
+	    !EFI_ERROR(st->BootServices->HandleProtocol(h, &block_io_guid, (void **)&disk)) && disk)
+		bs = disk->Media->BlockSize;
+	FreePool(copy);
+	return bs;
+}
+
 /* The host controller's PCI address: the PCI I/O protocol on the deepest PCI node of dp. */
 static void find_controller(EFI_SYSTEM_TABLE *st, EFI_DEVICE_PATH *dp, struct boot_results *r)
 {
@@ -157,7 +129,6 @@ static void find_controller(EFI_SYSTEM_TABLE *st, EFI_DEVICE_PATH *dp, struct bo
 /* ---- Public Functions ----------------------------------------------------- */
 void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_results *r)
 {
-	static char log_hdr[RESFILE_HDR_BYTES], prev_hdr[RESFILE_HDR_BYTES];
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_DEVICE_PATH *dp = NULL;
 	EFI_BLOCK_IO *bio = NULL;
@@ -170,7 +141,7 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 	copy_path_text(r, dp);
 	uint64_t part_lba = 0;
 	int usb = 0;
-	const char *kind, *why;
+	const char *kind;
 	walk_path(dp, r, &part_lba, &usb, &kind);
 	if (!usb && !CompareMem((void *)kind, "the network", 12)) {
 		set_why(r, BOOT_RESULTS_NONE, "booted over the network: there is no stick to write results to");
@@ -185,57 +156,43 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 		set_why(r, BOOT_RESULTS_NONE, "the boot volume has no file system the firmware can read");
 		return;
 	}
-	struct resfile_hdr log, prev;
+	static struct efi_resfile found;
 	static const char digits[] = "0123456789abcdef";
 	char mark[RESFILE_ID_LEN + 1];
 	uint64_t t = rdtsc() * 0x9e3779b97f4a7c15ull; /* differs from boot to boot */
 	for (int i = 0; i < RESFILE_ID_LEN; i++)
 		mark[i] = digits[(t >> (60 - 4 * i)) & 15];
 	mark[RESFILE_ID_LEN] = 0;
-	why = read_header(root, RESULTS_LOG_PATH, mark, log_hdr, &log);
-	const char *why_prev = why ? 0 : read_header(root, RESULTS_PREV_PATH, mark, prev_hdr, &prev);
-	root->Close(root);
-	if (why || why_prev) {
-		set_why2(r, BOOT_RESULTS_NONE, why ? "/quietbench/results.log: " : "/quietbench/results.prev: ",
-			 why ? why : why_prev);
-		return;
-	}
-	if (CompareMem(log.id, prev.id, sizeof(log.id))) {
-		set_why(r, BOOT_RESULTS_NONE, "results.log and results.prev come from different images");
-		return;
-	}
-	void *scratch = AllocatePool(RESFILE_HDR_BYTES + 4096);
-	if (EFI_ERROR(st->BootServices->HandleProtocol(li->DeviceHandle, &block_io_guid, (void **)&bio)) || !bio ||
-	    !scratch) {
+	if (EFI_ERROR(st->BootServices->HandleProtocol(li->DeviceHandle, &block_io_guid, (void **)&bio)) || !bio) {
+		root->Close(root);
 		set_why(r, BOOT_RESULTS_NONE, "the boot volume cannot be read block by block");
 		return;
 	}
-	/* ReadBlocks wants IoAlign-aligned memory: round up within the pool. */
-	uintptr_t align = bio->Media->IoAlign > 1 ? bio->Media->IoAlign : 1;
-	void *buf = (void *)(((uintptr_t)scratch + align - 1) & ~(align - 1));
-	uint64_t part_start = part_lba * bio->Media->BlockSize;
-	const char *file = "/quietbench/results.log: ";
-	why = check_on_disk(bio, part_start, &log, log_hdr, buf);
-	if (!why) {
-		file = "/quietbench/results.prev: ";
-		why = check_on_disk(bio, part_start, &prev, prev_hdr, buf);
-	}
-	FreePool(scratch);
-	if (why) {
-		set_why2(r, BOOT_RESULTS_NONE, file, why);
+	uint32_t disk_bs = part_lba ? disk_block_size(st, dp) : bio->Media->BlockSize;
+	if (!disk_bs) {
+		root->Close(root);
+		set_why(r, BOOT_RESULTS_NONE, "the boot disk's block size cannot be read");
 		return;
 	}
-	r->block_size = bio->Media->BlockSize;
+	/* Marked only where the kernel will write: a stick on USB. */
+	bool ok = efi_resfile_check(root, bio, disk_bs, part_lba * disk_bs, usb ? mark : NULL, &found);
+	root->Close(root);
+	if (!ok) {
+		set_why2(r, BOOT_RESULTS_NONE, found.file, found.why);
+		return;
+	}
+	struct resfile_hdr log = found.log, prev = found.prev;
+	r->block_size = disk_bs;
 	r->log_offset = log.offset;
 	r->log_length = log.length;
 	r->prev_offset = prev.offset;
 	r->prev_length = prev.length;
 	CopyMem(r->id, log.id, sizeof(log.id));
-	CopyMem(r->boot, mark, sizeof(mark));
 	if (!usb) {
 		set_why(r, BOOT_RESULTS_NOT_USB, kind);
 		return;
 	}
+	CopyMem(r->boot, mark, sizeof(mark));
 	r->status = BOOT_RESULTS_FOUND;
 	find_controller(st, dp, r);
 }

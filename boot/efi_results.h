@@ -7,9 +7,10 @@
 #include "boot_info.h"
 
 /* Fill *r for the volume image was loaded from: BOOT_RESULTS_FOUND with both
- * files' extents (checked on the raw disk), the controller's PCI address and
- * the USB ports; NOT_USB with the extents and what the disk is; or NONE
- * with why. Needs boot services; reads, never writes. */
+ * files' extents (proven whole, then marked for this boot: efi_resfile.h),
+ * the controller's PCI address and the USB ports; NOT_USB with the extents
+ * (proven, not marked) and what the disk is; or NONE with why, having
+ * written nothing. Needs boot services. */
 void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_results *r);
 
 #endif

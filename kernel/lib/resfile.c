@@ -4,6 +4,7 @@
 /* ---- Constants ------------------------------------------------------------ */
 #define NUM_DIGITS 20
 #define COMMENT "# QuietBench writes its log below, on the stick it booted from; tools/qb parse reads this file.\n"
+#define END_COMMENT "# The end of a QuietBench results file: the log never reaches this sector.\n"
 
 /* ---- Private Functions ---------------------------------------------------- */
 static bool same(const char *a, const char *b, size_t n)
@@ -118,11 +119,32 @@ bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const cha
 	else if (!key(&p, end, RESFILE_BOOT_KEY) || !text(&p, end, out->boot, sizeof(out->boot), true) ||
 		 len(out->boot) != RESFILE_ID_LEN)
 		*why = "bad boot line";
-	else if (out->offset % RESFILE_HDR_BYTES || out->length % RESFILE_HDR_BYTES ||
-		 out->length <= RESFILE_HDR_BYTES)
+	else if (out->offset % RESFILE_HDR_BYTES || out->length % RESFILE_HDR_BYTES)
 		*why = "offset or length not whole sectors";
-	else if (out->used > out->length - RESFILE_HDR_BYTES)
-		*why = "used runs past the end of the file";
+	else if (out->length <= 2 * RESFILE_HDR_BYTES)
+		*why = "length leaves no room for a log";
+	else if (out->used > RESFILE_LOG_MAX(out->length))
+		*why = "used runs past the end of the log";
+	return !*why;
+}
+
+bool resfile_end_parse(const char *buf, size_t n, struct resfile_end *out, const char **why)
+{
+	const char *p = buf, *end = buf + (n < RESFILE_HDR_BYTES ? n : RESFILE_HDR_BYTES);
+	size_t ml = sizeof(RESFILE_END_MAGIC) - 1;
+	*why = 0;
+	if (n < RESFILE_HDR_BYTES)
+		*why = "shorter than an end sector";
+	else if (!same(p, RESFILE_END_MAGIC, ml))
+		*why = "has no end sector (made by an older tools/mkimage, or damaged: rebuild the stick)";
+	else if (p += ml, !key(&p, end, "id=") || !text(&p, end, out->id, sizeof(out->id), true) ||
+		 len(out->id) != RESFILE_ID_LEN)
+		*why = "bad id line in its end sector";
+	else if (!key(&p, end, "file=") || !text(&p, end, out->file, sizeof(out->file), false))
+		*why = "bad file line in its end sector";
+	else if (!key(&p, end, RESFILE_BOOT_KEY) || !text(&p, end, out->boot, sizeof(out->boot), true) ||
+		 len(out->boot) != RESFILE_ID_LEN)
+		*why = "bad boot line in its end sector";
 	return !*why;
 }
 
@@ -139,6 +161,21 @@ bool resfile_format(char *buf, size_t cap, const struct resfile_hdr *h)
 	o = put(put_num(put(o, "used="), h->used), "\n");
 	o = put(put(put(o, RESFILE_BOOT_KEY), h->boot), "\n");
 	o = put(o, COMMENT);
+	while (o < buf + RESFILE_HDR_BYTES)
+		*o++ = RESFILE_PAD;
+	return true;
+}
+
+bool resfile_end_format(char *buf, size_t cap, const struct resfile_hdr *h)
+{
+	if (cap < RESFILE_HDR_BYTES || len(h->id) != RESFILE_ID_LEN || !h->file[0] ||
+	    len(h->file) > RESFILE_NAME_MAX || len(h->boot) != RESFILE_ID_LEN)
+		return false;
+	char *o = put(buf, RESFILE_END_MAGIC);
+	o = put(put(put(o, "id="), h->id), "\n");
+	o = put(put(put(o, "file="), h->file), "\n");
+	o = put(put(put(o, RESFILE_BOOT_KEY), h->boot), "\n");
+	o = put(o, END_COMMENT);
 	while (o < buf + RESFILE_HDR_BYTES)
 		*o++ = RESFILE_PAD;
 	return true;

@@ -1,8 +1,14 @@
 /* results.c - where this run's results go, and writing them to the boot stick; see results.h.
  *
- * The stick is reached with the kernel's own drivers (kernel/usb/). Only the
- * two extents the loader found are ever written, and only after their
- * headers were read back from the stick and match what the loader saw. */
+ * The stick is reached with the kernel's own drivers (kernel/usb/), in its
+ * own block size (READ CAPACITY's). Only the two extents the loader found
+ * are ever written, and only after both files' first and last blocks were
+ * read back from the stick and hold the headers and end sectors the loader
+ * checked and marked. The writes themselves, whole blocks in an order that
+ * survives a pulled plug, are kernel/lib/reswrite.h's (the order is written
+ * down there): results.prev is emptied before the last log is copied into
+ * it, each save goes into blocks no header's `used` covers yet, and a
+ * header's `used` is written last. */
 #include "results.h"
 #include "console.h"
 #include "cpuid_snap.h"
@@ -11,6 +17,7 @@
 #include "msr.h"
 #include "pmm.h"
 #include "resfile.h"
+#include "reswrite.h"
 #include "usb.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -19,9 +26,8 @@
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct usb_stick stick;
-static bool saving;                       /* the stick is reached and its headers matched */
-static struct resfile_hdr log_h, prev_h;
-static uint64_t saved;                    /* log bytes already on the stick, whole blocks */
+static bool saving;                       /* the stick is reached and its files matched */
+static struct reswrite files;             /* results.log and results.prev on the stick */
 static bool said_full;
 static uint8_t *chunk;                    /* CHUNK bytes of scratch */
 static struct results_usb_state usb_state = { "not attempted: the log goes to serial only", -1, -1 };
@@ -71,67 +77,45 @@ static bool stop(const char *fmt, ...)
 	return false;
 }
 
-static bool rw(bool write, uint64_t byte, uint32_t bytes, void *buf)
+/* reswrite's view of the stick: whole blocks at block-aligned bytes. */
+static bool disk_rw(void *ctx, bool write, uint64_t at, uint32_t bytes, void *buf)
 {
-	return usb_stick_rw(&stick, write, byte / stick.block_size, bytes / stick.block_size, buf);
+	struct usb_stick *s = ctx;
+	return usb_stick_rw(s, write, at / s->block_size, bytes / s->block_size, buf);
 }
 
-/* Read the header at off and check it is the one the loader found. */
-static bool read_header(uint64_t off, uint64_t len, const char *file, const char *id, const char *boot,
-			struct resfile_hdr *h)
+/* Read the file's first and last blocks back and check they hold the header
+ * and the end sector the loader found and marked for this boot. */
+static bool read_ends(uint64_t off, uint64_t len, const char *file, const struct boot_results *r,
+		      struct resfile_hdr *h)
 {
+	uint32_t bs = stick.block_size;
+	struct resfile_end e;
 	const char *why = 0;
-	if (!rw(false, off, RESFILE_HDR_BYTES, chunk))
+	if (off % bs || len % bs || len < 2 * (uint64_t)bs)
+		return stop("the stick has %u-byte blocks and %s does not start and end on one: rebuild the stick with "
+			    "tools/mkimage --sector-size %u", bs, file, bs);
+	if (!disk_rw(&stick, false, off, bs, chunk))
 		return stop("%s's header could not be read: %s", file, stick.why);
 	if (!resfile_parse((const char *)chunk, RESFILE_HDR_BYTES, h, &why))
 		return stop("%s's header on the stick: %s", file, why);
-	if (memcmp(h->id, id, RESFILE_ID_LEN) || memcmp(h->boot, boot, RESFILE_ID_LEN) || h->offset != off ||
+	if (memcmp(h->id, r->id, RESFILE_ID_LEN) || memcmp(h->boot, r->boot, RESFILE_ID_LEN) || h->offset != off ||
 	    h->length != len || strcmp(h->file, file))
 		return stop("%s's header on the stick is not the one the loader found: not written", file);
+	if (!disk_rw(&stick, false, off + len - bs, bs, chunk))
+		return stop("%s's end could not be read: %s", file, stick.why);
+	if (!resfile_end_parse((const char *)chunk + bs - RESFILE_HDR_BYTES, RESFILE_HDR_BYTES, &e, &why))
+		return stop("%s on the stick: %s", file, why);
+	if (memcmp(e.id, r->id, RESFILE_ID_LEN) || memcmp(e.boot, r->boot, RESFILE_ID_LEN) || strcmp(e.file, file))
+		return stop("%s's end sector on the stick is not the one the loader marked: not written", file);
 	return true;
-}
-
-static bool write_header(struct resfile_hdr *h)
-{
-	if (!resfile_format((char *)chunk, RESFILE_HDR_BYTES, h) || !rw(true, h->offset, RESFILE_HDR_BYTES, chunk))
-		return stop("%s's header could not be written: %s", h->file, stick.why);
-	return true;
-}
-
-/* Newlines over [from, to) of a file's log area (what an older, longer log left). */
-static bool clear(const struct resfile_hdr *h, uint64_t from, uint64_t to)
-{
-	memset(chunk, RESFILE_PAD, CHUNK);
-	for (uint64_t at = from; at < to; at += CHUNK) {
-		uint32_t n = (uint32_t)(to - at < CHUNK ? to - at : CHUNK);
-		if (!rw(true, h->offset + RESFILE_HDR_BYTES + at, n, chunk))
-			return stop("%s could not be cleared: %s", h->file, stick.why);
-	}
-	return true;
-}
-
-/* The previous run's log (results.log's used part) into results.prev. */
-static bool keep_previous(void)
-{
-	uint64_t bs = stick.block_size, room = prev_h.length - RESFILE_HDR_BYTES;
-	uint64_t n = log_h.used < room ? log_h.used : room;
-	uint64_t whole = (n + bs - 1) / bs * bs, old = (prev_h.used + bs - 1) / bs * bs;
-	for (uint64_t at = 0; at < whole; at += CHUNK) {
-		uint32_t k = (uint32_t)(whole - at < CHUNK ? whole - at : CHUNK);
-		if (!rw(false, log_h.offset + RESFILE_HDR_BYTES + at, k, chunk) ||
-		    !rw(true, prev_h.offset + RESFILE_HDR_BYTES + at, k, chunk))
-			return stop("the previous log could not be kept in results.prev: %s", stick.why);
-	}
-	if (old > whole && !clear(&prev_h, whole, old))
-		return false;
-	prev_h.used = n;
-	return write_header(&prev_h) && clear(&log_h, 0, (log_h.used + bs - 1) / bs * bs);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
 void results_open(const struct boot_info *bi, uint64_t timeout_ms, bool trace)
 {
 	const struct boot_results *r = &bi->results;
+	struct resfile_hdr log_h, prev_h;
 	if (r->status != BOOT_RESULTS_FOUND) {
 		console_tee_stop();
 		return;
@@ -145,32 +129,45 @@ void results_open(const struct boot_info *bi, uint64_t timeout_ms, bool trace)
 		stop("the stick could not be reached: %s", stick.why);
 		return;
 	}
-	if (stick.block_size != r->block_size || RESFILE_HDR_BYTES % stick.block_size) {
+	if (stick.block_size != r->block_size) {
 		stop("the stick has %u-byte blocks, the firmware said %u", stick.block_size, r->block_size);
 		return;
 	}
 	chunk = (uint8_t *)(uintptr_t)pmm_alloc(CHUNK / PMM_PAGE, PMM_ANY_NODE, PMM_PAGE, 0, PMM_KERNEL);
-	uint64_t cap = r->log_length - RESFILE_HDR_BYTES;
+	if (!chunk) {
+		stop("no memory for the stick's writes");
+		return;
+	}
+	if (stick.block_size > CHUNK) {
+		stop("the stick has %u-byte blocks, more than the %u bytes this writer moves at a time",
+		     stick.block_size, CHUNK);
+		return;
+	}
+	if (!read_ends(r->log_offset, r->log_length, "results.log", r, &log_h) ||
+	    !read_ends(r->prev_offset, r->prev_length, "results.prev", r, &prev_h))
+		return;
+	if (!reswrite_init(&files, disk_rw, &stick, stick.block_size, chunk, CHUNK, &log_h, &prev_h)) {
+		stop("%s", files.why);
+		return;
+	}
+	uint64_t cap = reswrite_room(&files);
 	char *buf = (char *)(uintptr_t)pmm_alloc((cap + PMM_PAGE - 1) / PMM_PAGE, PMM_ANY_NODE, PMM_PAGE, 0, PMM_KERNEL);
-	if (!chunk || !buf) {
+	if (!buf) {
 		stop("no memory for the log's copy");
 		return;
 	}
-	if (!read_header(r->log_offset, r->log_length, "results.log", r->id, r->boot, &log_h) ||
-	    !read_header(r->prev_offset, r->prev_length, "results.prev", r->id, r->boot, &prev_h))
-		return;
 	saving = true;
-	if (log_h.used && !keep_previous())
+	if (!reswrite_keep_previous(&files)) {
+		stop("%s: %s", files.why, stick.why);
 		return;
-	log_h.used = 0;
-	if (!write_header(&log_h))
-		return;
+	}
 	if (!console_tee_move(buf, cap)) {
 		stop("the log so far does not fit in results.log");
 		return;
 	}
 	kprintf("results: writing the log to the boot stick's /quietbench/results.log (%llu KiB) after each workload "
-		"and at the end%s\n", (unsigned long long)(cap >> 10), prev_h.used ? "; the last run's is in results.prev" : "");
+		"and at the end%s\n", (unsigned long long)(cap >> 10),
+		files.prev.used ? "; the last run's is in results.prev" : "");
 }
 
 void results_save(void)
@@ -180,24 +177,11 @@ void results_save(void)
 	const char *log = console_tee(&n, &full);
 	if (!saving || !log)
 		return;
-	uint64_t bs = stick.block_size, end = (n + bs - 1) / bs * bs;
-	/* From the last block written in part up to the end, in chunks; the
-	 * tail of the last block is newlines. */
-	for (uint64_t at = saved; at < end; at += CHUNK) {
-		uint32_t k = (uint32_t)(end - at < CHUNK ? end - at : CHUNK);
-		uint64_t have = n - at < k ? n - at : k;
-		memcpy(chunk, log + at, have);
-		memset(chunk + have, RESFILE_PAD, k - have);
-		if (!rw(true, log_h.offset + RESFILE_HDR_BYTES + at, k, chunk)) {
-			stop("results.log could not be written: %s", stick.why);
-			return;
-		}
-	}
-	saved = n / bs * bs;
-	log_h.used = n;
-	if (!write_header(&log_h))
+	if (!reswrite_save(&files, log, n)) {
+		stop("%s: %s", files.why, stick.why);
 		return;
-	if (full && !said_full) {
+	}
+	if ((full || files.full) && !said_full) {
 		said_full = true;
 		console_error("results file", "results.log is full: what follows is on serial only");
 	}
@@ -243,7 +227,7 @@ void results_report(const struct boot_info *bi)
 		rec_str(rec, "device_path", r->device_path);
 	rec_bool(rec, "writing", saving);
 	if (saving)
-		rec_u64(rec, "kept_previous_bytes", prev_h.used);
+		rec_u64(rec, "kept_previous_bytes", files.prev.used);
 	rec_str(rec, "usb_handoff", usb_state.handoff);
 	console_rec_emit(rec);
 	if (r->status != BOOT_RESULTS_FOUND) {
