@@ -12,6 +12,7 @@
 #include "run.h"
 #include "smp.h"
 #include "tsc.h"
+#include "usb_handoff.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define FREQ_SAMPLE_US 2000          /* APERF/MPERF window for the per-CPU state record */
@@ -335,6 +336,7 @@ static void emit_run_state(const char *phase)
 	bool readable = usb.after >= 0 && msr_read_safe(MSR_SMI_COUNT, &now) == MSR_OK;
 	rec_count(r, "smis_since", readable ? (int64_t)((now & 0xffffffffu) - (uint64_t)usb.after) : -1);
 	rec_obj_end(r);
+	usb_handoff_rec(r);                       /* every USB controller, as taken at start-up */
 	console_rec_emit(r);
 }
 
