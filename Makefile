@@ -103,7 +103,7 @@ EFI_LIB := /usr/lib
 override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
-BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_results.c boot/mmap.c boot/handoff_pt.c
+BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_pci.c boot/efi_results.c boot/mmap.c boot/handoff_pt.c
 # Pure kernel units the loader shares, built again with the loader's flags.
 BOOT_KERNEL_SRCS := kernel/lib/resfile.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \
@@ -311,6 +311,13 @@ imagetest: $(BUILD)/quietbench.img
 .PHONY: pagertest
 pagertest: $(BUILD)/quietbench.img $(FBCON_FONT_C)
 	python3 tests/boot/pager_test.py --image $(BUILD)/quietbench.img
+
+# The stick behind an EHCI or a UHCI alone: named by class, the controller taken
+# from the firmware, no hang, and not a byte of the stick written.
+.PHONY: usbhctest
+usbhctest: $(BUILD)/quietbench.img
+	python3 tests/boot/usbhc_tests.py --image $<
+test: usbhctest
 
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
 flashtest:

@@ -61,16 +61,16 @@ bool pci_next(struct pci_addr *a, bool first)
 	} else {
 		/* Past function 0 of a single-function device: its next device. */
 		struct pci_addr f0 = { 0, a->bus, a->dev, 0 };
-		if (++fn >= PCI_MAX_FN || !(pci_read8(f0, PCI_HEADER_TYPE) & PCI_HEADER_MULTI_FN))
+		if (++fn >= PCI_NUM_FNS || !(pci_read8(f0, PCI_HEADER_TYPE) & PCI_HEADER_MULTI_FN))
 			fn = 0, dev++;
 	}
-	for (; bus < PCI_MAX_BUS; bus++, dev = 0) {
-		for (; dev < PCI_MAX_DEV; dev++, fn = 0) {
+	for (; bus < PCI_NUM_BUSES; bus++, dev = 0) {
+		for (; dev < PCI_NUM_DEVS; dev++, fn = 0) {
 			struct pci_addr f0 = { 0, (uint8_t)bus, (uint8_t)dev, 0 };
 			if (!pci_present(f0))
 				continue;
 			bool multi = pci_read8(f0, PCI_HEADER_TYPE) & PCI_HEADER_MULTI_FN;
-			for (; fn < (multi ? PCI_MAX_FN : 1u); fn++) {
+			for (; fn < (multi ? PCI_NUM_FNS : 1u); fn++) {
 				struct pci_addr f = { 0, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
 				if (pci_present(f)) {
 					*a = f;

@@ -39,9 +39,9 @@ struct pci_addr {
 	uint8_t bus, dev, fn;
 };
 
-#define PCI_MAX_BUS 256
-#define PCI_MAX_DEV 32
-#define PCI_MAX_FN 8
+#define PCI_NUM_BUSES 256
+#define PCI_NUM_DEVS 32
+#define PCI_NUM_FNS 8
 
 /* Read or write the aligned dword at offset off (0 .. 0xfc) of a function. */
 uint32_t pci_read32(struct pci_addr a, uint32_t off);
