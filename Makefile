@@ -176,11 +176,15 @@ asmtest: $(BUILD)/workloads/counter_loops.o $(BUILD)/twin/workloads/counter_loop
 	python3 tests/asm/check_counter_loops.py $(BUILD)/twin/workloads/counter_loops.o
 
 # Lower layers never include higher ones (each folder's layer is in its main
-# file's header; tests/layers/check_layers.py reads them).
+# file's header; tests/layers/check_layers.py reads them). The start-up takes
+# the firmware's USB and IOMMUs before the TSC is calibrated, on every boot
+# path (tests/layers/check_start_order.py).
 .PHONY: layercheck
 layercheck:
 	python3 tests/layers/check_layers.py --self-test
 	python3 tests/layers/check_layers.py
+	python3 tests/layers/check_start_order.py --self-test
+	python3 tests/layers/check_start_order.py
 
 # tools/qb's tests need Debian's python3 (its matplotlib and pytest), which
 # may not be the first python3 on PATH.

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "fmt.h"
 #include "idle.h"
+#include "iommu.h"
 #include "lib.h"
 #include "topo_online.h"
 #include "mstate.h"
@@ -337,6 +338,7 @@ static void emit_run_state(const char *phase)
 	rec_count(r, "smis_since", readable ? (int64_t)((now & 0xffffffffu) - (uint64_t)usb.after) : -1);
 	rec_obj_end(r);
 	usb_handoff_rec(r);                       /* every USB controller, as taken at start-up */
+	iommu_rec(r);                             /* and every DMA remapping unit */
 	console_rec_emit(r);
 }
 

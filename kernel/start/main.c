@@ -14,6 +14,7 @@
 #include "finish.h"
 #include "gdt.h"
 #include "instr.h"
+#include "iommu.h"
 #include "idt.h"
 #include "idle.h"
 #include "lib.h"
@@ -209,6 +210,7 @@ void kernel_entry(struct boot_info *bi_in)
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
 	timer_init(&acpi);                                   /* HPET or PM timer: bounds the handoffs, calibrates the TSC */
 	usb_handoff_all(&percpu[0].snap);                    /* every USB controller from the firmware: no SMIs on USB events */
+	iommu_release(&acpi);                                /* remapping the firmware left on, off: the stick's DMA gets through */
 	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
 	results_open(&bi, RESULTS_USB_TIMEOUT_MS, opts.dump & OPT_DUMP_USB); /* the boot stick's results file, if on USB */
 	finish_set_save(results_save);                       /* the log to the stick at the end */
