@@ -1,8 +1,7 @@
 /* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, FADT, HPET, SPCR, DMAR, IVRS) per ACPI 6.5 ch. 5.2.
  *
  * Layer 5: acpi. The firmware's tables: RSDP, MADT, SRAT, FADT, HPET, SPCR,
- * DMAR, IVRS,
- * mapped through mm. Includes lib, arch, console, mm; every layer from
+ * DMAR, IVRS, mapped through mm. Includes lib, arch, console, mm; every layer from
  * measure up may include it; the layers below must not.
  *
  * Pure parsing: every byte is read through acpi_map(), nothing is written to
