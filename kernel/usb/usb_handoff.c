@@ -5,6 +5,7 @@
 #include "fmt.h"
 #include "lib.h"
 #include "msr.h"
+#include "noise.h"
 #include "ohci.h"
 #include "pci_class.h"
 #include "tsc.h"
@@ -27,26 +28,26 @@ static bool is_hc(uint32_t cls)
 	       cls == PCI_CLASS_USB_XHCI;
 }
 
-/* IA32_SMI_COUNT where it can be read (Intel), else -1. */
-static int64_t smi_count(bool intel)
+/* IA32_SMI_COUNT where the CPU has one, else -1. */
+static int64_t smi_count(bool has)
 {
 	uint64_t v = 0;
-	if (!intel || msr_read_safe(MSR_SMI_COUNT, &v) != MSR_OK)
+	if (!has || msr_read_safe(MSR_SMI_COUNT, &v) != MSR_OK)
 		return -1;
 	return (int64_t)(v & SMI_COUNT_MASK);
 }
 
-static void take(struct hc_handoff *h, bool intel_ehci, bool intel)
+static void take(struct hc_handoff *h, bool intel_ehci, bool smi)
 {
 	h->before_tsc = tsc_hz() == 0;
-	h->smi_before = smi_count(intel);
+	h->smi_before = smi_count(smi);
 	switch (h->cls) {
 	case PCI_CLASS_USB_UHCI: uhci_handoff(h); break;
 	case PCI_CLASS_USB_OHCI: ohci_handoff(h); break;
 	case PCI_CLASS_USB_EHCI: ehci_handoff(h); break;
 	default: xhci_handoff(h, intel_ehci); break;
 	}
-	h->smi_after = smi_count(intel);
+	h->smi_after = smi_count(smi);
 }
 
 static void addr_text(struct pci_addr a, char *out, size_t cap)
@@ -74,7 +75,7 @@ static void rec_count(struct rec *r, const char *key, int64_t v)
 /* ---- Public Functions ----------------------------------------------------- */
 void usb_handoff_all(const struct cpuid_snap *bsp)
 {
-	bool intel = cpuid_snap_vendor(bsp) == CPU_VENDOR_INTEL;
+	bool smi = noise_detect(bsp).smi;        /* a CPU with IA32_SMI_COUNT (noise.c's model list) */
 	struct pci_addr a = { 0, 0, 0, 0 };
 	static struct hc_handoff extra;          /* a controller past the table: taken, not kept */
 	n_hcs = n_more = 0;
@@ -102,7 +103,7 @@ void usb_handoff_all(const struct cpuid_snap *bsp)
 	for (uint32_t i = 0; i < n_hcs; i++)
 		intel_ehci |= hcs[i].cls == PCI_CLASS_USB_EHCI && hcs[i].vendor == PCI_VENDOR_INTEL;
 	for (uint32_t i = 0; i < n_hcs; i++) {
-		take(&hcs[i], intel_ehci, intel);
+		take(&hcs[i], intel_ehci, smi);
 		say(&hcs[i]);
 	}
 	if (!n_more)
@@ -118,7 +119,7 @@ void usb_handoff_all(const struct cpuid_snap *bsp)
 		extra.cls = pci_class(a);
 		extra.vendor = (uint16_t)id;
 		extra.device = (uint16_t)(id >> 16);
-		take(&extra, false, intel);          /* its ports not switched: that could not be put back */
+		take(&extra, false, smi);            /* its ports not switched: that could not be put back */
 		say(&extra);
 	}
 }

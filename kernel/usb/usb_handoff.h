@@ -15,7 +15,7 @@
 
 /* Walk PCI segment 0 and take each USB host controller from the firmware,
  * in bus order; a text line for each. bsp: the BSP's CPUID (IA32_SMI_COUNT
- * is read around each handoff on Intel). Call once. */
+ * is read around each handoff where the CPU has one). Call once. */
 void usb_handoff_all(const struct cpuid_snap *bsp);
 
 /* What the handoff did to the controller at a, or NULL if it was not taken

@@ -9,6 +9,7 @@
 #include "ehci_regs.h"
 #include "hc_model.h"
 #include "msr.h"
+#include "noise.h"
 #include "ohci_regs.h"
 #include "paging.h"
 #include "pci_class.h"
@@ -342,10 +343,13 @@ int msr_read_safe(uint32_t msr, uint64_t *v)
 	return MSR_OK;
 }
 
-enum cpu_vendor cpuid_snap_vendor(const struct cpuid_snap *s)
+struct noise_caps noise_detect(const struct cpuid_snap *s)
 {
+	struct noise_caps c;
 	(void)s;
-	return model_intel ? CPU_VENDOR_INTEL : CPU_VENDOR_AMD;
+	memset(&c, 0, sizeof(c));
+	c.smi = model_intel;   /* an Intel model with IA32_SMI_COUNT, or a CPU without one */
+	return c;
 }
 
 uint64_t tsc_hz(void)

@@ -46,7 +46,7 @@ extern struct model_cfg_write model_log[MODEL_LOG];
 extern unsigned model_log_n;
 extern uint64_t model_now_us;        /* the fake reference clock, 10 us a poll */
 extern uint64_t model_smi;           /* IA32_SMI_COUNT: each read adds one */
-extern bool model_intel;             /* the CPU vendor the handoff is told */
+extern bool model_intel;             /* the CPU has IA32_SMI_COUNT (noise_detect says so) */
 extern char model_text[4096];        /* what kprintf printed */
 
 /* Forget every function and every log. */
