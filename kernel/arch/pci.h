@@ -16,6 +16,8 @@
 
 /* Type 0 header registers (PCI 3.0 §6.1). */
 #define PCI_VENDOR_ID 0x00        /* 16 bits; 0xffff: no function */
+#define PCI_ID_VENDOR(v) ((uint16_t)(v))          /* of the dword at PCI_VENDOR_ID (or PCI_SUBSYSTEM) */
+#define PCI_ID_DEVICE(v) ((uint16_t)((v) >> 16))
 #define PCI_DEVICE_ID 0x02        /* 16 bits */
 #define PCI_COMMAND 0x04          /* 16 bits */
 #define PCI_COMMAND_IO (1u << 0)
@@ -33,6 +35,8 @@
 #define PCI_BAR_TYPE_MASK (3u << 1)
 #define PCI_BAR_TYPE_64 (2u << 1)
 #define PCI_BAR_MEM_MASK 0xfffffff0u
+#define PCI_BAR_IO_MASK 0xfffffffcu
+#define PCI_IO_PORT_MAX 0xffffu   /* x86 I/O space */
 
 struct pci_addr {
 	uint16_t segment;

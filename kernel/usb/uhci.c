@@ -5,7 +5,6 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define UHCI_RESET_MS 10                  /* HCRESET clears itself; Linux gives it 5 us */
-#define PCI_BAR_IO_MASK 0xfffffffcu
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* The first I/O BAR's port (USBBASE is BAR4 on Intel's, but not on every
@@ -14,7 +13,7 @@ static uint16_t io_base(struct pci_addr a)
 {
 	for (uint32_t i = 0; i < PCI_BAR_COUNT; i++) {
 		uint32_t bar = pci_read32(a, PCI_BAR0 + 4 * i);
-		if ((bar & PCI_BAR_IO) && (bar & PCI_BAR_IO_MASK) && (bar & PCI_BAR_IO_MASK) <= 0xffffu)
+		if ((bar & PCI_BAR_IO) && (bar & PCI_BAR_IO_MASK) && (bar & PCI_BAR_IO_MASK) <= PCI_IO_PORT_MAX)
 			return (uint16_t)(bar & PCI_BAR_IO_MASK);
 	}
 	return 0;

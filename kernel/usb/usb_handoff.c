@@ -95,8 +95,8 @@ void usb_handoff_all(const struct cpuid_snap *bsp)
 		uint32_t id = pci_read32(a, PCI_VENDOR_ID);
 		h->pci = a;
 		h->cls = cls;
-		h->vendor = (uint16_t)id;
-		h->device = (uint16_t)(id >> 16);
+		h->vendor = PCI_ID_VENDOR(id);
+		h->device = PCI_ID_DEVICE(id);
 		h->smi_before = h->smi_after = -1;
 	}
 	bool intel_ehci = false;
@@ -117,8 +117,8 @@ void usb_handoff_all(const struct cpuid_snap *bsp)
 		memset(&extra, 0, sizeof(extra));
 		extra.pci = a;
 		extra.cls = pci_class(a);
-		extra.vendor = (uint16_t)id;
-		extra.device = (uint16_t)(id >> 16);
+		extra.vendor = PCI_ID_VENDOR(id);
+		extra.device = PCI_ID_DEVICE(id);
 		take(&extra, false, smi);            /* its ports not switched: that could not be put back */
 		say(&extra);
 	}

@@ -115,8 +115,8 @@ static void handoff(struct xhci *x)
 	late.pci = x->pci;
 	late.cls = PCI_CLASS_USB_XHCI;
 	uint32_t id = pci_read32(x->pci, PCI_VENDOR_ID);
-	late.vendor = (uint16_t)id;
-	late.device = (uint16_t)(id >> 16);
+	late.vendor = PCI_ID_VENDOR(id);
+	late.device = PCI_ID_DEVICE(id);
 	xhci_handoff(&late, false);
 	x->handoff = late.how;
 }

@@ -94,7 +94,7 @@ bool xhci_intel_switchable(struct pci_addr a, uint16_t vendor, uint16_t device)
 					    device != PCI_DEVICE_INTEL_LYNX_POINT_LP_XHCI))
 		return false;
 	uint32_t sub = pci_read32(a, PCI_SUBSYSTEM);
-	return !((sub & 0xffff) == PCI_VENDOR_SONY && sub >> 16 == PCI_SUBSYS_SONY_VAIO_T);
+	return !(PCI_ID_VENDOR(sub) == PCI_VENDOR_SONY && PCI_ID_DEVICE(sub) == PCI_SUBSYS_SONY_VAIO_T);
 }
 
 void xhci_handoff(struct hc_handoff *h, bool intel_ehci)
@@ -111,7 +111,7 @@ void xhci_handoff(struct hc_handoff *h, bool intel_ehci)
 		route(h);
 	/* Halted, with its interrupts off, once it is ready for its
 	 * operational registers to be written (§4.2). */
-	volatile uint8_t *op = cap + (devio_read32(cap, XHCI_CAPLENGTH) & 0xff);
+	volatile uint8_t *op = cap + (devio_read32(cap, XHCI_CAPLENGTH) & XHCI_CAPLENGTH_MASK);
 	bool ready = hc_wait_mmio(op, XHCI_USBSTS, XHCI_STS_CNR, 0, XHCI_CNR_MS);
 	uint32_t cmd = devio_read32(op, XHCI_USBCMD);
 	if ((devio_read32(op, XHCI_USBSTS) & XHCI_STS_HCH) && !(cmd & XHCI_CMD_IRQS)) {

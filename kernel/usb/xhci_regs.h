@@ -8,6 +8,7 @@
 
 /* ---- Capability registers (§5.3), offsets from BAR0 ------------------------ */
 #define XHCI_CAPLENGTH 0x00                   /* 8 bits: operational registers' offset */
+#define XHCI_CAPLENGTH_MASK 0xffu
 #define XHCI_HCSPARAMS1 0x04
 #define XHCI_HCS1_MAX_SLOTS(v) ((v) & 0xff)
 #define XHCI_HCS1_MAX_PORTS(v) ((v) >> 24)
