@@ -100,13 +100,13 @@ static uint64_t phys(const void *p)
 	return (uint64_t)(uintptr_t)p; /* RAM is identity-mapped */
 }
 
-/* The firmware let go of it at start-up (usb_handoff.c); a controller the
- * walk did not see (it runs on every boot path, so none should) is taken
- * now, the same way. */
+/* The firmware let go of it at start-up (usb_handoff.c). One the walk left
+ * alone (its registers were not decoded then; xhci_start has turned them
+ * on) or did not see is taken now, the same way. */
 static void handoff(struct xhci *x)
 {
 	const struct hc_handoff *h = usb_handoff_find(x->pci);
-	if (h) {
+	if (h && h->stop) {
 		x->handoff = h->how;
 		return;
 	}
