@@ -110,8 +110,8 @@ EFI_LIB := /usr/lib
 override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
-BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_results.c boot/efi_resfile.c boot/fat.c boot/mmap.c \
-	boot/handoff_pt.c
+BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_pci.c boot/efi_results.c boot/efi_resfile.c boot/fat.c \
+	boot/mmap.c boot/handoff_pt.c
 # Pure kernel units the loader shares, built again with the loader's flags.
 BOOT_KERNEL_SRCS := kernel/lib/resfile.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \
@@ -184,11 +184,15 @@ asmtest: $(BUILD)/workloads/counter_loops.o $(BUILD)/twin/workloads/counter_loop
 	python3 tests/asm/check_counter_loops.py $(BUILD)/twin/workloads/counter_loops.o
 
 # Lower layers never include higher ones (each folder's layer is in its main
-# file's header; tests/layers/check_layers.py reads them).
+# file's header; tests/layers/check_layers.py reads them). The start-up takes
+# the firmware's USB and IOMMUs before the TSC is calibrated, on every boot
+# path (tests/layers/check_start_order.py).
 .PHONY: layercheck
 layercheck:
 	python3 tests/layers/check_layers.py --self-test
 	python3 tests/layers/check_layers.py
+	python3 tests/layers/check_start_order.py --self-test
+	python3 tests/layers/check_start_order.py
 
 # tools/qb's tests need Debian's python3 (its matplotlib and pytest), which
 # may not be the first python3 on PATH.
@@ -320,6 +324,13 @@ imagetest: $(BUILD)/quietbench.img
 pagertest: $(BUILD)/quietbench.img $(FBCON_FONT_C)
 	python3 tests/boot/pager_test.py --image $(BUILD)/quietbench.img
 
+# The stick behind an EHCI or a UHCI alone: named by class, the controller taken
+# from the firmware, no hang, and not a byte of the stick written.
+.PHONY: usbhctest
+usbhctest: $(BUILD)/quietbench.img
+	python3 tests/boot/usbhc_tests.py --image $<
+test: usbhctest
+
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
 flashtest:
 	python3 -m unittest tests/tools/test_flash.py
@@ -397,7 +408,7 @@ override FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DQB_HOST_TEST $(KINC) -Iboot -Itests/unit -Itests/fuzz
 
-FUZZ_ACPI_SRCS := kernel/acpi/acpi.c kernel/acpi/acpi_madt.c kernel/acpi/acpi_srat.c kernel/acpi/acpi_fixed.c
+FUZZ_ACPI_SRCS := kernel/acpi/acpi.c kernel/acpi/acpi_madt.c kernel/acpi/acpi_srat.c kernel/acpi/acpi_fixed.c kernel/acpi/acpi_dmar.c kernel/acpi/acpi_ivrs.c
 fuzz_acpi_SRCS        := tests/fuzz/fuzz_acpi.c tests/unit/acpi_fixture.c $(FUZZ_ACPI_SRCS)
 fuzz_acpi_table_SRCS  := tests/fuzz/fuzz_acpi_table.c $(FUZZ_ACPI_SRCS)
 fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/run/options.c kernel/lib/fmt.c

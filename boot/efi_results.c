@@ -14,6 +14,7 @@
 #include <efilib.h>
 
 #include "cpu.h"
+#include "efi_pci.h"
 #include "efi_resfile.h"
 #include "efi_results.h"
 #include "resfile.h"
@@ -151,6 +152,8 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 		set_why(r, BOOT_RESULTS_NONE, "the stick is behind more hubs than USB allows");
 		return;
 	}
+	if (usb && !efi_pci_usb_on_xhci(st, dp, r))
+		return; /* an EHCI, OHCI or UHCI: why says so; nothing is marked, the log goes to serial */
 	EFI_FILE_HANDLE root = LibOpenRoot(li->DeviceHandle);
 	if (!root) {
 		set_why(r, BOOT_RESULTS_NONE, "the boot volume has no file system the firmware can read");

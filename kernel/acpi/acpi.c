@@ -366,6 +366,8 @@ int acpi_parse(uint64_t rsdp_phys, struct acpi_info *out)
 		{ "FACP", acpi_parse_fadt },
 		{ "HPET", acpi_parse_hpet },
 		{ "SPCR", acpi_parse_spcr },
+		{ "DMAR", acpi_parse_dmar },
+		{ "IVRS", acpi_parse_ivrs },
 	};
 	const struct acpi_table_ref *madt;
 

@@ -1,7 +1,7 @@
-/* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, FADT, HPET, SPCR) per ACPI 6.5 ch. 5.2.
+/* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, FADT, HPET, SPCR, DMAR, IVRS) per ACPI 6.5 ch. 5.2.
  *
  * Layer 5: acpi. The firmware's tables: RSDP, MADT, SRAT, FADT, HPET, SPCR,
- * mapped through mm. Includes lib, arch, console, mm; every layer from
+ * DMAR, IVRS, mapped through mm. Includes lib, arch, console, mm; every layer from
  * measure up may include it; the layers below must not.
  *
  * Pure parsing: every byte is read through acpi_map(), nothing is written to
@@ -189,6 +189,48 @@ struct acpi_spcr_info {
 	struct acpi_addr base;
 };
 
+/* DMA remapping units: the DMAR's (Intel VT-d 3.x ch. 8) and the IVRS's (AMD
+ * I/O Virtualization Technology (IOMMU) Specification 48882, §5.2). */
+#define ACPI_MAX_IOMMUS 16             /* units kept; more are counted */
+#define ACPI_DMAR_INTR_REMAP (1u << 0)        /* VT-d §8.1 DMAR flags */
+#define ACPI_DMAR_X2APIC_OPT_OUT (1u << 1)
+#define ACPI_DMAR_DMA_CTRL_OPT_IN (1u << 2)   /* the firmware protected memory from DMA before the OS */
+#define ACPI_DRHD_INCLUDE_PCI_ALL (1u << 0)   /* VT-d §8.3: every device of its segment not listed elsewhere */
+
+enum acpi_iommu_kind { ACPI_IOMMU_VTD = 1, ACPI_IOMMU_AMD };
+
+/* One remapping unit: a DRHD (VT-d §8.3) or an IVHD (AMD §5.2.2). */
+struct acpi_iommu {
+	uint8_t kind;                  /* ACPI_IOMMU_* */
+	uint8_t flags;                 /* DRHD flags, or the IVHD's */
+	uint8_t ivhd_type;             /* AMD: the highest IVHD type listing it (0x10, 0x11, 0x40); 0 for VT-d */
+	uint16_t segment;              /* PCI segment group */
+	uint16_t device_id;            /* AMD: the IOMMU's own requester ID (bus << 8 | devfn) */
+	uint64_t base;                 /* register base, physical */
+};
+
+/* The DMAR's remapping units and what the table says of them. */
+struct acpi_dmar_info {
+	bool present;                  /* a DMAR was parsed (possibly partly) */
+	uint8_t haw;                   /* host address width in bits */
+	uint8_t flags;                 /* ACPI_DMAR_* */
+	uint32_t n_units;              /* entries in units[] */
+	uint32_t n_dropped;            /* units past ACPI_MAX_IOMMUS */
+	uint32_t n_rmrr;               /* reserved memory regions: memory firmware devices use by DMA */
+	struct acpi_iommu units[ACPI_MAX_IOMMUS];
+};
+
+/* The IVRS's IOMMUs, one per register base. */
+struct acpi_ivrs_info {
+	bool present;                  /* an IVRS was parsed (possibly partly) */
+	uint32_t ivinfo;               /* IVinfo */
+	uint32_t n_units;              /* entries in units[] */
+	uint32_t n_dropped;            /* units past ACPI_MAX_IOMMUS */
+	uint32_t n_ivhd;               /* IVHD blocks read (one IOMMU may have several) */
+	uint32_t n_ivmd;               /* memory definition blocks */
+	struct acpi_iommu units[ACPI_MAX_IOMMUS];
+};
+
 /* Everything acpi_parse() found. Plain data: zero it, fill it, copy it. */
 struct acpi_info {
 	struct acpi_rsdp_info rsdp;
@@ -199,6 +241,8 @@ struct acpi_info {
 	struct acpi_fadt_info fadt;
 	struct acpi_hpet_info hpet;
 	struct acpi_spcr_info spcr;
+	struct acpi_dmar_info dmar;    /* Intel's remapping units */
+	struct acpi_ivrs_info ivrs;    /* AMD's */
 	uint32_t n_errors;             /* entries in errors[] */
 	uint32_t n_errors_lost;        /* errors past ACPI_MAX_ERRORS */
 	struct acpi_error errors[ACPI_MAX_ERRORS];
@@ -251,6 +295,11 @@ int acpi_parse_fadt(const void *table, uint32_t len, struct acpi_info *out);
 int acpi_parse_hpet(const void *table, uint32_t len, struct acpi_info *out);
 /* See acpi_parse_madt(); fills out->spcr. */
 int acpi_parse_spcr(const void *table, uint32_t len, struct acpi_info *out);
+
+/* See acpi_parse_madt(); fills out->dmar. */
+int acpi_parse_dmar(const void *table, uint32_t len, struct acpi_info *out);
+/* See acpi_parse_madt(); fills out->ivrs, one unit per IOMMU register base. */
+int acpi_parse_ivrs(const void *table, uint32_t len, struct acpi_info *out);
 
 /* Dense NUMA node of the CPU with this APIC ID per the SRAT, or -1 if unknown. */
 int acpi_node_of_apic(const struct acpi_info *info, uint32_t apic_id);

@@ -1,4 +1,4 @@
-/* acpi_tables.h - packed wire layouts of the ACPI tables QuietBench reads, per ACPI 6.5 ch. 5.2, IA-PC HPET 1.0a and Microsoft SPCR rev 2-4.
+/* acpi_tables.h - packed wire layouts of the ACPI tables QuietBench reads, per ACPI 6.5 ch. 5.2, IA-PC HPET 1.0a, Microsoft SPCR rev 2-4, Intel VT-d 3.x ch. 8 (DMAR) and the AMD IOMMU specification §5.2 (IVRS).
  *
  * Only the acpi*.c parsers include this header. Every struct is the exact
  * firmware layout: packed, its spec section cited, its size asserted, and
@@ -316,6 +316,72 @@ _Static_assert(sizeof(struct acpi_spcr_rev4_raw) == 88, "SPCR rev 4: fixed part 
 #define ACPI_SPCR_BAUD_19200 4
 #define ACPI_SPCR_BAUD_57600 6
 #define ACPI_SPCR_BAUD_115200 7
+
+/* ---- Intel VT-d 3.x §8.1 DMA Remapping Reporting (DMAR) table ------------ */
+struct acpi_dmar_raw {
+	struct acpi_sdt_header header;  /* 0: "DMAR" */
+	uint8_t host_address_width;     /* 36: width - 1 */
+	uint8_t flags;                  /* 37: ACPI_DMAR_* */
+	uint8_t reserved[10];           /* 38 */
+} ACPI_PACKED;                          /* 48: remapping structures */
+_Static_assert(sizeof(struct acpi_dmar_raw) == 48, "VT-d 3.x 8.1: DMAR fixed part is 48 bytes");
+
+/* VT-d §8.2: every remapping structure starts with a 16-bit type and length. */
+struct acpi_dmar_sub {
+	uint16_t type;                  /* 0: ACPI_DMAR_TYPE_* */
+	uint16_t length;                /* 2: whole structure */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_dmar_sub) == 4, "VT-d 3.x 8.2: structure head is 4 bytes");
+
+#define ACPI_DMAR_TYPE_DRHD 0           /* DMA remapping hardware unit */
+#define ACPI_DMAR_TYPE_RMRR 1           /* reserved memory region */
+
+/* VT-d §8.3 DMA Remapping Hardware Unit Definition; device scopes follow. */
+struct acpi_dmar_drhd {
+	struct acpi_dmar_sub head;      /* 0: type 0 */
+	uint8_t flags;                  /* 4: ACPI_DRHD_INCLUDE_PCI_ALL */
+	uint8_t size;                   /* 5: register set, 2^N 4 KiB pages (reserved before 3.0) */
+	uint16_t segment;               /* 6 */
+	uint64_t base;                  /* 8: register base address */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_dmar_drhd) == 16, "VT-d 3.x 8.3: DRHD fixed part is 16 bytes");
+
+/* ---- AMD IOMMU specification 48882 §5.2 I/O Virtualization Reporting ------- */
+struct acpi_ivrs_raw {
+	struct acpi_sdt_header header;  /* 0: "IVRS" */
+	uint32_t ivinfo;                /* 36: virtualization info */
+	uint64_t reserved;              /* 40 */
+} ACPI_PACKED;                          /* 48: definition blocks */
+_Static_assert(sizeof(struct acpi_ivrs_raw) == 48, "AMD IOMMU 5.2.1: IVRS fixed part is 48 bytes");
+
+/* §5.2.2: each definition block starts with a type, flags and a 16-bit length. */
+struct acpi_ivrs_sub {
+	uint8_t type;                   /* 0: ACPI_IVRS_TYPE_* */
+	uint8_t flags;                  /* 1 */
+	uint16_t length;                /* 2: whole block */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_ivrs_sub) == 4, "AMD IOMMU 5.2.2: block head is 4 bytes");
+
+#define ACPI_IVRS_TYPE_IVHD_10 0x10     /* hardware definition, fixed legacy format */
+#define ACPI_IVRS_TYPE_IVHD_11 0x11     /* with the EFR image */
+#define ACPI_IVRS_TYPE_IVHD_40 0x40     /* with the EFR image, ACPI HID device entries */
+#define ACPI_IVRS_TYPE_IVMD_FIRST 0x20  /* memory definitions 20h-22h */
+#define ACPI_IVRS_TYPE_IVMD_LAST 0x22
+#define ACPI_IVHD_10_LEN 24             /* device entries follow */
+#define ACPI_IVHD_11_LEN 40
+
+/* §5.2.2.1 IVHD: the part every type shares (types 11h and 40h add the
+ * IOMMU attributes and an EFR image, up to 40 bytes). */
+struct acpi_ivhd {
+	struct acpi_ivrs_sub head;      /* 0: type 10h, 11h or 40h */
+	uint16_t device_id;             /* 4: the IOMMU's requester ID */
+	uint16_t cap_offset;            /* 6: its capability block in config space */
+	uint64_t base;                  /* 8: IOMMU base address (MMIO) */
+	uint16_t segment;               /* 16: PCI segment group */
+	uint16_t info;                  /* 18: IOMMU info */
+	uint32_t feature;               /* 20: feature reporting (10h) or attributes (11h, 40h) */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_ivhd) == ACPI_IVHD_10_LEN, "AMD IOMMU 5.2.2.1: IVHD type 10h is 24 bytes");
 
 /* ---- Shared by the acpi_*.c parsers (not for other units) ---------------- */
 

@@ -43,6 +43,9 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* PAUSE is unprivileged: the host tests run it too. */
+static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
+
 #ifndef QB_HOST_TEST
 static inline uint8_t inb(uint16_t port)
 {
@@ -54,6 +57,18 @@ static inline uint8_t inb(uint16_t port)
 static inline void outb(uint16_t port, uint8_t v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
 }
 
 static inline uint32_t inl(uint16_t port)
@@ -104,7 +119,6 @@ static inline uint64_t read_xcr0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static inline void cpu_pause(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void cpu_cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void cpu_hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 static inline void cpu_wbinvd(void) { __asm__ volatile("wbinvd" ::: "memory"); }

@@ -133,6 +133,7 @@
 /* Leaf 6 (Intel SDM; AMD defines EAX[2] ARAT and ECX[0] only). */
 #define CPUID_6_EAX_DTS		0  /* digital thermal sensor: IA32_THERM_STATUS */
 #define CPUID_6_EAX_TURBO	1  /* Turbo Boost available and not disabled by MISC_ENABLE[38] */
+#define CPUID_6_EAX_ARAT	2  /* the local APIC timer always runs, in every C-state */
 #define CPUID_6_EAX_PLN		4  /* power limit notification: THERM_STATUS[11:10] */
 #define CPUID_6_EAX_PTM		6  /* package thermal management: IA32_PACKAGE_THERM_STATUS */
 #define CPUID_6_EAX_HWP		7  /* HWP: THERM_STATUS[15:12] */

@@ -22,6 +22,66 @@ void pci_write32(struct pci_addr a, uint32_t off, uint32_t v)
 	outl(PCI_CONFIG_DATA, v);
 }
 
+uint16_t pci_read16(struct pci_addr a, uint32_t off)
+{
+	outl(PCI_CONFIG_ADDRESS, address(a, off));
+	return inw((uint16_t)(PCI_CONFIG_DATA + (off & 2)));
+}
+
+void pci_write16(struct pci_addr a, uint32_t off, uint16_t v)
+{
+	outl(PCI_CONFIG_ADDRESS, address(a, off));
+	outw((uint16_t)(PCI_CONFIG_DATA + (off & 2)), v);
+}
+
+uint8_t pci_read8(struct pci_addr a, uint32_t off)
+{
+	outl(PCI_CONFIG_ADDRESS, address(a, off));
+	return inb((uint16_t)(PCI_CONFIG_DATA + (off & 3)));
+}
+
+void pci_write8(struct pci_addr a, uint32_t off, uint8_t v)
+{
+	outl(PCI_CONFIG_ADDRESS, address(a, off));
+	outb((uint16_t)(PCI_CONFIG_DATA + (off & 3)), v);
+}
+
+uint32_t pci_class(struct pci_addr a)
+{
+	return pci_read32(a, PCI_CLASS_REVISION) >> PCI_CLASS_SHIFT;
+}
+
+bool pci_next(struct pci_addr *a, bool first)
+{
+	uint32_t bus = a->bus, dev = a->dev, fn = a->fn;
+	if (a->segment)
+		return false;
+	if (first) {
+		bus = dev = fn = 0;
+	} else {
+		/* Past function 0 of a single-function device: its next device. */
+		struct pci_addr f0 = { 0, a->bus, a->dev, 0 };
+		if (++fn >= PCI_NUM_FNS || !(pci_read8(f0, PCI_HEADER_TYPE) & PCI_HEADER_MULTI_FN))
+			fn = 0, dev++;
+	}
+	for (; bus < PCI_NUM_BUSES; bus++, dev = 0) {
+		for (; dev < PCI_NUM_DEVS; dev++, fn = 0) {
+			struct pci_addr f0 = { 0, (uint8_t)bus, (uint8_t)dev, 0 };
+			if (!pci_present(f0))
+				continue;
+			bool multi = pci_read8(f0, PCI_HEADER_TYPE) & PCI_HEADER_MULTI_FN;
+			for (; fn < (multi ? PCI_NUM_FNS : 1u); fn++) {
+				struct pci_addr f = { 0, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn };
+				if (pci_present(f)) {
+					*a = f;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
 bool pci_present(struct pci_addr a)
 {
 	if (a.segment || a.dev > 31 || a.fn > 7)

@@ -20,6 +20,7 @@
 #define PM_TIMER_MASK24 0xffffffull
 #define PM_TIMER_MASK32 0xffffffffull
 
+#define MS_PER_S 1000ull
 #define ADVANCE_MS 10                  /* a counter that runs moves within this long (HPET >= 10 MHz, PM timer 3.58 MHz) */
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -141,4 +142,16 @@ uint64_t timer_read(void)
 	extended += (now - last_raw) & mask;
 	last_raw = now;
 	return extended;
+}
+
+struct timer_deadline timer_deadline_ms(uint64_t ms)
+{
+	struct timer_deadline d = { kind != TIMER_NONE && hz, 0 };
+	d.at = d.on_timer ? timer_read() + ms * hz / MS_PER_S : spin_deadline_ms(ms);
+	return d;
+}
+
+bool timer_passed(const struct timer_deadline *d)
+{
+	return d->on_timer ? timer_read() >= d->at : tsc_read() >= d->at;
 }

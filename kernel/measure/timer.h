@@ -21,4 +21,15 @@ const char *timer_name(void);
  * wrap period: 4 s for a 24-bit PM timer). */
 uint64_t timer_read(void);
 
+/* A bound for waits that come before the TSC is calibrated (the firmware's
+ * USB and IOMMU handoffs): ms milliseconds of the reference clock from now;
+ * without one, of the TSC at an assumed 10 GHz (spin_deadline_ms), so the
+ * wait can only get longer. Poll timer_passed often (it reads the clock). */
+struct timer_deadline {
+	bool on_timer;                 /* timer ticks, else TSC ticks */
+	uint64_t at;
+};
+struct timer_deadline timer_deadline_ms(uint64_t ms);
+bool timer_passed(const struct timer_deadline *d);
+
 #endif

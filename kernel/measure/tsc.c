@@ -140,7 +140,7 @@ void tsc_init(const struct acpi_info *ai, const struct cpuid_snap *bsp, bool msr
 	allow_msr_writes = msr_writes;
 	set_fence(bsp);
 	tsc_choice_cpuid(bsp, &cpuid_freq);
-	timer_init(ai);
+	(void)ai; /* the reference clock was chosen by timer_init, before the firmware's USB was taken */
 	measured_hz = calibrate();
 	tsc_choice_pick(&cpuid_freq, measured_hz, timer_name(), &pick);
 	hz = pick.hz;

@@ -54,9 +54,10 @@ static inline uint64_t tsc_end(void)
 
 /* Make RDTSC ordered on this CPU (AMD: DE_CFG[1], unless msr_writes is
  * false: then MFENCE;LFENCE), measure the TSC frequency against the HPET or
- * PM timer over at least 200 ms, and take it unless CPUID leaf 15h gives the
- * crystal itself; whether it is invariant, and the cost of an empty timed
- * interval. bsp is the BSP's CPUID snapshot. */
+ * PM timer that timer_init (timer.h, called first) chose, over at least
+ * 200 ms, and take it unless CPUID leaf 15h gives the crystal itself;
+ * whether it is invariant, and the cost of an empty timed interval. bsp is
+ * the BSP's CPUID snapshot. */
 void tsc_init(const struct acpi_info *ai, const struct cpuid_snap *bsp, bool msr_writes);
 
 /* The same fence set-up on an AP, with its own snapshot, before it checks in.

@@ -8,6 +8,7 @@
 #include "fmt.h"   /* fbcon hook */
 #include "smp.h"
 #include "tsc.h"
+#include "usb_handoff.h"
 #include "acpi.h"   /* BIOS reset hook (issue 7) */
 #include "paging.h" /* BIOS reset hook (issue 7) */
 
@@ -178,6 +179,7 @@ void finish_now(bool ok)
 		if (!ok && fbcon_active() && tsc_hz())
 			countdown(ok, elapsed);  /* a failure stays readable on the screen for a while */
 		smp_park_aps();
+		usb_handoff_restore_routing(); /* Intel's shared USB ports back where the firmware had them */
 		if (reset_fn) {
 			map_runtime_mmio();
 			((efi_reset_fn)(uintptr_t)reset_fn)(mode == FINISH_REBOOT ? EFI_RESET_COLD

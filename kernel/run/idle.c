@@ -81,12 +81,27 @@ void idle_wait(const volatile uint64_t *word, uint64_t seen, const volatile uint
 	}
 }
 
+/* CPUID.06H:EAX[2] ARAT: the local APIC timer keeps counting in deep
+ * C-states. Without it, a HLT the firmware promotes to C1E or deeper may
+ * stop the timer that was to end it (Intel SDM vol. 3A §11.5.4). */
+static bool apic_timer_always_runs(void)
+{
+	struct cpuid_regs r;
+	cpuid_raw(CPUID_LEAF_VENDOR, 0, &r);
+	if (r.eax < CPUID_LEAF_POWER)
+		return false;
+	cpuid_raw(CPUID_LEAF_POWER, 0, &r);
+	return r.eax & (1u << CPUID_6_EAX_ARAT);
+}
+
 /* Choose how idle_sleep_until rests, once: see idle.h. */
 static void sleep_setup(void)
 {
 	const char *no = 0;
 	if (method == IDLE_POLL)
 		no = "idle=poll";
+	else if (!apic_timer_always_runs())
+		no = "CPUID.06H:EAX[2] ARAT is 0: the local APIC timer may stop while the CPU sleeps, and never wake it";
 	else if (!tsc_hz())
 		no = "the TSC frequency is unknown";
 	else if (!(timer_hz = apic_timer_hz(SLEEP_CALIBRATE_MS)) || timer_hz < 1000)

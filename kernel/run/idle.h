@@ -40,7 +40,8 @@ void idle_kick(uint32_t cpu);
  * time rather than on a store (the end screen polling its keyboard): HLT,
  * woken by a one-shot local APIC timer. The first call measures the timer
  * against the TSC and proves that its interrupt arrives (its vector in the
- * IRR within 10 ms, taken at once); without that (idle=poll, no TSC
+ * IRR within 10 ms, taken at once); without that (idle=poll, no ARAT in
+ * CPUID.06H:EAX[2], so the timer may stop in a deep C-state, no TSC
  * frequency, a timer that does not count or whose interrupt does not come),
  * PAUSE until the deadline. Interrupts are off again on return. */
 void idle_sleep_until(uint64_t deadline);

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "fmt.h"
 #include "idle.h"
+#include "iommu.h"
 #include "lib.h"
 #include "topo_online.h"
 #include "mstate.h"
@@ -12,6 +13,7 @@
 #include "run.h"
 #include "smp.h"
 #include "tsc.h"
+#include "usb_handoff.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define FREQ_SAMPLE_US 2000          /* APERF/MPERF window for the per-CPU state record */
@@ -335,6 +337,8 @@ static void emit_run_state(const char *phase)
 	bool readable = usb.after >= 0 && msr_read_safe(MSR_SMI_COUNT, &now) == MSR_OK;
 	rec_count(r, "smis_since", readable ? (int64_t)((now & 0xffffffffu) - (uint64_t)usb.after) : -1);
 	rec_obj_end(r);
+	usb_handoff_rec(r);                       /* every USB controller, as taken at start-up */
+	iommu_rec(r);                             /* and every DMA remapping unit */
 	console_rec_emit(r);
 }
 

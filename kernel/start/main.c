@@ -14,6 +14,7 @@
 #include "finish.h"
 #include "gdt.h"
 #include "instr.h"
+#include "iommu.h"
 #include "idt.h"
 #include "idle.h"
 #include "lib.h"
@@ -34,8 +35,10 @@
 #include "serial.h"
 #include "serial_setup.h"
 #include "smp.h"
+#include "timer.h"
 #include "tsc.h"
 #include "sequence.h"
+#include "usb_handoff.h"
 #include "workload.h"
 
 #ifndef QB_BUILD_ID
@@ -205,6 +208,9 @@ void kernel_entry(struct boot_info *bi_in)
 	finish_set_fadt(&acpi.fadt);
 	finish_set_memory_map(&bi);                          /* the firmware's runtime MMIO, for ResetSystem */                         /* BIOS reset hook (issue 7): reboot without UEFI */
 	cpuid_snap_take(&percpu[0].snap);                    /* the BSP's CPUID, for TSC and topology */
+	timer_init(&acpi);                                   /* HPET or PM timer: bounds the handoffs, calibrates the TSC */
+	usb_handoff_all(&percpu[0].snap);                    /* every USB controller from the firmware: no SMIs on USB events */
+	iommu_release(&acpi);                                /* remapping the firmware left on, off: the stick's DMA gets through */
 	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
 	results_open(&bi, RESULTS_USB_TIMEOUT_MS, opts.dump & OPT_DUMP_USB); /* the boot stick's results file, if on USB */
 	finish_set_save(results_save);                       /* the log to the stick at the end */

@@ -3,6 +3,7 @@
 #include "bot.h"
 #include "fmt.h"
 #include "lib.h"
+#include "pci_class.h"
 #include "pmm.h"
 #include "tsc.h"
 #include "cpu.h"
@@ -276,6 +277,11 @@ bool usb_stick_open(struct usb_stick *s, const struct boot_results *r, uint64_t 
 	struct pci_addr a = { r->pci_segment, r->pci_bus, r->pci_dev, r->pci_fn };
 	if (!r->n_ports || r->n_ports > BOOT_RESULTS_MAX_PORTS)
 		return fail(s, "the loader recorded no USB path");
+	/* By class, never by hope: an EHCI, OHCI or UHCI is not driven as an xHCI. */
+	uint32_t cls = pci_present(a) ? pci_class(a) : PCI_CLASS_USB_XHCI;
+	if (cls != PCI_CLASS_USB_XHCI)
+		return fail(s, "the stick is on %s (%04x:%02x:%02x.%x), which QuietBench does not drive (xHCI only)",
+			    pci_usb_hc_a_name(cls), a.segment, a.bus, a.dev, a.fn);
 	if (!xhci_start(&s->x, a, timeout_ms))
 		return fail(s, "xHCI %04x:%02x:%02x.%x: %s", a.segment, a.bus, a.dev, a.fn, s->x.why);
 	uint64_t b = pmm_alloc(USB_MAX_XFER / PMM_PAGE, PMM_ANY_NODE, USB_MAX_XFER, s->x.ac64 ? 0 : 1ull << 32,

@@ -1,8 +1,10 @@
 /* usb.h - the boot stick after the firmware is gone: reach it through its xHCI controller and the hubs on the way (the path the UEFI loader recorded), and read and write its blocks with Bulk-Only Transport and SCSI.
  *
- * Layer 7: usb. The xHCI controller (xhci, xhci_ring), USB hubs and mass
- * storage (usb.c, bot). Includes lib, arch (pci), console, mm and measure (the
- * TSC for its bounds); run, workloads and start may include it; the layers
+ * Layer 7: usb. Every USB controller taken from the firmware at start-up
+ * (usb_handoff, uhci, ohci, ehci, xhci_handoff, hc); the xHCI controller
+ * (xhci, xhci_ring), USB hubs and mass storage (usb.c, bot). Includes lib,
+ * arch (pci, devio), console, mm and measure (the TSC and the reference
+ * clock for its bounds); run, workloads and start may include it; the layers
  * below must not. Every wait is bounded; a device that does not answer makes
  * a call return false with why, never hangs the run. */
 #ifndef QB_KERNEL_USB_H

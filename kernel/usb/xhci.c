@@ -6,12 +6,14 @@
 #include "lib.h"
 #include "paging.h"
 #include "pmm.h"
+#include "pci_class.h"
 #include "tsc.h"
+#include "usb_handoff.h"
+#include "xhci_handoff.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define RING_TRBS (PMM_PAGE / sizeof(struct xhci_trb)) /* one page a ring */
 #define BAR_SPAN 0x10000                  /* registers mapped: capability .. doorbells of 64 slots at least */
-#define HANDOFF_MS 1000                   /* Linux waits 1 s for the BIOS to let go */
 #define RESET_MS 1000
 #define PORT_RESET_MS 500
 #define BELOW_4G (1ull << 32)
@@ -98,34 +100,25 @@ static uint64_t phys(const void *p)
 	return (uint64_t)(uintptr_t)p; /* RAM is identity-mapped */
 }
 
-/* The USB Legacy Support capability (§7.1): ask for the controller, wait for
- * the BIOS to let go, and turn its SMIs off. */
+/* The firmware let go of it at start-up (usb_handoff.c). One the walk left
+ * alone (its registers were not decoded then; xhci_start has turned them
+ * on) or did not see is taken now, the same way. */
 static void handoff(struct xhci *x)
 {
-	uint32_t off = XHCI_HCC1_XECP(rd32(x->cap, XHCI_HCCPARAMS1)) * 4;
-	x->handoff = "no USB Legacy Support capability: the firmware had no SMI handler on it";
-	for (int guard = 0; off && off + 8 <= BAR_SPAN && guard < 64; guard++) {
-		uint32_t v = rd32(x->cap, off);
-		if (XHCI_XCAP_ID(v) == XHCI_XCAP_LEGACY) {
-			x->handoff = "taken from the BIOS";
-			if (v & XHCI_LEGSUP_BIOS_OWNED) {
-				wr32(x->cap, off, v | XHCI_LEGSUP_OS_OWNED);
-				if (!wait_reg(x->cap, off, XHCI_LEGSUP_BIOS_OWNED, 0, HANDOFF_MS)) {
-					/* As Linux: the BIOS did not answer, take it anyway. */
-					wr32(x->cap, off, (rd32(x->cap, off) & ~XHCI_LEGSUP_BIOS_OWNED) | XHCI_LEGSUP_OS_OWNED);
-					x->handoff = "forced: the BIOS did not let go within 1 s";
-				}
-			} else {
-				wr32(x->cap, off, v | XHCI_LEGSUP_OS_OWNED);
-				x->handoff = "the BIOS did not own it";
-			}
-			uint32_t ctl = rd32(x->cap, off + XHCI_LEGCTLSTS);
-			wr32(x->cap, off + XHCI_LEGCTLSTS, (ctl & XHCI_LEGCTL_DISABLE_SMI) | XHCI_LEGCTL_SMI_EVENTS);
-			return;
-		}
-		uint32_t next = XHCI_XCAP_NEXT(v);
-		off = next ? off + next * 4 : 0;
+	const struct hc_handoff *h = usb_handoff_find(x->pci);
+	if (h && h->stop) {
+		x->handoff = h->how;
+		return;
 	}
+	static struct hc_handoff late;
+	memset(&late, 0, sizeof(late));
+	late.pci = x->pci;
+	late.cls = PCI_CLASS_USB_XHCI;
+	uint32_t id = pci_read32(x->pci, PCI_VENDOR_ID);
+	late.vendor = PCI_ID_VENDOR(id);
+	late.device = PCI_ID_DEVICE(id);
+	xhci_handoff(&late, false);
+	x->handoff = late.how;
 }
 
 static void ring_db(struct xhci *x, uint32_t slot, uint32_t target)
@@ -240,6 +233,8 @@ bool xhci_start(struct xhci *x, struct pci_addr a, uint64_t timeout_ms)
 	x->handoff = "not reached";
 	if (!pci_present(a))
 		return fail(x, "no PCI function at %04x:%02x:%02x.%x", a.segment, a.bus, a.dev, a.fn);
+	if (pci_class(a) != PCI_CLASS_USB_XHCI)
+		return fail(x, "the controller is %s, not an xHCI", pci_usb_hc_a_name(pci_class(a)));
 	uint64_t bar = pci_bar_mem(a, PCI_BAR0);
 	if (!bar)
 		return fail(x, "the controller has no memory BAR");

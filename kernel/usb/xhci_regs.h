@@ -8,6 +8,7 @@
 
 /* ---- Capability registers (§5.3), offsets from BAR0 ------------------------ */
 #define XHCI_CAPLENGTH 0x00                   /* 8 bits: operational registers' offset */
+#define XHCI_CAPLENGTH_MASK 0xffu
 #define XHCI_HCSPARAMS1 0x04
 #define XHCI_HCS1_MAX_SLOTS(v) ((v) & 0xff)
 #define XHCI_HCS1_MAX_PORTS(v) ((v) >> 24)
@@ -24,6 +25,10 @@
 #define XHCI_USBCMD 0x00
 #define XHCI_CMD_RS (1u << 0)                 /* run/stop */
 #define XHCI_CMD_HCRST (1u << 1)              /* host controller reset */
+#define XHCI_CMD_INTE (1u << 2)               /* interrupter enable */
+#define XHCI_CMD_HSEE (1u << 3)               /* host system error enable */
+#define XHCI_CMD_EWE (1u << 10)               /* enable wrap event */
+#define XHCI_CMD_IRQS (XHCI_CMD_INTE | XHCI_CMD_HSEE | XHCI_CMD_EWE)
 #define XHCI_USBSTS 0x04
 #define XHCI_STS_HCH (1u << 0)                /* halted */
 #define XHCI_STS_HSE (1u << 2)                /* host system error */
@@ -73,6 +78,16 @@
  * cleared by writing 1: as Linux's xhci handoff (drivers/usb/host/pci-quirks.c). */
 #define XHCI_LEGCTL_DISABLE_SMI ((0x7u << 1) | (0xffu << 5) | (0x7u << 17))
 #define XHCI_LEGCTL_SMI_EVENTS (0x7u << 29)
+
+/* ---- Intel PCH xHCI configuration registers (Intel 7 Series / C216 Chipset
+ * Family PCH datasheet, xHCI configuration registers; Linux
+ * usb_enable_intel_xhci_ports): which of the ports an EHCI and this xHCI
+ * share are the xHCI's. Each bit is a port; the mask registers say which
+ * ones the OS may switch. ------------------------------------------------- */
+#define XHCI_INTEL_XUSB2PR 0xd0               /* USB 2.0 port routing: 1, the xHCI */
+#define XHCI_INTEL_XUSB2PRM 0xd4              /* its mask: the ports the OS may route */
+#define XHCI_INTEL_USB3_PSSEN 0xd8            /* USB 3.0 SuperSpeed terminations enabled */
+#define XHCI_INTEL_USB3PRM 0xdc               /* its mask */
 
 /* ---- Doorbells (§5.6) ------------------------------------------------------- */
 #define XHCI_DB_HOST 0                        /* doorbell 0, target 0: the command ring */

@@ -10,8 +10,10 @@
                 set there): every machine without a file of its own gets them
 
 Each case checks every record's CRC, done ok, the loader, the command line
-that arrived (so the right file was read), and the results_file record saying
-why the results are on serial only. The last line is
+that arrived (so the right file was read), the results_file record saying
+why the results are on serial only, and that the machine's xHCI (each has
+one) was taken from the firmware before the TSC was calibrated, on this path
+too (the state record's usb_controllers). The last line is
 "netboot tests: N passed, N failed".
 """
 import argparse
@@ -31,11 +33,14 @@ import caselib  # noqa: E402
 WORDS = "workloads=selftest profile=quick"
 NET_WHY = "booted over the network: there is no stick to write results to"
 MB2_WHY = "booted through GRUB's multiboot2 path (legacy BIOS), which does not say which disk it came from"
+XHCI = ("-device", "qemu-xhci,addr=5")       # a USB controller for the firmware to let go of
+XHCI_ADDR = "0000:00:05.0"
 
 
 def qemu_run(root, firmware, log, words, timeout):
     cmd = [sys.executable, os.path.join(ROOT, "tools", "qemu-run"), "--netboot", root, "--firmware", firmware,
-           "--smp", "2", "--quiet", "--log", log, "--timeout", str(timeout), "--"] + words.split()
+           "--smp", "2", "--quiet", "--log", log, "--timeout", str(timeout)] + \
+        ["--qemu-arg=" + q for q in XHCI] + ["--"] + words.split()
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -54,6 +59,12 @@ def check(log, loader, cmdline, why, errors):
     rf = qbrecords.of_kind(recs, "results_file")
     if not rf or rf[0].get("why") != why:
         errors.append("results_file says %r, expected %r" % (rf and rf[0].get("why"), why))
+    runs = [r for r in qbrecords.of_kind(recs, "state") if r.get("scope") == "run"]
+    hcs = runs[0].get("usb_controllers") if runs else None
+    if not isinstance(hcs, list) or [(h.get("pci"), h.get("class"), h.get("before_tsc_calibration")) for h in hcs] \
+            != [(XHCI_ADDR, "xHCI", True)] or not hcs[0].get("handoff"):
+        errors.append("usb_controllers %r: expected the xHCI at %s, taken before the TSC was calibrated"
+                      % (hcs, XHCI_ADDR))
     return text
 
 
@@ -84,7 +95,7 @@ def case_shared(a, tmp, errors):
            "-drive", "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd",
            "-drive", "if=pflash,format=raw,file=" + vars_copy,
            "-netdev", "user,id=n0,tftp=%s,bootfile=boot/grub/x86_64-efi/core.efi" % root,
-           "-device", "virtio-net-pci,netdev=n0"]
+           "-device", "virtio-net-pci,netdev=n0"] + list(XHCI)
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout)
         if r.returncode != 1:

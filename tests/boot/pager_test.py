@@ -19,7 +19,9 @@ APIC timer", and QEMU, whose other CPU is halted, must use less than half
 a host CPU over 3 s at the end screen (a PAUSE loop keeps one at 100%).
 
 A second boot without the keyboard must keep the summary on screen and say
-why on serial. The screens go to build/pager-*.png. The last line is
+why on serial. A third, with `-cpu max,-arat` (no ARAT in CPUID.06H:EAX[2]:
+the local APIC timer may stop in deep C-states), must choose PAUSE and say
+why. The screens go to build/pager-*.png. The last line is
 "pager tests: N passed, N failed".
 """
 import argparse
@@ -46,7 +48,7 @@ CFG = 'set qb_options="finish=halt workloads=selftest dump=usb"\nset timeout=0\n
 class Boot:
     """QEMU with the stick (and a keyboard), its serial lines collected as they come."""
 
-    def __init__(self, image, tmp, keyboard):
+    def __init__(self, image, tmp, keyboard, cpu="max"):
         self.tmp = tmp
         self.disk = os.path.join(tmp, "stick.img")
         shutil.copyfile(image, self.disk)
@@ -57,7 +59,7 @@ class Boot:
         vars_copy = os.path.join(tmp, "vars.fd")
         shutil.copyfile(OVMF_VARS, vars_copy)
         self.sock = os.path.join(tmp, "monitor.sock")
-        cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
+        cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", cpu, "-smp", "2",
                "-m", "1024", "-display", "none", "-serial", "stdio", "-monitor", "unix:%s,server,nowait" % self.sock,
                "-no-reboot", "-drive", "if=pflash,format=raw,readonly=on,file=" + OVMF_CODE,
                "-drive", "if=pflash,format=raw,file=" + vars_copy,
@@ -183,6 +185,19 @@ def with_keyboard(a, tmp, errors):
         b.close()
 
 
+def without_arat(a, tmp, errors):
+    """-cpu max,-arat: the local APIC timer may stop in a deep C-state, so the pager must not sleep on it."""
+    b = Boot(a.image, tmp, True, cpu="max,-arat")
+    try:
+        rest = b.wait_for(r"pager: between polls every \d+ ms: (.*)", a.timeout)
+        want = "pause: CPUID.06H:EAX[2] ARAT is 0"
+        if not rest or not rest.group(1).startswith(want):
+            errors.append("without ARAT the pager says %r, expected %r..." % (rest.group(1) if rest else None, want))
+        return b.text()
+    finally:
+        b.close()
+
+
 def without_keyboard(a, tmp, errors):
     b = Boot(a.image, tmp, False)
     try:
@@ -205,10 +220,12 @@ def main():
     ap.add_argument("--font-c", default=os.path.join(ROOT, "build", "gen", "fbcon_font.c"))
     ap.add_argument("--outdir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--timeout", type=int, default=180)
+    ap.add_argument("cases", nargs="*", help="case names (default: all)")
     a = ap.parse_args()
-    return caselib.run_cases("pager tests", [("keyboard", lambda t, e: with_keyboard(a, t, e)),
-                                              ("no-keyboard", lambda t, e: without_keyboard(a, t, e))],
-                             prefix="qb-pager-")
+    cases = [("keyboard", lambda t, e: with_keyboard(a, t, e)),
+             ("no-keyboard", lambda t, e: without_keyboard(a, t, e)),
+             ("no-arat", lambda t, e: without_arat(a, t, e))]
+    return caselib.run_cases("pager tests", [c for c in cases if not a.cases or c[0] in a.cases], prefix="qb-pager-")
 
 if __name__ == "__main__":
     sys.exit(main())

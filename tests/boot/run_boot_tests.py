@@ -22,8 +22,9 @@ import qbrecords  # noqa: E402
 
 class Case:
     def __init__(self, name, smp, sockets=1, cores=None, threads=1, numa=1, args="", mem=1024,
-                 extra_check=None, expect_done="ok", cpu="max", down=0, refused=False):
+                 extra_check=None, expect_done="ok", cpu="max", down=0, refused=False, qemu_args=()):
         self.cpu = cpu
+        self.qemu_args = qemu_args  # more QEMU arguments (devices)
         self.refused = refused  # the kernel refuses to measure (bad options): no machine records
         self.down = down  # CPUs expected to end up not online (debug modes)
         self.name, self.smp, self.numa, self.args, self.mem = name, smp, numa, args, mem
@@ -463,6 +464,21 @@ def check_fam10h_node(recs, errors):
     check("topology_note" not in boot, "topology_note %r" % boot.get("topology_note"), errors)
 
 
+def check_iommu(kind, base, tables):
+    """The firmware's remapping unit in the state record, with what was done to it (QEMU's is left off)."""
+    def check_it(recs, errors):
+        runs = [s for s in qbrecords.of_kind(recs, "state") if s.get("scope") == "run"]
+        io = runs[0].get("iommu") if runs else None
+        units = io.get("units") if isinstance(io, dict) else None
+        check(isinstance(io, dict) and io.get("tables") == tables and isinstance(units, list) and len(units) == 1,
+              "state iommu %r, expected one unit from the %s" % (io, tables), errors)
+        if units:
+            u = units[0]
+            check(u.get("kind") == kind and u.get("base") == base and u.get("translation") == "off",
+                  "iommu unit %r, expected %s at %s, translation off" % (u, kind, base), errors)
+    return check_it
+
+
 def check_samples(recs, errors):
     """samples (on by default): each result with repetitions lists every one, in ticks, and which were flagged."""
     with_reps = [r for r in qbrecords.of_kind(recs, "result") if isinstance(r.get("clean"), dict)]
@@ -517,6 +533,10 @@ CASES = [
          extra_check=check_cpu_left_out("cpu did not start", "failed", 0)),
     Case("hang-ap", 4, args="workloads=selftest selftest=hang-ap", down=1, expect_done="fail",
          extra_check=check_cpu_left_out("cpu lost", "lost", 1)),
+    Case("iommu-intel", 2, args="workloads=selftest", qemu_args=("-device", "intel-iommu"),
+         extra_check=check_iommu("VT-d", "0xfed90000", "DMAR")),
+    Case("iommu-amd", 2, args="workloads=selftest", qemu_args=("-device", "amd-iommu"),
+         extra_check=check_iommu("AMD-Vi", "0xfed80000", "IVRS")),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
 ]
@@ -525,8 +545,8 @@ CASES = [
 def run_case(case, efi, logdir, timeout):
     log = os.path.join(logdir, case.name + ".log")
     cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--efi", efi, "--smp", case.smp_spec(), "--mem", str(case.mem),
-           "--numa", str(case.numa), "--cpu", case.cpu, "--timeout", str(timeout), "--log", log, "--quiet", "--",
-           "profile=quick " + case.args]
+           "--numa", str(case.numa), "--cpu", case.cpu, "--timeout", str(timeout), "--log", log, "--quiet"] + \
+        ["--qemu-arg=" + q for q in case.qemu_args] + ["--", "profile=quick " + case.args]
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     elapsed = time.time() - t0

@@ -104,6 +104,18 @@ static void check_fixed(const struct acpi_info *a)
 		FUZZ_ASSERT(a->spcr.baud == 0 && a->spcr.base.address == 0);
 }
 
+/* The remapping units: as many as kept, each with a register base, of its table's kind. */
+static void check_units(bool present, uint32_t n, const struct acpi_iommu *u, uint8_t kind)
+{
+	FUZZ_ASSERT(n <= ACPI_MAX_IOMMUS);
+	FUZZ_ASSERT(present || n == 0);
+	for (uint32_t i = 0; i < n; i++) {
+		FUZZ_ASSERT(u[i].base != 0 && u[i].kind == kind);
+		for (uint32_t j = 0; j < i && kind == ACPI_IOMMU_AMD; j++)
+			FUZZ_ASSERT(u[j].base != u[i].base || u[j].segment != u[i].segment);
+	}
+}
+
 /* Everything that holds for any acpi_info, however it was filled. */
 static void check_acpi_info(const struct acpi_info *a)
 {
@@ -122,6 +134,9 @@ static void check_acpi_info(const struct acpi_info *a)
 	check_madt(&a->madt);
 	check_srat(a);
 	check_fixed(a);
+	check_units(a->dmar.present, a->dmar.n_units, a->dmar.units, ACPI_IOMMU_VTD);
+	check_units(a->ivrs.present, a->ivrs.n_units, a->ivrs.units, ACPI_IOMMU_AMD);
+	FUZZ_ASSERT(a->ivrs.n_units <= a->ivrs.n_ivhd);
 }
 
 #endif

@@ -6,7 +6,10 @@
  * import.py writes both). For every machine: no error record (they are
  * healthy machines), every processor with its enabled state (placeholders
  * left out, repeated entries merged), every enabled SRAT processor and
- * memory affinity on its proximity domain, the HPET and the PM timer.
+ * memory affinity on its proximity domain, the HPET and the PM timer, and
+ * the DMA remapping units: every DMAR DRHD with its segment and flags, the
+ * RMRR count, and every IVRS IVHD, an IOMMU listed by several IVHD types
+ * (10h for old OSes, 11h or 40h for new ones) kept once, at its highest type.
  *
  * QB_ACPI_REAL_DIR overrides the directory; paths are relative to the repository root. */
 #include <dirent.h>
@@ -65,6 +68,74 @@ static bool srat_mem_on(uint64_t base, uint64_t len, uint32_t domain)
 	return false;
 }
 
+static const struct acpi_iommu *unit_at(const struct acpi_iommu *u, uint32_t n, uint64_t base, uint32_t seg)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (u[i].base == base && u[i].segment == seg)
+			return &u[i];
+	return NULL;
+}
+
+/* The IOMMU lines of an .expect: drhd BASE SEG FLAGS, ivhd TYPE BASE SEG DEVID. */
+struct iommu_expect {
+	unsigned n_drhd, n_ivhd, n_ivrs_units;
+	uint64_t ivrs_base[ACPI_MAX_IOMMUS];
+	unsigned ivrs_seg[ACPI_MAX_IOMMUS], ivrs_type[ACPI_MAX_IOMMUS];
+};
+
+static unsigned check_iommu_line(const char *name, const char *line, struct iommu_expect *ie)
+{
+	uint64_t a;
+	unsigned x, y, z;
+	const struct acpi_iommu *u;
+	if (sscanf(line, "dmar %x %x", &x, &y) == 2) {
+		CHECK(info.dmar.present);
+		CHECK_EQ_U(info.dmar.haw, x + 1);
+		CHECK_EQ_U(info.dmar.flags, y);
+	} else if (sscanf(line, "drhd %" SCNx64 " %u %x", &a, &x, &y) == 3) {
+		ie->n_drhd++;
+		u = unit_at(info.dmar.units, info.dmar.n_units, a, x);
+		if (!u)
+			printf("  %s: no DRHD at 0x%" PRIx64 " segment %u\n", name, a, x);
+		CHECK(u != NULL && u->kind == ACPI_IOMMU_VTD && u->flags == y);
+	} else if (sscanf(line, "dmar-rmrr %u", &x) == 1) {
+		CHECK_EQ_U(info.dmar.n_rmrr, x);
+	} else if (sscanf(line, "ivrs %x", &x) == 1) {
+		CHECK(info.ivrs.present);
+		CHECK_EQ_U(info.ivrs.ivinfo, x);
+	} else if (sscanf(line, "ivhd %x %" SCNx64 " %u %x", &x, &a, &y, &z) == 4) {
+		ie->n_ivhd++;
+		u = unit_at(info.ivrs.units, info.ivrs.n_units, a, y);
+		if (!u)
+			printf("  %s: no IOMMU at 0x%" PRIx64 " segment %u\n", name, a, y);
+		CHECK(u != NULL && u->kind == ACPI_IOMMU_AMD && u->device_id == z);
+		unsigned k = 0;
+		while (k < ie->n_ivrs_units && (ie->ivrs_base[k] != a || ie->ivrs_seg[k] != y))
+			k++;
+		if (k == ie->n_ivrs_units && k < ACPI_MAX_IOMMUS) {
+			ie->ivrs_base[k] = a, ie->ivrs_seg[k] = y, ie->ivrs_type[k] = 0;
+			ie->n_ivrs_units++;
+		}
+		if (k < ACPI_MAX_IOMMUS && x > ie->ivrs_type[k])
+			ie->ivrs_type[k] = x;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* After the lines: as many units as the .expect lists, each IOMMU at its highest IVHD type. */
+static void check_iommu_counts(const struct iommu_expect *ie)
+{
+	CHECK_EQ_U(info.dmar.n_units, ie->n_drhd);
+	CHECK_EQ_U(info.ivrs.n_ivhd, ie->n_ivhd);
+	CHECK_EQ_U(info.ivrs.n_units, ie->n_ivrs_units);
+	for (unsigned k = 0; k < ie->n_ivrs_units; k++) {
+		const struct acpi_iommu *u = unit_at(info.ivrs.units, info.ivrs.n_units, ie->ivrs_base[k], ie->ivrs_seg[k]);
+		CHECK(u != NULL && u->ivhd_type == ie->ivrs_type[k]);
+	}
+}
+
 /* Check one machine; returns the number of expectations compared. */
 static unsigned check_machine(const char *dir, const char *name)
 {
@@ -91,6 +162,8 @@ static unsigned check_machine(const char *dir, const char *name)
 	if (!f)
 		return 0;
 	memset(&ex, 0, sizeof(ex));
+	struct iommu_expect ie;
+	memset(&ie, 0, sizeof(ie));
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t a, b;
 		unsigned id, dom, en;
@@ -133,9 +206,12 @@ static unsigned check_machine(const char *dir, const char *name)
 			if (a)
 				CHECK_EQ_U(info.spcr.base.address, a);
 			compared++;
+		} else {
+			compared += check_iommu_line(name, line, &ie);
 		}
 	}
 	fclose(f);
+	check_iommu_counts(&ie);
 
 	CHECK_EQ_U(info.madt.n_cpus, ex.n_ids);
 	for (uint32_t i = 0; i < ex.n_ids; i++) {
@@ -146,8 +222,9 @@ static unsigned check_machine(const char *dir, const char *name)
 		CHECK(c != NULL && c->enabled == ex.enabled[i]);
 		compared++;
 	}
-	printf("  %-28s %4u processors (%u enabled), %u nodes, %u memory ranges, %u values compared\n", name,
-	       info.madt.n_cpus, info.madt.n_enabled, info.srat.n_nodes, info.srat.n_mem, compared);
+	printf("  %-28s %4u processors (%u enabled), %u nodes, %u memory ranges, %u IOMMUs, %u values compared\n",
+	       name, info.madt.n_cpus, info.madt.n_enabled, info.srat.n_nodes, info.srat.n_mem,
+	       info.dmar.n_units + info.ivrs.n_units, compared);
 	return compared;
 }
 
@@ -172,7 +249,7 @@ TEST(test_real_machines)
 		machines++;
 	}
 	closedir(d);
-	CHECK(machines >= 5);
+	CHECK(machines >= 12);
 }
 
 int main(void)

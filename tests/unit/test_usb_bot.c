@@ -5,6 +5,7 @@
 #include "check.h"
 #include "console.h"
 #include "fmt.h"
+#include "pci_class.h"
 #include "pmm.h"
 #include "tsc.h"
 #include "usb.h"
@@ -128,8 +129,15 @@ void *xhci_dma(struct xhci *x, uint64_t bytes)
 	return (void *)(uintptr_t)pmm_alloc((bytes + PMM_PAGE - 1) / PMM_PAGE, 0, PMM_PAGE, 0, PMM_KERNEL);
 }
 
+/* The controller's PCI class: an xHCI unless a test says otherwise. */
+static uint32_t hc_class = PCI_CLASS_USB_XHCI;
+static unsigned xhci_starts;
+bool pci_present(struct pci_addr a) { (void)a; return true; }
+uint32_t pci_class(struct pci_addr a) { (void)a; return hc_class; }
+
 bool xhci_start(struct xhci *x, struct pci_addr a, uint64_t timeout_ms)
 {
+	xhci_starts++;
 	memset(x, 0, sizeof(*x));
 	x->pci = a;
 	x->timeout_ms = timeout_ms;
@@ -334,6 +342,34 @@ TEST(paths_that_lead_nowhere_are_refused)
 	CHECK_EQ_U(dev.commands, 0); /* nothing was sent to it as to a stick */
 }
 
+TEST(a_stick_behind_another_controller_says_which_and_is_not_driven)
+{
+	static const struct {
+		uint32_t cls;
+		const char *why;
+	} cases[] = {
+		{ PCI_CLASS_USB_EHCI, "the stick is on an EHCI (0000:00:1d.7), which QuietBench does not drive (xHCI only)" },
+		{ PCI_CLASS_USB_OHCI, "the stick is on an OHCI (0000:00:1d.7), which QuietBench does not drive (xHCI only)" },
+		{ PCI_CLASS_USB_UHCI, "the stick is on a UHCI (0000:00:1d.7), which QuietBench does not drive (xHCI only)" },
+	};
+	struct boot_results r;
+	memset(&r, 0, sizeof(r));
+	r.n_ports = 1;
+	r.ports[0] = 1;
+	r.pci_dev = 0x1d;
+	r.pci_fn = 7;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hc_class = cases[i].cls;
+		xhci_starts = 0;
+		reset_dev();
+		CHECK(!usb_stick_open(&stick, &r, 2000));
+		CHECK_STR(stick.why, cases[i].why);
+		CHECK_EQ_U(xhci_starts, 0);
+		CHECK_EQ_U(dev.commands, 0);
+	}
+	hc_class = PCI_CLASS_USB_XHCI;
+}
+
 int main(void)
 {
 	RUN(open_waits_out_a_unit_attention);
@@ -342,6 +378,7 @@ int main(void)
 	RUN(stalled_status_is_read_again);
 	RUN(bad_status_wrappers_fail);
 	RUN(paths_that_lead_nowhere_are_refused);
+	RUN(a_stick_behind_another_controller_says_which_and_is_not_driven);
 	give_back();
 	return check_summary("usb_bot");
 }

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "reps.h"
 #include "run.h"
+#include "timer.h"
 #include "tsc.h"
 #include "sequence.h"
 #include "workload.h"
@@ -163,6 +164,7 @@ int main(int argc, char **argv)
 	hostnuma_init();                                     /* nodes, and each CPU's node */
 	if (!hostcpu_discover(opts.cpus) || !hostcpu_init_bsp())
 		finish_now(false);                               /* no CPU to run on */
+	timer_init(&no_acpi);                                /* the reference clock: CLOCK_MONOTONIC_RAW */
 	tsc_init(&no_acpi, &hostcpu[0].snap, true);                /* kernel/measure/tsc.c over CLOCK_MONOTONIC_RAW */
 	hostcpu_start(START_TIMEOUT_MS);                     /* a pinned thread per other CPU, bounded */
 	reps_room();                                         /* repetition log sized for these CPUs */
