@@ -221,7 +221,7 @@ test-slow: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
 
 # qemu-run ends with the done record, says when the firmware died, keeps the log on Ctrl-C.
 .PHONY: qemuruntest
-qemuruntest: $(BUILD)/quietbench.efi
+qemuruntest: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img
 	python3 tests/boot/qemu_run_tests.py --efi $<
 
 test: unit layercheck asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest

@@ -11,6 +11,16 @@
   interrupted      SIGINT during a run: QEMU stopped, exit 130, the log kept
                    with what came so far (written line by line), no
                    /tmp/qb-qemu-* folder left behind.
+  image-usb        --image: a copy of the USB image boots as a stick on an
+                   xHCI with the words after -- in its quietbench.cfg; its
+                   results.log, read back, holds serial's records; exit 0.
+  image-sata       --image --sata: the same copy from a SATA disk, results on
+                   serial only (the results_file record says not-usb).
+  image-refused    --image of a stick whose results.log was replaced by a
+                   copy of results.prev (the loader refuses to write it): the
+                   stick's results.log does not hold the run, and qemu-run
+                   says so and exits 1.
+  image-usage      --sata without --image, and --sata with --ide: exit 2.
 
 Each case prints "ok NAME (T s)" or "FAIL NAME" with its errors and output;
 the last line is "qemu-run tests: N passed, N failed".
@@ -33,6 +43,61 @@ def run(efi, args, timeout=120):
     p = subprocess.run([QEMU_RUN, "--efi", efi, "--quiet"] + args, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=timeout)
     return p.returncode, p.stdout, time.time() - t0
+
+
+IMAGE = os.path.join(ROOT, "build", "quietbench.img")
+QUICK = ["profile=quick", "workloads=selftest"]
+
+
+def case_image_usb(efi, tmp):
+    log = os.path.join(tmp, "image-usb.log")
+    rc, out, wall = run(efi, ["--image", IMAGE, "--smp", "2", "--log", log, "--"] + QUICK, timeout=300)
+    errs = [] if rc == 0 else ["exit %d, expected 0" % rc]
+    if "the stick's results.log holds the" not in out:
+        errs.append("no word that the stick's results.log was checked against serial")
+    text = open(log, "rb").read().decode("latin-1") if os.path.exists(log) else ""
+    if '"cmdline":"profile=quick workloads=selftest finish=qemu"' not in text:
+        errs.append("the words after -- did not reach the kernel through quietbench.cfg")
+    if '"kind":"results_file","status":"found"' not in text:
+        errs.append("the results_file record does not say found")
+    return errs, out
+
+
+def case_image_sata(efi, tmp):
+    log = os.path.join(tmp, "image-sata.log")
+    rc, out, wall = run(efi, ["--image", IMAGE, "--sata", "--smp", "2", "--log", log, "--"] + QUICK, timeout=300)
+    errs = [] if rc == 0 else ["exit %d, expected 0" % rc]
+    text = open(log, "rb").read().decode("latin-1") if os.path.exists(log) else ""
+    if '"kind":"results_file","status":"not-usb"' not in text:
+        errs.append("the results_file record does not say not-usb")
+    if "results.log holds" in out:
+        errs.append("a SATA boot claims results on the stick")
+    return errs, out
+
+
+def case_image_refused(efi, tmp):
+    bad = os.path.join(tmp, "copied.img")
+    subprocess.run(["cp", IMAGE, bad], check=True)
+    part = bad + "@@1M"
+    a = os.path.join(tmp, "results.prev")
+    for cmd in (["mcopy", "-o", "-i", part, "::/quietbench/results.prev", a],  # a user keeping the older log
+                ["mcopy", "-o", "-i", part, a, "::/quietbench/results.log"]):
+        subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    rc, out, wall = run(efi, ["--image", bad, "--smp", "2", "--"] + QUICK, timeout=300)
+    errs = [] if rc == 1 else ["exit %d, expected 1: the stick does not hold the run" % rc]
+    if "the stick's results.log has" not in out:
+        errs.append("no word on what the stick's results.log lacks")
+    return errs, out
+
+
+def case_image_usage(efi, tmp):
+    errs, outs = [], ""
+    for args in (["--sata", "--"], ["--image", IMAGE, "--sata", "--ide", "--"]):
+        rc, out, wall = run(efi, args + QUICK)
+        outs += out
+        if rc != 2:
+            errs.append("%s: exit %d, expected 2" % (" ".join(args), rc))
+    return errs, outs
 
 
 def case_smp_banana(efi, tmp):
@@ -116,6 +181,10 @@ CASES = [
     ("done-fail", case_done_fail),
     ("firmware-death", case_firmware_death),
     ("interrupted", case_interrupted),
+    ("image-usb", case_image_usb),
+    ("image-sata", case_image_sata),
+    ("image-refused", case_image_refused),
+    ("image-usage", case_image_usage),
 ]
 
 
