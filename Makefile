@@ -161,8 +161,7 @@ deps:
 # ---- running and testing --------------------------------------------------
 .PHONY: run test boottest asmtest toolstest
 run: $(BUILD)/quietbench.efi
-	@if [ -f $(BUILD)/run.log ]; then mv -f $(BUILD)/run.log $(BUILD)/run.prev.log; echo "make run: the previous log is $(BUILD)/run.prev.log"; fi
-	tools/qemu-run --efi $< --smp $(SMP) --mem $(MEM) --default-profile quick --log $(BUILD)/run.log -- $(ARGS)
+	tools/qemu-run --efi $< --smp $(SMP) --mem $(MEM) --default-profile quick --log-dir $(BUILD) --keep 20 -- $(ARGS)
 
 boottest: $(BUILD)/quietbench.efi
 	python3 tests/boot/run_boot_tests.py --efi $<
@@ -381,6 +380,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$< $(TWIN_TEST_ARGS) > $(BUILD)/twin/hosttest.log; status=$$?; \
 		python3 tests/twin/check_twin.py --here --exit-status $$status $(BUILD)/twin/hosttest.log
+	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/interrupt_test.py $<
 # ---- host twin (end) --------------------------------------------------------
 
 # Everything above that CI must run: the image boots, the flasher's refusals,

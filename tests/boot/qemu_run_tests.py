@@ -9,8 +9,10 @@
   firmware-death   --mem 32: OVMF faults before QuietBench starts; qemu-run
                    says the firmware died, exits 1, within seconds.
   interrupted      SIGINT during a run: QEMU stopped, exit 130, the log kept
-                   with what came so far (written line by line), no
-                   /tmp/qb-qemu-* folder left behind.
+                   with what came so far (written line by line) and a last
+                   line saying it was stopped, which qb parse reports as an
+                   interrupted run (not a hang); no /tmp/qb-qemu-* folder
+                   left behind.
   image-usb        --image: a copy of the USB image boots as a stick on an
                    xHCI with the words after -- in its quietbench.cfg; its
                    results.log, read back, holds serial's records; exit 0.
@@ -21,6 +23,9 @@
                    stick's results.log does not hold the run, and qemu-run
                    says so and exits 1.
   image-usage      --sata without --image, and --sata with --ide: exit 2.
+  log-dir          --log-dir (make run): the run's log is DIR/run-<time>.log,
+                   DIR/run.log points at it, and only the newest 20 runs are
+                   kept, so two bad runs in a row do not lose a good one.
 
 Each case prints "ok NAME (T s)" or "FAIL NAME" with its errors and output;
 the last line is "qemu-run tests: N passed, N failed".
@@ -164,6 +169,12 @@ def case_interrupted(efi, tmp):
         errs.append("no word on the interruption and where the log is")
     if not os.path.exists(log) or b"QuietBench" not in open(log, "rb").read():
         errs.append("the partial log is gone")
+    else:  # qb parse says the run was stopped, not that it hung
+        parse = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "qb"), "parse", log, "-o",
+                                os.path.join(tmp, "int.run")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+        if "the run was stopped before it ended" not in parse.stdout or "triple fault" in parse.stdout:
+            errs.append("qb parse of the interrupted log: %s" % parse.stdout[-300:])
     # Its own folder, named in the QEMU command line it prints (other runs may
     # be going on at the same time).
     mine = [w.rsplit("/", 1)[0] for w in out.replace(",", " ").replace("=", " ").split() if w.endswith("/vars.fd")]
@@ -171,6 +182,29 @@ def case_interrupted(efi, tmp):
         errs.append("cannot see qemu-run's temporary folder in its output")
     elif os.path.exists(mine[0]):
         errs.append("temporary folder left: %s" % mine[0])
+    return errs, out
+
+
+def case_log_dir(efi, tmp):
+    folder = os.path.join(tmp, "runs")
+    os.makedirs(folder)
+    for i in range(25):  # older runs, oldest first
+        path = os.path.join(folder, "run-20260101-0000%02d.log" % i)
+        with open(path, "w") as f:
+            f.write("old run %d\n" % i)
+        os.utime(path, (1000000 + i, 1000000 + i))
+    rc, out, wall = run(efi, ["--smp", "1", "--log-dir", folder, "--keep", "20", "--", "bogus=1"])
+    errs = [] if rc == 1 else ["exit %d, expected 1 (a bad option)" % rc]
+    logs = sorted(f for f in os.listdir(folder) if f.startswith("run-"))
+    if len(logs) != 20:
+        errs.append("%d runs kept, expected 20: %s" % (len(logs), logs))
+    if "run-20260101-000005.log" in logs or "run-20260101-000006.log" not in logs:
+        errs.append("not the oldest were dropped: %s" % logs[:3])
+    link = os.path.join(folder, "run.log")
+    target = os.readlink(link) if os.path.islink(link) else None
+    if not target or target not in logs or target.startswith("run-20260101") or \
+            b"bad option" not in open(link, "rb").read():
+        errs.append("run.log points at %r, not this run's log" % target)
     return errs, out
 
 
@@ -185,6 +219,7 @@ CASES = [
     ("image-sata", case_image_sata),
     ("image-refused", case_image_refused),
     ("image-usage", case_image_usage),
+    ("log-dir", case_log_dir),
 ]
 
 

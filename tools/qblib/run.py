@@ -115,11 +115,17 @@ def describe(p):
 
 
 # ---- reading a log -----------------------------------------------------------
-def run_problems(records, problems, nlines):
+INTERRUPTED = "qemu-run: interrupted"   # the line tools/qemu-run ends a log with when it was stopped
+
+
+def run_problems(records, problems, nlines, text=""):
     """Whole-run checks on top of the per-line ones: done present, record count, one boot."""
     out = []
     d = qbrecords.done(records)
-    if d is None:
+    if d is None and INTERRUPTED in text:
+        why = text[text.rindex(INTERRUPTED):].splitlines()[0].strip()
+        out.append((nlines, "no done record: the run was stopped before it ended (%s)" % why, ""))
+    elif d is None:
         out.append((nlines, "no done record: the run is incomplete (a hang or a triple fault?)", ""))
     elif isinstance(d.get("records"), int):
         got = sum(1 for r in records if r.line <= d.line)
@@ -164,7 +170,7 @@ def from_log(path):
     if not records and not problems:
         raise QbError("%s holds no QuietBench records (no line with \"@qb {...} crc\"): not a QuietBench log, "
                       "results file or LAVA job log" % path)
-    problems = sorted(problems + run_problems(records, problems, len(qbrecords.split_lines(text))),
+    problems = sorted(problems + run_problems(records, problems, len(qbrecords.split_lines(text)), text),
                       key=lambda p: p[0])
     for r in records:
         r.file = path

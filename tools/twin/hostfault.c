@@ -1,8 +1,11 @@
 /* hostfault.c - fatal signals as `error` records (signal(7), sigaction(2)); see hostfault.h. */
 #define _GNU_SOURCE
 #include "hostfault.h"
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <ucontext.h>
 #include "console.h"
 #include "finish.h"
@@ -41,7 +44,35 @@ static void on_fault(int sig, siginfo_t *si, void *uc_void)
 }
 #endif
 
+/* The thread that waits for SIGINT and SIGTERM: not a handler, so the done
+ * record is written from an ordinary thread, under the console's bounded locks. */
+static void *interrupt_waiter(void *arg)
+{
+	sigset_t *set = arg;
+	int sig = 0;
+	if (sigwait(set, &sig))
+		return 0;
+	static char why[64];
+	snprintf(why, sizeof(why), "interrupted: %s (the run was stopped)", sig == SIGINT ? "SIGINT, Ctrl-C" : "SIGTERM");
+	finish_mark_failed(why);
+	finish_now(false);
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
+void hostfault_catch_interrupts(void)
+{
+	static sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, 0);
+	pthread_t t;
+	if (pthread_create(&t, 0, interrupt_waiter, &set) == 0)
+		pthread_detach(t);
+	else
+		pthread_sigmask(SIG_UNBLOCK, &set, 0); /* no waiter: the default action, as before */
+}
+
 void hostfault_init(void)
 {
 #if !defined(__SANITIZE_ADDRESS__)

@@ -157,6 +157,7 @@ int main(int argc, char **argv)
 	if (want_help(argc, argv))
 		return 0;
 	hostfault_init();                                    /* crashes become error records */
+	hostfault_catch_interrupts();                        /* Ctrl-C ends with a done record that says so */
 	join_args(argc, argv);                               /* argv as the kernel's command line */
 	kprintf("\nQuietBench %s (Linux twin): noise-free cache and memory measurements\n", QB_BUILD_ID);
 	parse_options(argc, argv, boot_tsc);                 /* a bad option ends the run here */
