@@ -41,7 +41,7 @@ void ft_measures_of(enum ft_kind kind, uint64_t page, uint64_t bytes, double cor
 		set(out, "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_NONE, 1);
 		break;
 	case FT_KIND_ACCESS:
-		set(out, "ns_per_access", "ns/access", report_ns_scale(1), false, LIMIT_NONE, 1);
+		set(out, "ns_per_access", "ns/access", report_ns_scale(FT_HOT_CHAIN), false, LIMIT_LOAD_NS, 1);
 		out->sample = "access";
 		break;
 	case FT_KIND_COPY:

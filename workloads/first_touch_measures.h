@@ -10,6 +10,7 @@
 #include "report.h"
 
 #define FT_MEASURES_MAX 2
+#define FT_HOT_CHAIN 32   /* hot-access: one sample is this many dependent reads of the hot word */
 
 /* What one sample of a result is. */
 enum ft_kind {
@@ -17,7 +18,7 @@ enum ft_kind {
 	FT_KIND_TRAP,    /* page-fault-entry: a first write that faults onto a page zeroed in advance */
 	FT_KIND_ZERO,    /* zero-*: one page zeroed, no fault */
 	FT_KIND_TLB,     /* tlb-miss, tlb-miss-cached: the first read of a mapped page */
-	FT_KIND_ACCESS,  /* hot-access: one read of a hot word */
+	FT_KIND_ACCESS,  /* hot-access: FT_HOT_CHAIN dependent reads of a hot word */
 	FT_KIND_COPY,    /* copy-*: one iteration's copy of `bytes` */
 	FT_KIND_SUM,     /* numa-*: every CPU summing its part, `bytes` in all */
 };
@@ -38,7 +39,7 @@ struct ft_measures {
  *   TRAP:   ns_per_page (limit trap_ns)
  *   ZERO:   ns_per_page, gb_per_s of zeroing (zero_gbps)
  *   TLB:    ns_per_page (no limit: one access is within the timer's resolution)
- *   ACCESS: ns_per_access (no limit, as TLB)
+ *   ACCESS: ns_per_access, a sample being FT_HOT_CHAIN dependent reads (limit load_ns)
  *   COPY:   ns_per_page, gb_per_s of copying (copy_gbps)
  *   SUM:    ns_per_page, gb_per_s of reading (read_gbps x cores) */
 void ft_measures_of(enum ft_kind kind, uint64_t page, uint64_t bytes, double cores, struct ft_measures *out);

@@ -50,7 +50,7 @@ FT_MEASURES = [
     ("page-fault-entry", [("ns_per_page", "trap_ns")]),
     ("zero-", [("ns_per_page", None), ("gb_per_s", "zero_gbps")]),
     ("tlb-miss", [("ns_per_page", None)]),
-    ("hot-access", [("ns_per_access", None)]),
+    ("hot-access", [("ns_per_access", "load_ns")]),
     ("copy-", [("ns_per_page", None), ("gb_per_s", "copy_gbps")]),
     ("numa-one-cpu-warms", [("ns_per_page", None), ("gb_per_s", "read_gbps")]),
     ("numa-each-cpu-touches", [("ns_per_page", None), ("gb_per_s", "read_gbps")]),
