@@ -5,6 +5,7 @@
  * is a memmove of the text grid plus a redraw of the cells whose character
  * changed, and the framebuffer is never read (it is uncached). */
 #include "fbcon.h"
+#include "fbcon_header.h"
 #include "console.h"
 #include "fbcon_px.h"
 #include "fmt.h"
@@ -62,7 +63,9 @@ static uint16_t shown[FBCON_MAX_ROWS * FBCON_MAX_COLS];
 static bool row_dirty[FBCON_MAX_ROWS];
 static char early[EARLY_BUF];
 static size_t early_len;
-static char header[FBCON_HEADER_ROWS][FBCON_LINE_LEN];
+static char header_src[FBCON_HEADER_ROWS][FBCON_LINE_LEN]; /* the header's lines, as set */
+static char header[FBCON_HEADER_MAX_ROWS][FBCON_LINE_LEN];   /* laid out on the screen's rows */
+static uint32_t header_rows = FBCON_HEADER_ROWS;
 static char status[FBCON_LINE_LEN];
 static char summary[FBCON_SUMMARY_LINES][FBCON_LINE_LEN];
 static uint32_t n_summary, summary_dropped;
@@ -149,6 +152,26 @@ static void clear_body(void)
 		put_line(body_top + r, 0, ATTR_BODY);
 	cur_col = cur_row = 0;
 	cur_attr = ATTR_BODY;
+}
+
+/* The header's lines on as many rows as the width needs; the body starts
+ * below them (on a wider header it starts afresh: the header is set once,
+ * early, and serial keeps every line). */
+static void lay_out_header(void)
+{
+	const char *src[FBCON_HEADER_ROWS] = { header_src[0], header_src[1] };
+	uint32_t max = MIN((uint32_t)FBCON_HEADER_MAX_ROWS, rows > FBCON_MIN_ROWS ? rows - FBCON_MIN_ROWS : 1u);
+	memset(header, 0, sizeof(header));
+	uint32_t n = fbcon_header_layout(src, FBCON_HEADER_ROWS, cols > TEXT_COL ? cols - TEXT_COL : 1, header, max);
+	n = MAX(n, MIN((uint32_t)FBCON_HEADER_ROWS, max));
+	for (uint32_t h = 0; h < n; h++)
+		put_line(h, header[h], ATTR_HEADER);
+	if (n != header_rows) {
+		header_rows = n;
+		body_top = n;
+		body_rows = rows - n - 1;
+		clear_body();
+	}
 }
 
 /* Move the cursor to the next body line. At the bottom the body scrolls up by
@@ -307,8 +330,9 @@ bool fbcon_init(const struct boot_fb *fb, fbcon_map_fn map)
 	surf = s;
 	cols = c;
 	rows = r;
-	body_top = FBCON_HEADER_ROWS;
-	body_rows = rows - FBCON_HEADER_ROWS - 1;
+	header_rows = FBCON_HEADER_ROWS;
+	body_top = header_rows;
+	body_rows = rows - header_rows - 1;
 	for (uint32_t a = 0; a < ATTR_COUNT; a++) {
 		px_color[a][0] = fbcon_px_color(&surf, attr_rgb[a][0]);
 		px_color[a][1] = fbcon_px_color(&surf, attr_rgb[a][1]);
@@ -316,12 +340,11 @@ bool fbcon_init(const struct boot_fb *fb, fbcon_map_fn map)
 	fbcon_px_clear(&surf, px_color[ATTR_BODY][1]);
 	for (uint32_t i = 0; i < rows * cols; i++)
 		want[i] = shown[i] = BLANK;
-	if (!header[0][0])
-		copy_line(header[0], "QuietBench " QB_BUILD_ID);
-	for (uint32_t h = 0; h < FBCON_HEADER_ROWS; h++)
-		put_line(h, header[h], ATTR_HEADER);
+	if (!header_src[0][0])
+		copy_line(header_src[0], "QuietBench " QB_BUILD_ID);
 	put_line(rows - 1, status, ATTR_STATUS);
 	clear_body();
+	lay_out_header();
 	body_text(early, early_len);
 	early_len = 0;
 	active = true;
@@ -354,11 +377,10 @@ void fbcon_set_header(const char *line1, const char *line2)
 {
 	if (refused || !fb_lock())
 		return;
-	copy_line(header[0], line1);
-	copy_line(header[1], line2);
+	copy_line(header_src[0], line1);
+	copy_line(header_src[1], line2);
 	if (active) {
-		put_line(0, header[0], ATTR_HEADER);
-		put_line(1, header[1], ATTR_HEADER);
+		lay_out_header();
 		flush();
 	}
 	spin_unlock(&lock);
@@ -555,6 +577,8 @@ void fbcon_test_reset(void)
 	cur_attr = ATTR_BODY;
 	early_len = 0;
 	memset(header, 0, sizeof(header));
+	memset(header_src, 0, sizeof(header_src));
+	header_rows = FBCON_HEADER_ROWS;
 	memset(status, 0, sizeof(status));
 	n_summary = summary_dropped = 0;
 	n_error_lines = 0;

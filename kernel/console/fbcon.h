@@ -1,6 +1,7 @@
 /* fbcon.h - the screen as a console: people's text on the firmware's linear framebuffer (UEFI 2.10 §12.9 GOP), with a machine header, a status line and an end-of-run summary.
  *
- * Layout, in character cells: the header (two lines, the machine), the body
+ * Layout, in character cells: the header (two lines, the machine; their
+ * fields wrap onto more rows on a narrow screen), the body
  * (kprintf text, scrolling), and the status line (progress) at the bottom.
  * Records are not drawn: they stay on the serial port. Without a usable
  * framebuffer every call is a no-op. */
@@ -16,7 +17,8 @@
 #define FBCON_MAX_ROWS 128
 #define FBCON_MIN_COLS 40       /* smaller than this is not worth a console */
 #define FBCON_MIN_ROWS 6
-#define FBCON_HEADER_ROWS 2
+#define FBCON_HEADER_ROWS 2      /* the header's rows where its lines fit the width */
+#define FBCON_HEADER_MAX_ROWS 4  /* on a narrow screen its fields wrap onto up to this many (fbcon_header.h) */
 #define FBCON_SCROLL_DIV 4      /* a scroll moves the body up by a quarter of its rows at once */
 #define FBCON_SCALE2_WIDTH 1920 /* from this width on, every font pixel is drawn as 2x2 */
 #define FBCON_FONT_MAX_DIM 32   /* widest and tallest glyph the renderer accepts */

@@ -1,5 +1,6 @@
 /* test_fbcon.c - host tests for kernel/console/fbcon.c and fbcon_px.c: refusals, glyphs pixel by pixel in every format, wrapping and scrolling. */
 #include "fbcon_testlib.h"
+#include "fbcon_header.h"
 
 TEST(no_framebuffer_is_a_no_op)
 {
@@ -241,6 +242,45 @@ TEST(scrolls_keeping_header_and_status)
 	CHECK_STR(text_buf, "");
 }
 
+/* A header line too wide for the screen wraps at its fields: an 800x600
+ * screen (99 cells of text) shows the whole machine on four rows, and the
+ * body starts below them; a wide screen keeps two rows. */
+TEST(header_wraps_at_its_fields)
+{
+	static const char h1[] = "QuietBench e1da305  |  QEMU TCG CPU version 2.5+  |  TSC 2.096 GHz (hpet)  |  "
+				 "L1d 64K x2, L2 512K x2, L3 16M";
+	static const char h2[] = "virtual machine (QEMU TCG)  |  2 of 2 CPUs online  |  1017 MiB RAM  |  "
+				 "1 NUMA node(s)  |  EDK II rev 0x10000, UEFI 2.70";
+	char out[FBCON_HEADER_MAX_ROWS][FBCON_LINE_LEN];
+	const char *lines[] = { h1, h2 };
+	CHECK_EQ_U(fbcon_header_layout(lines, 2, 200, out, FBCON_HEADER_MAX_ROWS), 2);
+	CHECK_STR(out[0], h1);
+	CHECK_EQ_U(fbcon_header_layout(lines, 2, 99, out, FBCON_HEADER_MAX_ROWS), 4);
+	CHECK_STR(out[0], "QuietBench e1da305  |  QEMU TCG CPU version 2.5+  |  TSC 2.096 GHz (hpet)");
+	CHECK_STR(out[1], "L1d 64K x2, L2 512K x2, L3 16M");
+	CHECK_STR(out[2], "virtual machine (QEMU TCG)  |  2 of 2 CPUs online  |  1017 MiB RAM  |  1 NUMA node(s)");
+	CHECK_STR(out[3], "EDK II rev 0x10000, UEFI 2.70");
+	CHECK_EQ_U(fbcon_header_layout(lines, 2, 60, out, 4), 4); /* past max: the rest is left out */
+	CHECK_STR(out[1], "TSC 2.096 GHz (hpet)  |  L1d 64K x2, L2 512K x2, L3 16M");
+	CHECK_STR(out[3], "1017 MiB RAM  |  1 NUMA node(s)");
+	CHECK_EQ_U(fbcon_header_layout(lines, 2, 10, out, 2), 2); /* a field longer than a row is cut */
+	CHECK_STR(out[0], "QuietBench");
+	CHECK_EQ_U(fbcon_header_layout(lines, 2, 0, out, 4), 0);
+
+	struct boot_fb *fb = fake_new(800, 600, 800, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb, paging_map_mmio));
+	write_str("early line\n");
+	fbcon_set_header(h1, h2);
+	row_text(2, HEAD_FG, HEAD_BG, text_buf);
+	CHECK_STR(text_buf, " virtual machine (QEMU TCG)  |  2 of 2 CPUs online  |  1017 MiB RAM  |  1 NUMA node(s)");
+	row_text(3, HEAD_FG, HEAD_BG, text_buf);
+	CHECK_STR(text_buf, " EDK II rev 0x10000, UEFI 2.70");
+	write_str("body line\n");
+	row_text(4, BODY_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, "body line"); /* the body starts below the header */
+	fake_free();
+}
+
 TEST(scroll_redraws_only_changed_cells)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
@@ -275,6 +315,7 @@ int main(void)
 	RUN(pitch_padding_and_size_respected);
 	RUN(wrap_return_and_tab);
 	RUN(scrolls_keeping_header_and_status);
+	RUN(header_wraps_at_its_fields);
 	RUN(scroll_redraws_only_changed_cells);
 	fake_free();
 	return check_summary("fbcon");
