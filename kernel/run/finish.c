@@ -103,13 +103,22 @@ void finish_setup(enum finish_mode m, uint64_t efi_reset_system, uint64_t boot_t
 	start_tsc = boot_tsc;
 }
 
+/* "3 of 4 CPUs online", or, before the CPUs were started (bad options), that. */
+static const char *cpus_text(char *buf, size_t cap)
+{
+	if (!smp_cpus_found())
+		fmt_snprintf(buf, cap, "no CPU started (the run stopped before)");
+	else
+		fmt_snprintf(buf, cap, "%u of %u CPUs online", smp_cpus_online(), smp_cpus_found());
+	return buf;
+}
+
 /* The screen's end: its summary under the banner, and the done line. */
 static void show_end(bool ok, uint64_t elapsed, const char *then)
 {
-	char line[FBCON_LINE_LEN]; /* fbcon hook: the summary screen stays up while the machine halts */
-	fmt_snprintf(line, sizeof(line), "done: status %s, %u of %u CPUs online, %llu ms, %lu error record(s)%s",
-		     ok ? "ok" : "FAIL", smp_cpus_online(), smp_cpus_found(), (unsigned long long)elapsed,
-		     console_errors(), then);
+	char line[FBCON_LINE_LEN], cpus[48]; /* fbcon hook: the summary screen stays up while the machine halts */
+	fmt_snprintf(line, sizeof(line), "done: status %s, %s, %llu ms, %lu error record(s)%s", ok ? "ok" : "FAIL",
+		     cpus_text(cpus, sizeof(cpus)), (unsigned long long)elapsed, console_errors(), then);
 	fbcon_set_status(line);
 	fbcon_show_summary_banner(banner ? banner : ok ? "PASS" : "FAIL", ok);
 }
@@ -164,8 +173,8 @@ void finish_now(bool ok)
 
 	report_done(ok, first_failure, smp_cpus_found(), smp_cpus_online(), smp_cpus_lost(),
 		    (int64_t)pmm_lost_bytes(), start_tsc);
-	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL",
-		smp_cpus_online(), smp_cpus_found());
+	char cpus[48];
+	kprintf("quietbench: done, status %s, %s\n", ok ? "ok" : "FAIL", cpus_text(cpus, sizeof(cpus)));
 	if (save_fn)
 		save_fn(); /* the results file, ending with done */
 

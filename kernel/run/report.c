@@ -221,8 +221,13 @@ void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, i
 	rec_str(r, "status", ok ? "ok" : "fail");
 	if (!ok && reason)
 		rec_str(r, "reason", reason);
-	rec_u64(r, "cpus_found", found);
-	rec_u64(r, "cpus_online", online);
+	if (found) {
+		rec_u64(r, "cpus_found", found);
+		rec_u64(r, "cpus_online", online);
+	} else { /* the run stopped before the CPUs were counted (bad options): unknown, not none */
+		rec_null(r, "cpus_found");
+		rec_null(r, "cpus_online");
+	}
 	if (lost_cpus >= 0)
 		rec_u64(r, "cpus_lost", (uint64_t)lost_cpus);
 	if (lost_bytes >= 0)

@@ -23,6 +23,9 @@
                    stick's results.log does not hold the run, and qemu-run
                    says so and exits 1.
   image-usage      --sata without --image, and --sata with --ide: exit 2.
+  quiet-explains   --quiet and a typo: the run fails, and the lines that say
+                   why (error:, did you mean ...) are still shown; the done
+                   line says no CPU was started, not "0 of 0 CPUs online".
   log-dir          --log-dir (make run): the run's log is DIR/run-<time>.log,
                    DIR/run.log points at it, and only the newest 20 runs are
                    kept, so two bad runs in a row do not lose a good one.
@@ -185,6 +188,16 @@ def case_interrupted(efi, tmp):
     return errs, out
 
 
+def case_quiet_explains(efi, tmp):
+    rc, out, wall = run(efi, ["--smp", "1", "--", "workloads=selftst"])
+    errs = [] if rc == 1 else ["exit %d, expected 1" % rc]
+    if "did you mean workloads=selftest?" not in out:
+        errs.append("--quiet hid the line that says what was meant")
+    if "no CPU started" not in out or "0 of 0" in out:
+        errs.append("the done line does not say that no CPU was started")
+    return errs, out
+
+
 def case_log_dir(efi, tmp):
     folder = os.path.join(tmp, "runs")
     os.makedirs(folder)
@@ -219,6 +232,7 @@ CASES = [
     ("image-sata", case_image_sata),
     ("image-refused", case_image_refused),
     ("image-usage", case_image_usage),
+    ("quiet-explains", case_quiet_explains),
     ("log-dir", case_log_dir),
 ]
 

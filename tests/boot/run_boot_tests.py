@@ -223,6 +223,9 @@ def check_bad_options(recs, errors):
           "something was measured or planned despite the bad options", errors)
     d = qbrecords.done(recs) or {}
     check(d.get("reason") == "bad options: nothing was measured", "done reason %s" % d.get("reason"), errors)
+    check("cpus_found" in d and d.get("cpus_found") is None and d.get("cpus_online") is None,
+          "done cpus_found %r / cpus_online %r: no CPU was counted, so unknown (null), not 0"
+          % (d.get("cpus_found"), d.get("cpus_online")), errors)
 
 
 def check_fault(cpu_of_case):
