@@ -398,6 +398,15 @@ def test_table_refuses_what_is_not_a_run(tmp_path):
         assert "Traceback" not in r.stderr
 
 
+def test_a_typo_in_a_commands_options_shows_that_commands_usage():
+    """qb run --smpp 2: the usage of qb run (its --smp), not qb's list of commands."""
+    r = qb("run", "--smpp", "2")
+    assert r.returncode == 2, r.stderr
+    assert "qb run: error: unrecognized arguments: --smpp" in r.stderr and "--smp SMP" in r.stderr, r.stderr
+    r = qb("table", "--tick", "x.log")
+    assert r.returncode == 2 and "qb table: error" in r.stderr and "--ticks" in r.stderr, r.stderr
+
+
 def test_table_bad_run_is_usage_error(tmp_path):
     r = qb("table", tmp_path / "nothing")
     assert r.returncode == 2 and "no such run" in r.stderr
