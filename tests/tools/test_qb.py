@@ -403,7 +403,7 @@ def test_a_typo_in_a_commands_options_shows_that_commands_usage():
     r = qb("run", "--smpp", "2")
     assert r.returncode == 2, r.stderr
     assert "qb run: error: unrecognized arguments: --smpp" in r.stderr and "--smp SMP" in r.stderr, r.stderr
-    r = qb("table", "--tick", "x.log")
+    r = qb("table", "--tickz", "x.log")
     assert r.returncode == 2 and "qb table: error" in r.stderr and "--ticks" in r.stderr, r.stderr
 
 
