@@ -223,7 +223,12 @@ test-slow: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
 qemuruntest: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img
 	python3 tests/boot/qemu_run_tests.py --efi $<
 
-test: unit layercheck asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
+# Every link in the README and docs/ resolves, every make target and tools/ command they show parses.
+.PHONY: docscheck
+docscheck:
+	python3 tests/docs/check_docs.py
+
+test: unit layercheck docscheck asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from
