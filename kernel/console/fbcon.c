@@ -160,10 +160,12 @@ static void clear_body(void)
 static void lay_out_header(void)
 {
 	const char *src[FBCON_HEADER_ROWS] = { header_src[0], header_src[1] };
-	uint32_t max = MIN((uint32_t)FBCON_HEADER_MAX_ROWS, rows > FBCON_MIN_ROWS ? rows - FBCON_MIN_ROWS : 1u);
+	/* Two rows always (as on every screen before); more only where the body keeps FBCON_MIN_ROWS. */
+	uint32_t max = MAX((uint32_t)FBCON_HEADER_ROWS,
+			   MIN((uint32_t)FBCON_HEADER_MAX_ROWS, rows > FBCON_MIN_ROWS ? rows - FBCON_MIN_ROWS : 0u));
 	memset(header, 0, sizeof(header));
 	uint32_t n = fbcon_header_layout(src, FBCON_HEADER_ROWS, cols > TEXT_COL ? cols - TEXT_COL : 1, header, max);
-	n = MAX(n, MIN((uint32_t)FBCON_HEADER_ROWS, max));
+	n = MAX(n, (uint32_t)FBCON_HEADER_ROWS);
 	for (uint32_t h = 0; h < n; h++)
 		put_line(h, header[h], ATTR_HEADER);
 	if (n != header_rows) {

@@ -47,7 +47,7 @@ def plan_only(recs, errors, wall):
     if not p.get("estimated_s") or p["estimated_s"] > 600:
         errors.append("estimated_s %s is not within the 600 s budget" % p.get("estimated_s"))
     listed = sum(len(r.get("configs", [])) for r in qbrecords.of_kind(recs, "plan_configs"))
-    if listed != p.get("configs") or listed < 100:
+    if listed != p.get("configs") or listed < 60:  # 4 CPUs: compact and scatter are one at 1 and 4 threads
         errors.append("plan_configs list %d configurations, the plan says %s" % (listed, p.get("configs")))
     names = [w.get("name") for w in p.get("workloads", [])]
     if names != ["selftest", "counter", "locality", "first-touch", "flush"]:
@@ -67,7 +67,7 @@ def full_150s(recs, errors, wall):
     if not p or p[0].get("budget_s") != 150 or p[0].get("estimated_s", 1e9) > 150:
         errors.append("plan record: %s" % (p[0] if p else None))
     results = qbrecords.of_kind(recs, "result")
-    if len(results) < 100:
+    if len(results) < 80:  # every workload, compact = scatter run once where they pick the same CPUs
         errors.append("only %d results" % len(results))
     for r in results:
         c = r.get("check")
