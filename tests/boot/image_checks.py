@@ -70,7 +70,7 @@ def check_stick(case, disk, serial, errors, boot_no=1):
         out = os.path.join(os.path.dirname(disk), "results.log")
         subprocess.run(["mcopy", "-o", "-i", disk + image_stick.FAT_OFFSET, "::/quietbench/results.log", out],
                        check=True)
-        t = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "qb"), "table", out],
+        t = subprocess.run([os.path.join(ROOT, "tools", "qb"), "table", out],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if t.returncode != 0 or "selftest:" not in t.stdout or "counter:" not in t.stdout:
             errors.append("qb table on the stick's results.log (exit %d): %s" % (t.returncode, t.stdout[-500:]))

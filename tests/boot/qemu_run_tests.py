@@ -173,7 +173,7 @@ def case_interrupted(efi, tmp):
     if not os.path.exists(log) or b"QuietBench" not in open(log, "rb").read():
         errs.append("the partial log is gone")
     else:  # qb parse says the run was stopped, not that it hung
-        parse = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "qb"), "parse", log, "-o",
+        parse = subprocess.run([os.path.join(ROOT, "tools", "qb"), "parse", log, "-o",
                                 os.path.join(tmp, "int.run")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
         if "the run was stopped before it ended" not in parse.stdout or "triple fault" in parse.stdout:
