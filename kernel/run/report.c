@@ -165,11 +165,11 @@ void report_lava_lines(bool on)
  * gives its timed repetitions, "n reps". */
 static void lava_line(const struct rec *r, const char *check)
 {
-	static char text[65536]; /* under the record lock; a record is at most 64 KiB */
 	char wl[32], var[48], thr[12], med[32], unit[40];
-	size_t n = r->len < sizeof(text) - 1 ? r->len : sizeof(text) - 1;
-	memcpy(text, r->buf, n);
-	text[n] = 0;
+	if (r->len >= r->cap)
+		return; /* overflowed: it is replaced by an error record */
+	char *text = r->buf;
+	text[r->len] = 0; /* read in place, not copied (64 KiB saved): the next field overwrites it */
 	if (!rec_field(text, "workload", wl, sizeof(wl)) || !rec_field(text, "variant", var, sizeof(var)) ||
 	    !rec_field(text, "threads", thr, sizeof(thr)))
 		return;
