@@ -1,8 +1,9 @@
-/* fmt.c - a freestanding vsnprintf for the C11 7.21.6.1 subset in fmt.h, with exact %f for IEEE 754 binary64. */
+/* fmt.c - a freestanding vsnprintf for the C11 7.21.6.1 subset in fmt.h, with exact %f for IEEE 754 binary64 (its digits from fmt_dec.c). */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "fmt.h"
+#include "fmt_dec.h"
 #include "lib.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -21,17 +22,6 @@
 #define DBL_EXP_BIAS 1023
 /* A finite double is mant * 2^(biased_exp - DBL_EXP_SHIFT). */
 #define DBL_EXP_SHIFT (DBL_EXP_BIAS + DBL_FRAC_BITS)
-#define DBL_MAX_INT_BITS 1024                /* DBL_MAX < 2^1024 */
-#define DBL_MAX_FRAC_BITS 1074               /* least subnormal is 2^-1074 */
-#define DBL_MAX_INT_DIGITS 309               /* decimal digits of DBL_MAX */
-
-/* Exact %f uses big numbers in 32-bit limbs so products fit in uint64_t. */
-#define LIMB_BITS 32
-#define LIMB_HALF (1u << (LIMB_BITS - 1))
-#define INT_LIMBS (DBL_MAX_INT_BITS / LIMB_BITS)
-#define FRAC_LIMBS ((DBL_MAX_FRAC_BITS + LIMB_BITS - 1) / LIMB_BITS)
-#define DEC_CHUNK 1000000000u  /* 10^9, the largest power of ten in a limb */
-#define DEC_CHUNK_DIGITS 9
 #define DEC_BASE 10
 
 /* ---- Types ---------------------------------------------------------------- */
@@ -173,154 +163,12 @@ static void fmt_integer(struct fmt_out *o, const struct fmt_spec *s,
 	fmt_pad_right(o, s, body);
 }
 
-/* ---- Private Functions: exact binary64 to decimal ------------------------- */
-
-/* OR v << bit into the n-limb little-endian number limb, dropping overflow. */
-static void fmt_limbs_or(uint32_t *limb, size_t n, unsigned bit, uint64_t v)
-{
-	size_t word = bit / LIMB_BITS;
-	unsigned sh = bit % LIMB_BITS;
-	uint64_t lo = v << sh;
-	uint64_t hi = sh ? v >> (2 * LIMB_BITS - sh) : 0;
-	uint32_t w[3] = { (uint32_t)lo, (uint32_t)(lo >> LIMB_BITS),
-			  (uint32_t)hi };
-
-	for (size_t i = 0; i < ARRAY_SIZE(w) && word + i < n; i++)
-		limb[word + i] |= w[i];
-}
-
-/* Integer part of mant * 2^e2 as decimal digits, least significant first. */
-static size_t fmt_int_digits(uint64_t mant, int e2, char *rev)
-{
-	uint32_t limb[INT_LIMBS] = { 0 };
-	size_t n = INT_LIMBS, nd = 0;
-
-	if (e2 >= 0)
-		fmt_limbs_or(limb, n, (unsigned)e2, mant);
-	else if (-e2 < (int)(2 * LIMB_BITS))
-		fmt_limbs_or(limb, n, 0, mant >> -e2);
-	while (n && !limb[n - 1])
-		n--;
-	while (n) {
-		uint64_t rem = 0;
-
-		for (size_t i = n; i--;) {
-			uint64_t cur = (rem << LIMB_BITS) | limb[i];
-
-			limb[i] = (uint32_t)(cur / DEC_CHUNK);
-			rem = cur % DEC_CHUNK;
-		}
-		while (n && !limb[n - 1])
-			n--;
-		/* Inner chunks keep their leading zeros; the top one does not. */
-		for (int k = 0; k < DEC_CHUNK_DIGITS && (n || rem); k++) {
-			rev[nd++] = (char)('0' + rem % DEC_BASE);
-			rem /= DEC_BASE;
-		}
-	}
-	if (!nd)
-		rev[nd++] = '0';
-	return nd;
-}
-
-/* Add one to a reversed decimal string; returns its new length. */
-static size_t fmt_dec_increment(char *rev, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (rev[i] != '9') {
-			rev[i]++;
-			return n;
-		}
-		rev[i] = '0';
-	}
-	rev[n] = '1';
-	return n + 1;
-}
-
-/*
- * Load the fraction of mant * 2^e2 as a fixed-point number whose binary
- * point sits above the top limb; returns the limb count (0: no fraction).
- */
-static size_t fmt_frac_load(uint32_t *limb, uint64_t mant, int e2)
-{
-	unsigned q;
-	uint64_t f;
-	size_t n;
-
-	if (e2 >= 0)
-		return 0;
-	q = (unsigned)-e2;
-	f = q < 2 * LIMB_BITS ? mant & ((1ull << q) - 1) : mant;
-	if (!f)
-		return 0;
-	n = (q + LIMB_BITS - 1) / LIMB_BITS;
-	memset(limb, 0, n * sizeof(*limb));
-	fmt_limbs_or(limb, n, (unsigned)(n * LIMB_BITS - q), f);
-	return n;
-}
-
-/*
- * Multiply the fraction by ten and return the digit that moves above the
- * point. Low limbs fall to zero as factors of two accumulate, so *lo skips
- * them; *lo == n means the fraction is exhausted.
- */
-static unsigned fmt_frac_next(uint32_t *limb, size_t *lo, size_t n)
-{
-	uint64_t carry = 0;
-
-	for (size_t i = *lo; i < n; i++) {
-		uint64_t cur = (uint64_t)limb[i] * DEC_BASE + carry;
-
-		limb[i] = (uint32_t)cur;
-		carry = cur >> LIMB_BITS;
-	}
-	while (*lo < n && !limb[*lo])
-		(*lo)++;
-	return (unsigned)carry;
-}
-
-/* Compare the remaining fraction with one half: <0, 0 or >0. */
-static int fmt_frac_cmp_half(const uint32_t *limb, size_t lo, size_t n)
-{
-	if (limb[n - 1] != LIMB_HALF)
-		return limb[n - 1] > LIMB_HALF ? 1 : -1;
-	for (size_t i = lo; i < n - 1; i++)
-		if (limb[i])
-			return 1;
-	return 0;
-}
-
-/*
- * Decide whether prec fraction digits round up (to nearest, ties to even,
- * as glibc does in the default rounding mode). *carry_at is the digit that
- * absorbs the increment, or -1 when it ripples into the integer part.
- */
-static bool fmt_frac_rounds_up(uint64_t mant, int e2, size_t prec,
-			       unsigned int_last, ptrdiff_t *carry_at)
-{
-	uint32_t limb[FRAC_LIMBS];
-	size_t n = fmt_frac_load(limb, mant, e2), lo = 0;
-	unsigned last = int_last;
-	int cmp;
-
-	*carry_at = -1;
-	for (size_t i = 0; i < prec; i++) {
-		if (lo == n)
-			return false;  /* exact: the rest are zeros */
-		last = fmt_frac_next(limb, &lo, n);
-		if (last != DEC_BASE - 1)
-			*carry_at = (ptrdiff_t)i;
-	}
-	if (lo == n)
-		return false;
-	cmp = fmt_frac_cmp_half(limb, lo, n);
-	return cmp > 0 || (cmp == 0 && (last & 1));
-}
+/* ---- Private Functions: %f ----------------------------------------------- */
 
 static void fmt_double(struct fmt_out *o, const struct fmt_spec *s, double v)
 {
-	char rev[DBL_MAX_INT_DIGITS + 1], sign = 0;
-	uint32_t limb[FRAC_LIMBS];
+	char rev[FMT_DEC_INT_DIGITS_MAX + 1], sign = 0;  /* +1: a carry out */
+	uint32_t limb[FMT_DEC_FRAC_LIMBS];
 	uint64_t bits, mant;
 	unsigned bexp;
 	size_t prec, ni, nf, lo = 0, body, zeros = 0;
@@ -357,9 +205,9 @@ static void fmt_double(struct fmt_out *o, const struct fmt_spec *s, double v)
 	e2 = (int)bexp - DBL_EXP_SHIFT;
 	prec = s->prec < 0 ? FMT_F_DEFAULT_PREC : (size_t)s->prec;
 
-	ni = fmt_int_digits(mant, e2, rev);
-	up = fmt_frac_rounds_up(mant, e2, prec, (unsigned)(rev[0] - '0'),
-				&carry_at);
+	ni = fmt_dec_int_digits(mant, e2, rev);
+	up = fmt_dec_frac_rounds_up(mant, e2, prec, (unsigned)(rev[0] - '0'),
+				    &carry_at);
 	if (up && carry_at < 0)
 		ni = fmt_dec_increment(rev, ni);
 
@@ -376,7 +224,7 @@ static void fmt_double(struct fmt_out *o, const struct fmt_spec *s, double v)
 	if (prec || (s->flags & FMT_ALT))
 		fmt_put(o, '.');
 
-	nf = fmt_frac_load(limb, mant, e2);
+	nf = fmt_dec_frac_load(limb, mant, e2);
 	for (size_t i = 0; i < prec; i++) {
 		unsigned d;
 
@@ -385,7 +233,7 @@ static void fmt_double(struct fmt_out *o, const struct fmt_spec *s, double v)
 			fmt_repeat(o, '0', prec - i);
 			break;
 		}
-		d = fmt_frac_next(limb, &lo, nf);
+		d = fmt_dec_frac_next(limb, &lo, nf);
 		if (up && (ptrdiff_t)i == carry_at)
 			d++;
 		else if (up && (ptrdiff_t)i > carry_at)

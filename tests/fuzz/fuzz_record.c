@@ -4,9 +4,9 @@
  * runs it into a large buffer and into an exact-size buffer of the chosen
  * capacity, and keeps a model of which programs are valid. A valid program
  * must give a line that rec_check_line() accepts and that a strict JSON
- * parser (here, independent of kernel/) reads back as exactly the values
- * written; integers and hex as C's printf writes them, decimals as glibc's
- * correctly rounded %.*f. An invalid one must give NULL and an empty buffer.
+ * reader (fuzz_json.c, independent of kernel/) reads back as exactly the
+ * values written; integers and hex as C's printf writes them, decimals as
+ * glibc's correctly rounded %.*f. An invalid one must give NULL and an empty buffer.
  * The small buffer must hold the same line exactly when it fits.
  *
  * Program: u16 cap (0: a NULL buffer), kind as a string, then operations
@@ -23,6 +23,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
+#include "fuzz_json.h"
 #include "record.h"
 
 /* ---- Constants ---------------------------------------------------------- */
@@ -35,7 +36,6 @@
 #define NUM_LEN 400                    /* %.17f of DBL_MAX is 327 bytes */
 #define KEY_NULL 0xffu
 #define STR_NULL 0xffffu
-#define JSON_MAX_DEPTH 64
 
 enum op {
 	OP_U64, OP_I64, OP_BOOL, OP_NULL, OP_STR, OP_STRN, OP_HEX, OP_F64,
@@ -54,26 +54,15 @@ struct call {
 	int decimals;                  /* OP_F64 */
 };
 
-/* One JSON value as the parser sees it; the model makes the same for what was written. */
-enum ev_type { EV_OBJ, EV_ARR, EV_END, EV_STR, EV_NUM, EV_TRUE, EV_FALSE, EV_NULL };
-
-struct event {
-	enum ev_type type;
-	bool has_key;
-	const char *key;               /* not NUL-terminated */
-	size_t key_len;
-	const char *val;               /* EV_STR: decoded bytes; EV_NUM: the number's text */
-	size_t val_len;
-};
-
 /* ---- Private Variables -------------------------------------------------- */
 
 static struct call calls[MAX_OPS];
 static char arena[ARENA_LEN], decoded[BIG_CAP], nums[MAX_EVENTS][NUM_LEN];
-static size_t arena_len, decoded_len;
+static size_t arena_len;
 static char big[BIG_CAP], saved[BIG_CAP];
-static struct event want[MAX_EVENTS], got[MAX_EVENTS];
-static unsigned n_want, n_got;
+/* What the model expects, and what the JSON reader finds in the line. */
+static struct fuzz_json_event want[MAX_EVENTS], got[MAX_EVENTS];
+static unsigned n_want;
 
 /* ---- Private Functions: decoding the program ---------------------------- */
 
@@ -159,9 +148,9 @@ static bool is_ident(const char *k)
 	return true;
 }
 
-static void expect(enum ev_type type, const char *key, const char *val, size_t val_len)
+static void expect(enum fuzz_json_type type, const char *key, const char *val, size_t val_len)
 {
-	struct event *e = &want[n_want++];
+	struct fuzz_json_event *e = &want[n_want++];
 
 	FUZZ_ASSERT(n_want <= MAX_EVENTS);
 	e->type = type;
@@ -174,7 +163,7 @@ static void expect(enum ev_type type, const char *key, const char *val, size_t v
 
 /* A number (or "0x..." string) as C's printf writes it, kept for the comparison. */
 __attribute__((format(printf, 3, 4)))
-static void expect_fmt(enum ev_type type, const char *key, const char *f, ...)
+static void expect_fmt(enum fuzz_json_type type, const char *key, const char *f, ...)
 {
 	char *buf = nums[n_want];
 	va_list ap;
@@ -197,11 +186,11 @@ static bool model(const char *kind, unsigned n)
 	unsigned depth = 1;
 
 	n_want = 0;
-	expect(EV_OBJ, NULL, NULL, 0);
-	expect_fmt(EV_NUM, "v", "%d", QB_RECORD_VERSION);
+	expect(FUZZ_JSON_OBJ, NULL, NULL, 0);
+	expect_fmt(FUZZ_JSON_NUM, "v", "%d", QB_RECORD_VERSION);
 	if (!kind)
 		return false;
-	expect(EV_STR, "kind", kind, strlen(kind));
+	expect(FUZZ_JSON_STR, "kind", kind, strlen(kind));
 	for (unsigned i = 0; i < n; i++) {
 		const struct call *c = &calls[i];
 		double d;
@@ -210,31 +199,31 @@ static bool model(const char *kind, unsigned n)
 			if (depth <= 1 || is_array[depth - 1] != (c->op == OP_ARR_END))
 				return false;
 			depth--;
-			expect(EV_END, NULL, NULL, 0);
+			expect(FUZZ_JSON_END, NULL, NULL, 0);
 			continue;
 		}
 		if (is_array[depth - 1] ? c->key != NULL : !is_ident(c->key))
 			return false;
 		switch (c->op) {
-		case OP_U64: expect_fmt(EV_NUM, c->key, "%llu", (unsigned long long)c->u); break;
-		case OP_I64: expect_fmt(EV_NUM, c->key, "%lld", (long long)(int64_t)c->u); break;
-		case OP_HEX: expect_fmt(EV_STR, c->key, "0x%llx", (unsigned long long)c->u); break;
-		case OP_BOOL: expect(c->u ? EV_TRUE : EV_FALSE, c->key, NULL, 0); break;
-		case OP_NULL: expect(EV_NULL, c->key, NULL, 0); break;
+		case OP_U64: expect_fmt(FUZZ_JSON_NUM, c->key, "%llu", (unsigned long long)c->u); break;
+		case OP_I64: expect_fmt(FUZZ_JSON_NUM, c->key, "%lld", (long long)(int64_t)c->u); break;
+		case OP_HEX: expect_fmt(FUZZ_JSON_STR, c->key, "0x%llx", (unsigned long long)c->u); break;
+		case OP_BOOL: expect(c->u ? FUZZ_JSON_TRUE : FUZZ_JSON_FALSE, c->key, NULL, 0); break;
+		case OP_NULL: expect(FUZZ_JSON_NULL, c->key, NULL, 0); break;
 		case OP_STR:
 		case OP_STRN:
 			if (!c->s)
-				expect(EV_NULL, c->key, NULL, 0);
+				expect(FUZZ_JSON_NULL, c->key, NULL, 0);
 			else
-				expect(EV_STR, c->key, c->s,
+				expect(FUZZ_JSON_STR, c->key, c->s,
 				       c->op == OP_STR ? strlen(c->s) : strnlen(c->s, c->n));
 			break;
 		case OP_F64:
 			memcpy(&d, &c->u, sizeof(d));
 			if (!isfinite(d))
-				expect(EV_NULL, c->key, NULL, 0);
+				expect(FUZZ_JSON_NULL, c->key, NULL, 0);
 			else
-				expect_fmt(EV_NUM, c->key, "%.*f",
+				expect_fmt(FUZZ_JSON_NUM, c->key, "%.*f",
 					   c->decimals < 0 ? 0 : c->decimals > REC_MAX_DECIMALS
 					   ? REC_MAX_DECIMALS : c->decimals, d);
 			break;
@@ -242,11 +231,11 @@ static bool model(const char *kind, unsigned n)
 			if (depth >= REC_MAX_DEPTH)
 				return false;
 			is_array[depth++] = c->op == OP_ARR_BEGIN;
-			expect(c->op == OP_ARR_BEGIN ? EV_ARR : EV_OBJ, c->key, NULL, 0);
+			expect(c->op == OP_ARR_BEGIN ? FUZZ_JSON_ARR : FUZZ_JSON_OBJ, c->key, NULL, 0);
 			break;
 		}
 	}
-	expect(EV_END, NULL, NULL, 0);
+	expect(FUZZ_JSON_END, NULL, NULL, 0);
 	return depth == 1;
 }
 
@@ -293,255 +282,12 @@ static const char *run(const char *kind, unsigned n, char *buf, size_t cap, size
 	}
 }
 
-/* ---- Private Functions: a strict JSON reader (RFC 8259, ASCII) ---------- */
-
-struct jr {
-	const char *s;
-	size_t n, i;
-	int depth;
-};
-
-static int jr_peek(const struct jr *j)
-{
-	return j->i < j->n ? (unsigned char)j->s[j->i] : -1;
-}
-
-static void jr_ws(struct jr *j)
-{
-	while (jr_peek(j) == ' ' || jr_peek(j) == '\t' || jr_peek(j) == '\n' || jr_peek(j) == '\r')
-		j->i++;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
-}
-
-/* A string into the decoded buffer; a \u escape must name a byte (the encoder's \u00XX). */
-static bool jr_string(struct jr *j, const char **out, size_t *len)
-{
-	char *d = decoded + decoded_len;
-	size_t k = 0;
-
-	if (jr_peek(j) != '"')
-		return false;
-	j->i++;
-	for (;;) {
-		int c = jr_peek(j);
-
-		if (c < 0x20 || c > 0x7e)
-			return false;      /* the end, a control byte, or not ASCII */
-		j->i++;
-		if (c == '"')
-			break;
-		if (c == '\\') {
-			int e = jr_peek(j);
-
-			j->i++;
-			switch (e) {
-			case '"': case '\\': case '/': c = e; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			case 'u': {
-				int v = 0;
-
-				for (int q = 0; q < 4; q++) {
-					int h = hexval(jr_peek(j));
-
-					if (h < 0)
-						return false;
-					v = v << 4 | h;
-					j->i++;
-				}
-				if (v > 0xff)
-					return false;
-				c = v;
-				break;
-			}
-			default:
-				return false;
-			}
-		}
-		FUZZ_ASSERT(decoded_len + k < sizeof(decoded));
-		d[k++] = (char)c;
-	}
-	*out = d;
-	*len = k;
-	decoded_len += k;
-	return true;
-}
-
-static bool jr_digits(struct jr *j)
-{
-	size_t start = j->i;
-
-	while (jr_peek(j) >= '0' && jr_peek(j) <= '9')
-		j->i++;
-	return j->i > start;
-}
-
-static bool jr_number(struct jr *j)
-{
-	if (jr_peek(j) == '-')
-		j->i++;
-	if (jr_peek(j) == '0')
-		j->i++;
-	else if (!(jr_peek(j) >= '1' && jr_peek(j) <= '9') || !jr_digits(j))
-		return false;
-	if (jr_peek(j) == '.') {
-		j->i++;
-		if (!jr_digits(j))
-			return false;
-	}
-	if (jr_peek(j) == 'e' || jr_peek(j) == 'E') {
-		j->i++;
-		if (jr_peek(j) == '+' || jr_peek(j) == '-')
-			j->i++;
-		if (!jr_digits(j))
-			return false;
-	}
-	return true;
-}
-
-static bool jr_lit(struct jr *j, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if (j->n - j->i < n || memcmp(j->s + j->i, lit, n))
-		return false;
-	j->i += n;
-	return true;
-}
-
-static struct event *emit(enum ev_type type, const char *key, size_t key_len, bool has_key)
-{
-	struct event *e;
-
-	if (n_got >= MAX_EVENTS)
-		return NULL;
-	e = &got[n_got++];
-	memset(e, 0, sizeof(*e));
-	e->type = type;
-	e->has_key = has_key;
-	e->key = key;
-	e->key_len = key_len;
-	return e;
-}
-
-static bool jr_value(struct jr *j, const char *key, size_t key_len, bool has_key);
-
-/* The members of an object or the elements of an array, up to the closing bracket. */
-static bool jr_container(struct jr *j, bool object)
-{
-	char close = object ? '}' : ']';
-
-	if (++j->depth > JSON_MAX_DEPTH)
-		return false;
-	j->i++;
-	jr_ws(j);
-	if (jr_peek(j) == close) {
-		j->i++;
-	} else {
-		for (;;) {
-			const char *k = NULL;
-			size_t kl = 0;
-
-			jr_ws(j);
-			if (object) {
-				if (!jr_string(j, &k, &kl))
-					return false;
-				jr_ws(j);
-				if (jr_peek(j) != ':')
-					return false;
-				j->i++;
-			}
-			if (!jr_value(j, k, kl, object))
-				return false;
-			jr_ws(j);
-			if (jr_peek(j) == close) {
-				j->i++;
-				break;
-			}
-			if (jr_peek(j) != ',')
-				return false;
-			j->i++;
-		}
-	}
-	j->depth--;
-	return emit(EV_END, NULL, 0, false) != NULL;
-}
-
-static bool jr_value(struct jr *j, const char *key, size_t key_len, bool has_key)
-{
-	struct event *e;
-	size_t start;
-
-	jr_ws(j);
-	switch (jr_peek(j)) {
-	case '{':
-		return emit(EV_OBJ, key, key_len, has_key) && jr_container(j, true);
-	case '[':
-		return emit(EV_ARR, key, key_len, has_key) && jr_container(j, false);
-	case '"':
-		e = emit(EV_STR, key, key_len, has_key);
-		return e && jr_string(j, &e->val, &e->val_len);
-	case 't':
-		return jr_lit(j, "true") && emit(EV_TRUE, key, key_len, has_key);
-	case 'f':
-		return jr_lit(j, "false") && emit(EV_FALSE, key, key_len, has_key);
-	case 'n':
-		return jr_lit(j, "null") && emit(EV_NULL, key, key_len, has_key);
-	default:
-		start = j->i;
-		if (!jr_number(j))
-			return false;
-		e = emit(EV_NUM, key, key_len, has_key);
-		if (!e)
-			return false;
-		e->val = j->s + start;
-		e->val_len = j->i - start;
-		return true;
-	}
-}
-
-/* Exactly one object and nothing after it. */
-static bool jr_parse(const char *s, size_t n)
-{
-	struct jr j = { s, n, 0, 0 };
-
-	n_got = 0;
-	decoded_len = 0;
-	jr_ws(&j);
-	if (jr_peek(&j) != '{' || !jr_value(&j, NULL, 0, false))
-		return false;
-	jr_ws(&j);
-	return j.i == j.n;
-}
-
 /* ---- Private Functions: checks ------------------------------------------ */
-
-static void check_events(void)
-{
-	FUZZ_ASSERT(n_got == n_want);
-	for (unsigned i = 0; i < n_want; i++) {
-		const struct event *w = &want[i], *g = &got[i];
-
-		FUZZ_ASSERT(w->type == g->type);
-		FUZZ_ASSERT(w->has_key == g->has_key);
-		FUZZ_ASSERT(w->key_len == g->key_len && (!w->key_len || !memcmp(w->key, g->key, w->key_len)));
-		FUZZ_ASSERT(w->val_len == g->val_len && (!w->val_len || !memcmp(w->val, g->val, w->val_len)));
-	}
-}
 
 /* The line as record.h describes it, and what rec_check_line() says of it and of damaged copies. */
 static void check_line(const char *line, size_t len, size_t salt)
 {
+	struct fuzz_json_out out = { got, MAX_EVENTS, 0, decoded, sizeof(decoded), 0 };
 	const char *json = NULL;
 	size_t json_len = 0;
 	char *copy;
@@ -550,8 +296,8 @@ static void check_line(const char *line, size_t len, size_t salt)
 	FUZZ_ASSERT(fuzz_printable(line, len));
 	FUZZ_ASSERT(rec_check_line(line, len, &json, &json_len));
 	FUZZ_ASSERT(json == line + strlen(REC_PREFIX) && json_len == len - strlen(REC_PREFIX) - 9);
-	FUZZ_ASSERT(jr_parse(json, json_len));
-	check_events();
+	FUZZ_ASSERT(fuzz_json_parse(json, json_len, &out));
+	fuzz_json_same(want, n_want, got, out.n_ev);
 
 	/* One changed byte anywhere, a byte fewer or a newline more: rejected. */
 	copy = malloc(len + 1);

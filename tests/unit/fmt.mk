@@ -1,2 +1,2 @@
 UNIT_TESTS += fmt
-fmt_SRCS := tests/unit/test_fmt.c kernel/lib/fmt.c
+fmt_SRCS := tests/unit/test_fmt.c kernel/lib/fmt.c kernel/lib/fmt_dec.c
