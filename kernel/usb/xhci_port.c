@@ -79,7 +79,7 @@ static bool debounce(struct xhci *x, uint32_t off)
 	return false;
 }
 
-/* A warm reset (§4.19.5.1): the only way out of SS.Inactive and Compliance. */
+/* A warm reset (§4.19.5): the only way out of SS.Inactive and Compliance. */
 static bool warm_reset(struct xhci *x, uint8_t port, uint32_t off)
 {
 	port_write(x, off, XHCI_PORT_WPR);

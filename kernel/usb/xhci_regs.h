@@ -60,7 +60,7 @@
 /* Port link states (PLS, §5.4.8 Table 5-27). */
 #define XHCI_PLS_U0 0
 #define XHCI_PLS_RX_DETECT 5
-#define XHCI_PLS_INACTIVE 6                   /* SS.Inactive: only a warm reset gets it out (§4.19.1.2.1) */
+#define XHCI_PLS_INACTIVE 6                   /* SS.Inactive: only a warm reset gets it out (§4.19.1.2) */
 #define XHCI_PLS_POLLING 7
 #define XHCI_PLS_COMPLIANCE 10                /* Compliance Mode: likewise */
 

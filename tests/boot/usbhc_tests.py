@@ -25,6 +25,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 import caselib  # noqa: E402
+import image_checks  # noqa: E402
+import image_stick  # noqa: E402
 import image_tests  # noqa: E402
 import qbrecords  # noqa: E402
 
@@ -84,14 +86,14 @@ def run_case(a, name, tmp, errors):
     device, cls, article = CONTROLLERS[name]
     case = image_tests.Case(name, "ovmf", image_tests.SELFTEST_CFG, "uefi", image_tests.SELFTEST_CMD,
                             extra_check=lambda recs, errs: check_controller(recs, cls, article, errs), results="none")
-    disk = image_tests.prepare(case, a.image, tmp)
+    disk = image_stick.prepare(case, a.image, tmp)
     pristine = os.path.join(tmp, "pristine.img")
     shutil.copyfile(disk, pristine)
-    status, text, _ = image_tests.boot(qemu_cmd(device, disk, tmp), a.timeout)
+    status, text, _ = image_stick.boot(qemu_cmd(device, disk, tmp), a.timeout)
     with open(os.path.join(a.logdir, name + ".log"), "w", encoding="latin-1") as f:
         f.write(text)
-    image_tests.check(case, status, text, errors)
-    image_tests.check_stick(case, disk, text, errors)
+    image_checks.check(case, status, text, errors)
+    image_checks.check_stick(case, disk, text, errors)
     errors.extend(changed_sectors(pristine, disk)[:5])
     line = "results: serial only: the stick is on %s (%s)" % (article, ADDR)
     if line not in text:
