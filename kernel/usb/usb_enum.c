@@ -96,10 +96,11 @@ static void place(struct xhci_dev *d, struct xhci_dev *hub, uint8_t port, uint32
 }
 
 /* One try: reset, address, settle, EP0's packet size. */
-static bool try_once(struct usb_stick *s, struct xhci_dev *d, struct xhci_dev *hub, uint8_t port, uint32_t tier)
+static bool try_once(struct usb_stick *s, struct xhci_dev *d, struct xhci_dev *hub, uint8_t port, uint32_t tier,
+		     bool again)
 {
 	uint32_t got = 0;
-	if (hub ? !hub_port_reset(s, hub, port, d) : !xhci_root_port_reset(&s->x, port, d))
+	if (hub ? !hub_port_reset(s, hub, port, d) : !xhci_root_port_reset(&s->x, port, d, again))
 		return hub ? false : usb_xfail(s, "root port");
 	place(d, hub, port, tier);
 	if (!xhci_dev_address(&s->x, d))
@@ -147,7 +148,7 @@ bool usb_enumerate(struct usb_stick *s, struct xhci_dev *d, struct xhci_dev *hub
 			xhci_dev_disable(&s->x, d);
 			tsc_delay_us(USB_ENUM_RETRY_MS * 1000);
 		}
-		if (try_once(s, d, hub, port, tier))
+		if (try_once(s, d, hub, port, tier, n > 1))
 			return true;
 	}
 	memcpy(last, s->why, sizeof(last));

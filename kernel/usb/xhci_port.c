@@ -159,7 +159,7 @@ bool xhci_port_connected(struct xhci *x, uint8_t port)
 	return port && port <= x->max_ports && (rd32(x->op, XHCI_PORTSC(port)) & XHCI_PORT_CCS);
 }
 
-bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d)
+bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d, bool again)
 {
 	if (!port || port > x->max_ports)
 		return xhci_fail(x, "root port %u does not exist (the controller has %u)", port, x->max_ports);
@@ -177,13 +177,16 @@ bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d)
 	if (p && p->major >= USB3_MAJOR) {
 		/* A USB 3 port trains its link by itself (§4.19.1.2); one stuck in
 		 * SS.Inactive or Compliance, or that does not come up, gets a warm
-		 * reset (Linux hub_port_warm_reset_required). */
+		 * reset (Linux hub_port_warm_reset_required), and so does one whose
+		 * device is being tried again. */
 		uint32_t pls = XHCI_PORT_PLS(v);
 		bool stuck = pls == XHCI_PLS_INACTIVE || pls == XHCI_PLS_COMPLIANCE;
-		if ((stuck || !wait_port(x, off, XHCI_PORT_PED, XHCI_PORT_PED, PORT_MS)) && !warm_reset(x, port, off))
+		if ((again || stuck || !wait_port(x, off, XHCI_PORT_PED, XHCI_PORT_PED, PORT_MS)) &&
+		    !warm_reset(x, port, off))
 			return false;
-	} else if (!(v & XHCI_PORT_PED)) {
-		/* A USB 2 port is enabled by a reset (§4.3.1). */
+	} else {
+		/* A USB 2 port is enabled by a reset (§4.3.1), every time: a device
+		 * tried again may still hold the address it was given. */
 		port_write(x, off, XHCI_PORT_PR);
 		if (!wait_port(x, off, XHCI_PORT_PRC, XHCI_PORT_PRC, PORT_MS))
 			return xhci_fail(x, "root port %u did not finish its reset within %u ms", port, PORT_MS);

@@ -29,8 +29,9 @@ bool xhci_port_speed(struct xhci *x, uint8_t port, uint8_t psiv, struct xhci_dev
 bool xhci_port_connected(struct xhci *x, uint8_t port);
 
 /* Wait for a connection on root port `port` to stay for XHCI_DEBOUNCE_MS,
- * reset the port (a warm reset for a USB 3 link stuck in SS.Inactive or
- * Compliance, or that does not train), and set d's speed from it. */
-bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d);
+ * reset the port (a USB 2 port always; a USB 3 port with a warm reset when
+ * its link is stuck in SS.Inactive or Compliance, does not train, or
+ * `again`: its device is being tried again), and set d's speed from it. */
+bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d, bool again);
 
 #endif

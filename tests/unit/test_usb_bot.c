@@ -176,8 +176,9 @@ bool xhci_start(struct xhci *x, struct pci_addr a)
 void xhci_set_trace(bool on) { (void)on; }
 bool xhci_stop(struct xhci *x) { x->dead = true; return true; }
 uint32_t xhci_route(uint32_t r, uint32_t t, uint32_t p) { return r | (p < 15 ? p : 15) << (4 * (t - 1)); }
-bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d)
+bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d, bool again)
 {
+	(void)again;
 	(void)x, (void)port;
 	d->speed = XHCI_SPEED_HIGH;
 	d->psiv = 3;

@@ -1,4 +1,4 @@
-/* test_usb_xhci.c - host tests of the real xHCI driver and the stick's Bulk-Only path (kernel/usb/xhci*.c, usb.c, usb_enum.c, bot.c) against the model controller of xhci_model.h, for what QEMU's controllers cannot show: port speeds from Supported Protocol PSIs (a 10 Gb/s port, custom speed IDs, the default IDs of SuperSpeedPlus), a warm reset for a link stuck in SS.Inactive, a transfer that gets no answer and completes late (its event dropped, the endpoint stopped and its ring moved past it before the buffer is used again, then a reset recovery), a short read whose CSW says residue 0, transaction errors, babble and split transaction errors that halt an endpoint, the Chain bit of link TRBs on an xHCI 0.95 and a 1.0, and a stick on a hub port above 15. */
+/* test_usb_xhci.c - host tests of the real xHCI driver and the stick's Bulk-Only path (kernel/usb/xhci*.c, usb.c, usb_enum.c, bot.c) against the model controller of xhci_model.h, for what QEMU's controllers cannot show: port speeds from Supported Protocol PSIs (a 10 Gb/s port, custom speed IDs, the default IDs of SuperSpeedPlus), a warm reset for a link stuck in SS.Inactive, enumeration tried again after a fresh port reset, a transfer that gets no answer and completes late (its event dropped, the endpoint stopped and its ring moved past it before the buffer is used again, then a reset recovery), a short read whose CSW says residue 0, transaction errors, babble and split transaction errors that halt an endpoint, the Chain bit of link TRBs on an xHCI 0.95 and a 1.0, and a stick on a hub port above 15. */
 #include "check.h"
 #include "lib.h"
 #include "usb.h"
@@ -111,6 +111,23 @@ TEST(a_link_stuck_in_ss_inactive_gets_a_warm_reset)
 	xm.port[4].portsc = XHCI_PORT_PP | XHCI_PORT_CCS | XHCI_PLS_INACTIVE << 5;
 	CHECK(open_on(4));
 	CHECK(strchr(xm.log, 'W') != NULL && strchr(xm.log, 'W') < strchr(xm.log, 'A'));
+}
+
+/* A device that does not take its address at first: the slot is given back,
+ * the port reset again, and the next try works (Linux hub_port_init). */
+TEST(enumeration_is_tried_again_with_a_fresh_reset)
+{
+	controller(0x0110, psi, 4);
+	xm_stick(-1, 2, XHCI_PSIV_HIGH, false, false);
+	xm.fail_address = 2;
+	CHECK(open_on(2));
+	CHECK_EQ_U(xm.port_resets, 3);
+	CHECK(strncmp(xm.log, "DDA", 3) == 0);
+	controller(0x0110, psi, 4);
+	xm_stick(-1, 2, XHCI_PSIV_HIGH, false, false);
+	xm.fail_address = 4;
+	CHECK(!open_path((const uint8_t[]){ 2 }, 1));
+	CHECK(strstr(stick.why, "(tried 4 times)") != NULL);
 }
 
 /* ---- Timeouts ------------------------------------------------------------------------- */
@@ -254,6 +271,7 @@ int main(void)
 	RUN(speeds_come_from_the_psis);
 	RUN(a_stick_on_a_custom_10_gbps_port);
 	RUN(a_link_stuck_in_ss_inactive_gets_a_warm_reset);
+	RUN(enumeration_is_tried_again_with_a_fresh_reset);
 	RUN(a_transfer_that_times_out_and_completes_late);
 	RUN(errors_that_halt_the_endpoint_are_recovered);
 	RUN(a_short_read_with_residue_zero);

@@ -224,7 +224,7 @@ static uint32_t address_device(uint32_t slot, const uint8_t *in)
 	const struct xhci_slot_ctx *s = (const struct xhci_slot_ctx *)(in + CTX);
 	const struct xhci_ep_ctx *e0 = (const struct xhci_ep_ctx *)(in + 2 * CTX);
 	int d = device_at(s);
-	if (d < 0)
+	if (d < 0 || xm.fail_address-- > 0)
 		return XHCI_CC_TRANSACTION;
 	xm.slot[slot].dev = d;
 	xm.default_dev = -1;
@@ -379,6 +379,8 @@ static void port_reset(uint8_t n, bool warm)
 	xm.default_dev = p->dev;
 	if (warm)
 		xm_note('W');
+	else
+		xm.port_resets++;
 }
 
 static void port_write(uint8_t n, uint32_t v)

@@ -96,6 +96,7 @@ struct xm {
 	bool late;                  /* ... and completed when the endpoint is stopped (else reported stopped) */
 	uint8_t fail_dci;           /* ended with fail_cc, the endpoint halted; 0: none */
 	uint32_t fail_cc;
+	int fail_address;           /* Address Device commands that end with a USB Transaction Error */
 	/* What it saw. */
 	char log[XM_LOG];           /* A address, C configure, E reset endpoint, S stop endpoint, Q set dequeue,
 				     * D disable slot, L a held transfer completed late, P stopped reported,
@@ -105,6 +106,7 @@ struct xm {
 	uint64_t set_deq[XM_DCI];   /* the last Set TR Dequeue Pointer's, by DCI */
 	uint64_t held_trb;          /* the transfer held back last */
 	unsigned links_chained, links_unchained;
+	unsigned port_resets;       /* PORTSC.PR writes on a connected port */
 	unsigned route_errors;      /* a hub device addressed with a route string that does not name its port */
 	unsigned late_writes;       /* buffer writes for a held transfer */
 	unsigned stale_trbs;        /* TRBs done past a Set TR Dequeue Pointer that skipped them (must stay 0) */
