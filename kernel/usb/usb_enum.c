@@ -74,7 +74,8 @@ static bool hub_port_reset(struct usb_stick *s, struct xhci_dev *hub, uint8_t po
 	d->speed = st & HUB_ST_LOW_SPEED ? XHCI_SPEED_LOW : st & HUB_ST_HIGH_SPEED ? XHCI_SPEED_HIGH : XHCI_SPEED_FULL;
 	d->psiv = d->speed == XHCI_SPEED_LOW ? XHCI_PSIV_LOW : d->speed == XHCI_SPEED_HIGH ? XHCI_PSIV_HIGH
 										      : XHCI_PSIV_FULL;
-	d->kbps = d->speed == XHCI_SPEED_LOW ? 1500 : d->speed == XHCI_SPEED_HIGH ? 480000 : 12000;
+	d->kbps = d->speed == XHCI_SPEED_LOW ? XHCI_KBPS_LOW : d->speed == XHCI_SPEED_HIGH ? XHCI_KBPS_HIGH
+										  : XHCI_KBPS_FULL;
 	tsc_delay_us(XHCI_RESET_RECOVERY_MS * 1000);
 	return true;
 }

@@ -13,17 +13,18 @@
 #define PSIE_KBPS 1
 #define PSIE_MBPS 2
 #define PSIE_GBPS 3
-#define KBPS_LOW 1500
-#define KBPS_FULL 12000
-#define KBPS_HIGH 480000
+#define KILO 1000
+#define KBPS_SS 5000000                   /* SuperSpeed Gen 1 x1 */
+#define KBPS_SSP_10G 10000000             /* Gen 2 x1, Gen 1 x2 */
+#define KBPS_SSP_20G 20000000             /* Gen 2 x2 */
 #define KBPS_MAX 0xffffffffu
 #define USB3_MAJOR 3
 
 /* The default speed IDs' rates (Table 7-13), kb/s, by PSIV. */
 static const uint32_t default_kbps[] = {
-	[XHCI_PSIV_FULL] = KBPS_FULL, [XHCI_PSIV_LOW] = KBPS_LOW, [XHCI_PSIV_HIGH] = KBPS_HIGH,
-	[XHCI_PSIV_SS] = 5000000, [XHCI_PSIV_SSP_G2X1] = 10000000, [XHCI_PSIV_SSP_G1X2] = 10000000,
-	[XHCI_PSIV_SSP_G2X2] = 20000000,
+	[XHCI_PSIV_FULL] = XHCI_KBPS_FULL, [XHCI_PSIV_LOW] = XHCI_KBPS_LOW, [XHCI_PSIV_HIGH] = XHCI_KBPS_HIGH,
+	[XHCI_PSIV_SS] = KBPS_SS, [XHCI_PSIV_SSP_G2X1] = KBPS_SSP_10G, [XHCI_PSIV_SSP_G1X2] = KBPS_SSP_10G,
+	[XHCI_PSIV_SSP_G2X2] = KBPS_SSP_20G,
 };
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -57,10 +58,10 @@ static uint32_t psi_kbps(uint32_t psi)
 {
 	uint64_t m = XHCI_PSI_PSIM(psi), k;
 	switch (XHCI_PSI_PSIE(psi)) {
-	case PSIE_BPS: k = m / 1000; break;
+	case PSIE_BPS: k = m / KILO; break;
 	case PSIE_KBPS: k = m; break;
-	case PSIE_MBPS: k = m * 1000; break;
-	default: k = m * 1000000; break;
+	case PSIE_MBPS: k = m * KILO; break;
+	default: k = m * KILO * KILO; break;
 	}
 	return k > KBPS_MAX ? KBPS_MAX : (uint32_t)k;
 }
@@ -149,8 +150,8 @@ bool xhci_port_speed(struct xhci *x, uint8_t port, uint8_t psiv, struct xhci_dev
 	if (!found)
 		return xhci_fail(x, "root port %u reports speed ID %u, which its Supported Protocol capability does not list",
 				 port, psiv);
-	d->speed = kbps <= KBPS_LOW ? XHCI_SPEED_LOW : kbps <= KBPS_FULL ? XHCI_SPEED_FULL
-		 : kbps <= KBPS_HIGH ? XHCI_SPEED_HIGH : XHCI_SPEED_SUPER;
+	d->speed = kbps <= XHCI_KBPS_LOW ? XHCI_SPEED_LOW : kbps <= XHCI_KBPS_FULL ? XHCI_SPEED_FULL
+		 : kbps <= XHCI_KBPS_HIGH ? XHCI_SPEED_HIGH : XHCI_SPEED_SUPER;
 	return true;
 }
 

@@ -12,6 +12,9 @@
 #define XHCI_DEBOUNCE_STEP_MS 25      /* Linux HUB_DEBOUNCE_STEP */
 #define XHCI_DEBOUNCE_MAX_MS 2000     /* Linux HUB_DEBOUNCE_TIMEOUT */
 #define XHCI_RESET_RECOVERY_MS 10     /* USB 2.0 §7.1.7.5 TRSTRCY, after a reset */
+#define XHCI_KBPS_LOW 1500            /* the USB 2 signalling rates (USB 2.0 §7.1.11) */
+#define XHCI_KBPS_FULL 12000
+#define XHCI_KBPS_HIGH 480000
 
 /* Read the Supported Protocol capabilities in the first `span` bytes of the
  * registers into x->proto. */

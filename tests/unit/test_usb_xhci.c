@@ -126,7 +126,11 @@ TEST(enumeration_is_tried_again_with_a_fresh_reset)
 	controller(0x0110, psi, 4);
 	xm_stick(-1, 2, XHCI_PSIV_HIGH, false, false);
 	xm.fail_address = 4;
-	CHECK(!open_path((const uint8_t[]){ 2 }, 1));
+	struct boot_results r;
+	memset(&r, 0, sizeof(r));
+	r.n_ports = 1;
+	r.ports[0] = 2;
+	CHECK(!usb_stick_open(&stick, &r));
 	CHECK(strstr(stick.why, "(tried 4 times)") != NULL);
 }
 
