@@ -209,6 +209,11 @@ static void replay_bot(void)
 	}
 	CHECK(pairs >= 4);
 	CHECK(writes >= 2); /* the header and the log */
+	for (unsigned i = 0; i < n_items; i++)
+		if (!strcmp(items[i].dir, "cbw")) {
+			CHECK_EQ_U(items[i].bytes[15], SCSI_INQUIRY); /* the first command (CDB at byte 15 of the CBW) */
+			break;
+		}
 }
 
 TEST(traces_replay)
