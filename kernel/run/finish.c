@@ -28,6 +28,7 @@ static const char *first_failure;
 static const char *banner;      /* finish_set_banner, or NULL: PASS or FAIL */
 static void (*save_fn)(void);   /* finish_set_save */
 static void (*wait_fn)(bool ok, const char *banner); /* finish_set_wait */
+static void (*release_fn)(void); /* finish_set_release */
 
 /* ---- BIOS reset hook (issue 7) ----------------------------------------------
  * Without UEFI ResetSystem (the multiboot2 path on legacy BIOS), reboot through
@@ -140,6 +141,11 @@ void finish_set_save(void (*save)(void))
 	save_fn = save;
 }
 
+void finish_set_release(void (*release)(void))
+{
+	release_fn = release;
+}
+
 void finish_set_wait(void (*wait)(bool ok, const char *banner))
 {
 	wait_fn = wait;
@@ -188,7 +194,9 @@ void finish_now(bool ok)
 		if (!ok && fbcon_active() && tsc_hz())
 			countdown(ok, elapsed);  /* a failure stays readable on the screen for a while */
 		smp_park_aps();
-		usb_handoff_restore_routing(); /* Intel's shared USB ports back where the firmware had them */
+		if (release_fn)
+			release_fn();          /* the stick: SYNCHRONIZE CACHE, routing back, its xHCI halted and reset */
+		usb_handoff_restore_routing(); /* Intel's shared USB ports back where the firmware had them (once) */
 		if (reset_fn) {
 			map_runtime_mmio();
 			((efi_reset_fn)(uintptr_t)reset_fn)(mode == FINISH_REBOOT ? EFI_RESET_COLD

@@ -37,6 +37,11 @@ void finish_now(bool ok) __attribute__((noreturn));
  * before the machine halts or resets: the results file is written then. */
 void finish_set_save(void (*save)(void));
 
+/* Called by finish_now with finish=reboot|poweroff, after the save and
+ * before the machine is handed back: the stick's cache written out and its
+ * controller stopped (kernel/start/results.c). */
+void finish_set_release(void (*release)(void));
+
 /* Called by finish_now at the very end with finish=halt, with the summary
  * and banner on screen (the pager); when it returns, the machine halts. */
 void finish_set_wait(void (*wait)(bool ok, const char *banner));

@@ -49,8 +49,6 @@
 #define LOW_MEMORY_END 0x100000ull   /* below 1 MiB stays with the firmware and the trampoline */
 #define MAX_OPT_ERRORS 16
 
-#define RESULTS_USB_TIMEOUT_MS 2000 /* bound on each USB command and transfer */
-
 /* ---- Private Variables ---------------------------------------------------- */
 static struct boot_info bi;
 static struct acpi_info acpi;
@@ -164,6 +162,17 @@ static void check_memtypes(void)
 	memtype_check_report(all.cpu, all.n);
 }
 
+/* When the run's time budget ends (the sequence's budget, counted from the
+ * kernel's entry as the sequence counts it), as a TSC; 0: no budget. */
+static uint64_t budget_deadline(void)
+{
+	static struct seq_run s;
+	seq_from_options(&s, &opts);
+	if (s.budget_s <= 0 || !tsc_hz())
+		return 0;
+	return bi.entry_tsc + (uint64_t)(s.budget_s * (double)tsc_hz());
+}
+
 static void run_workloads(void)
 {
 	static struct seq_run seq;
@@ -212,8 +221,10 @@ void kernel_entry(struct boot_info *bi_in)
 	usb_handoff_all(&percpu[0].snap);                    /* every USB controller from the firmware: no SMIs on USB events */
 	iommu_release(&acpi);                                /* remapping the firmware left on, off: the stick's DMA gets through */
 	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
-	results_open(&bi, RESULTS_USB_TIMEOUT_MS, opts.dump & OPT_DUMP_USB); /* the boot stick's results file, if on USB */
+	results_set_deadline(budget_deadline());             /* saving counts against the run's budget */
+	results_open(&bi, opts.dump & OPT_DUMP_USB);         /* the boot stick's results file, if on USB */
 	finish_set_save(results_save);                       /* the log to the stick at the end */
+	finish_set_release(results_release);                 /* then, before a reboot or power-off, the stick let go */
 	finish_set_wait(pager_run);                          /* then, with a USB keyboard, page through it */
 	instr_usb_handoff(results_usb()->handoff, results_usb()->smi_before, results_usb()->smi_after);
 	if (opt_errs_n) {                                    /* nothing is measured with a typo */

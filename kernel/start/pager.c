@@ -11,6 +11,7 @@
 #include "results.h"
 #include "tsc.h"
 #include "usb.h"
+#include "usb_kbd.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define POLL_MS 8                         /* the keyboard is looked at this often */

@@ -19,6 +19,7 @@
 #include "resfile.h"
 #include "reswrite.h"
 #include "usb.h"
+#include "usb_handoff.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define USB_PATH_LEN 64
@@ -31,6 +32,7 @@ static struct reswrite files;             /* results.log and results.prev on the
 static bool said_full;
 static uint8_t *chunk;                    /* CHUNK bytes of scratch */
 static struct results_usb_state usb_state = { "not attempted: the log goes to serial only", -1, -1 };
+static uint64_t deadline;                 /* results_set_deadline */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static const char *status_name(uint32_t s)
@@ -112,7 +114,13 @@ static bool read_ends(uint64_t off, uint64_t len, const char *file, const struct
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void results_open(const struct boot_info *bi, uint64_t timeout_ms, bool trace)
+void results_set_deadline(uint64_t tsc)
+{
+	deadline = tsc;
+	usb_stick_set_deadline(&stick, tsc);
+}
+
+void results_open(const struct boot_info *bi, bool trace)
 {
 	const struct boot_results *r = &bi->results;
 	struct resfile_hdr log_h, prev_h;
@@ -122,7 +130,8 @@ void results_open(const struct boot_info *bi, uint64_t timeout_ms, bool trace)
 	}
 	usb_set_trace(trace);
 	usb_state.smi_before = smi_count();
-	bool ok = usb_stick_open(&stick, r, timeout_ms);
+	bool ok = usb_stick_open(&stick, r);
+	usb_stick_set_deadline(&stick, deadline);
 	usb_state.handoff = stick.x.handoff;
 	usb_state.smi_after = smi_count();
 	if (!ok) {
@@ -192,6 +201,25 @@ struct usb_stick *results_stick(void)
 	return stick.disk ? &stick : 0;
 }
 
+void results_release(void)
+{
+	if (saving) {
+		if (usb_stick_sync(&stick))
+			kprintf("finish: the stick's cache written out (SYNCHRONIZE CACHE)\n");
+		else
+			kprintf("finish: SYNCHRONIZE CACHE failed: %s\n", stick.why);
+	}
+	/* Linux's xhci_shutdown: the ports back to the EHCI before the xHCI is
+	 * halted (Intel 7/8 series: a power-off that would come back as a boot). */
+	usb_handoff_restore_routing();
+	if (stick.x.op) {
+		if (usb_stick_close(&stick))
+			kprintf("finish: the stick's xHCI halted and reset\n");
+		else
+			kprintf("finish: %s\n", stick.why);
+	}
+}
+
 const struct results_usb_state *results_usb(void)
 {
 	return &usb_state;
@@ -222,6 +250,13 @@ void results_report(const struct boot_info *bi)
 		usb_path(r, path, sizeof(path));
 		rec_str(rec, "usb_path", path);
 		rec_u64(rec, "lun", r->lun);
+		if (stick.disk) {
+			rec_str(rec, "usb_device", stick.ident);
+			if (stick.disk->kbps)
+				rec_f64(rec, "usb_speed_mbps", stick.disk->kbps / 1000.0, 1);
+			else
+				rec_null(rec, "usb_speed_mbps");
+		}
 	}
 	if (r->device_path[0])
 		rec_str(rec, "device_path", r->device_path);

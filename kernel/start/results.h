@@ -16,8 +16,20 @@ struct results_usb_state {
 /* Reach the stick (bi->results says where), check both files' headers, keep
  * the last run's log in results.prev, and start copying the serial output
  * for results_save. Any failure is an `error` record ("results file"); the
- * run goes on with serial only. Each USB wait is bounded by timeout_ms. */
-void results_open(const struct boot_info *bi, uint64_t timeout_ms, bool trace);
+ * run goes on with serial only. The USB waits are bounded as kernel/usb/
+ * xhci.h says. */
+void results_open(const struct boot_info *bi, bool trace);
+
+/* The TSC at which the run's time budget ends (0: none; may be called
+ * before results_open). Writing to the stick counts against the budget like
+ * everything else: no bulk stage waits past it (though each may take 5 s),
+ * and one that would ends saving for the run with an `error` record. */
+void results_set_deadline(uint64_t tsc);
+
+/* Before finish=reboot|poweroff hands the machine back: SYNCHRONIZE CACHE
+ * to the stick, Intel's port routing put back, the stick's xHCI halted and
+ * reset. Text lines on serial (the log on the stick ended with `done`). */
+void results_release(void);
 
 /* Write what serial had so far to results.log and mark its length in the
  * header (after each workload, and after the done record). */

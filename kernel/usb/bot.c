@@ -95,6 +95,13 @@ uint8_t scsi_cdb_capacity10(uint8_t *cdb)
 	return 10;
 }
 
+uint8_t scsi_cdb_sync_cache10(uint8_t *cdb)
+{
+	memset(cdb, 0, 10);
+	cdb[0] = SCSI_SYNC_CACHE10;
+	return 10;
+}
+
 void scsi_capacity10(const uint8_t *data, uint32_t *last_lba, uint32_t *block_size)
 {
 	*last_lba = get_be32(data);

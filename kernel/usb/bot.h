@@ -1,4 +1,4 @@
-/* bot.h - USB Mass Storage Bulk-Only Transport (USB MSC BOT 1.0, 1999) and the SCSI commands a stick needs (SBC-3: READ CAPACITY (10), READ (10), WRITE (10); SPC-4: TEST UNIT READY, REQUEST SENSE). Plain C: the host tests drive it with recorded wrappers.
+/* bot.h - USB Mass Storage Bulk-Only Transport (USB MSC BOT 1.0, 1999) and the SCSI commands a stick needs (SBC-3: READ CAPACITY (10), READ (10), WRITE (10), SYNCHRONIZE CACHE (10); SPC-4: INQUIRY, TEST UNIT READY, REQUEST SENSE). Plain C: the host tests drive it with recorded wrappers.
  *
  * Layer: usb (kernel/usb/usb.h). */
 #ifndef QB_KERNEL_BOT_H
@@ -63,6 +63,7 @@ bool bot_csw_check(const void *buf, size_t got, const struct bot_cbw *cbw, uint3
 uint8_t scsi_cdb_rw10(uint8_t *cdb, bool write, uint32_t lba, uint16_t blocks);
 uint8_t scsi_cdb_simple(uint8_t *cdb, uint8_t op, uint8_t alloc_len); /* TEST UNIT READY, REQUEST SENSE, INQUIRY */
 uint8_t scsi_cdb_capacity10(uint8_t *cdb);
+uint8_t scsi_cdb_sync_cache10(uint8_t *cdb); /* the whole medium (SBC-3 §5.22: LBA 0, 0 blocks) */
 
 /* READ CAPACITY (10)'s 8 bytes: the last block and the block size. */
 void scsi_capacity10(const uint8_t *data, uint32_t *last_lba, uint32_t *block_size);

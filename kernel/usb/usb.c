@@ -1,55 +1,34 @@
-/* usb.c - the boot stick through its hubs, with Bulk-Only Transport; see usb.h. Standard requests are USB 2.0 §9.4, hub requests §11.24. */
+/* usb.c - the boot stick through its hubs, with Bulk-Only Transport (USB MSC BOT 1.0) and SCSI; see usb.h. */
 #include "usb.h"
 #include "bot.h"
+#include "console.h"
 #include "fmt.h"
 #include "lib.h"
 #include "pci_class.h"
 #include "pmm.h"
 #include "tsc.h"
-#include "cpu.h"
-#include "console.h"
+#include "usb_enum.h"
+#include "xhci_dev.h"
+#include "xhci_xfer.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define REQ_GET_STATUS 0
-#define REQ_CLEAR_FEATURE 1
-#define REQ_SET_FEATURE 3
-#define REQ_GET_DESCRIPTOR 6
-#define REQ_SET_CONFIGURATION 9
-#define RT_DEV_IN 0x80                    /* standard, device, to host */
-#define RT_DEV_OUT 0x00
-#define RT_EP_OUT 0x02                    /* standard, endpoint */
-#define RT_HUB_IN 0xa0                    /* class, device (the hub), to host */
-#define RT_PORT_IN 0xa3                   /* class, other (a port), to host */
-#define RT_PORT_OUT 0x23
-#define DESC_DEVICE 1
-#define DESC_CONFIG 2
-#define DESC_INTERFACE 4
-#define DESC_ENDPOINT 5
-#define DESC_HUB 0x29
-#define FEAT_ENDPOINT_HALT 0
-#define HUB_PORT_POWER 8
-#define HUB_PORT_RESET 4
-#define HUB_C_PORT_RESET 20
-#define HUB_ST_CONNECTION (1u << 0)
-#define HUB_ST_ENABLE (1u << 1)
-#define HUB_ST_LOW_SPEED (1u << 9)
-#define HUB_ST_HIGH_SPEED (1u << 10)
-#define HUB_CH_RESET (1u << (16 + 4))
-#define CLASS_HID 3
-#define SUBCLASS_BOOT 1
-#define PROTOCOL_KEYBOARD 1
-#define RT_IFACE_CLASS_OUT 0x21           /* class, interface, to the device */
-#define HID_SET_IDLE 0x0a
-#define HID_SET_PROTOCOL 0x0b
-#define HID_BOOT_PROTOCOL 0
-#define HID_REPORT_LEN 8
-#define CLASS_HUB 9
 #define CLASS_MASS_STORAGE 8
 #define SUBCLASS_SCSI 6
 #define PROTOCOL_BOT 0x50
-#define CONFIG_MAX 512                    /* bytes of configuration descriptor read */
-#define HUB_PORT_MS 500
+#define BOT_RESET 0xff                    /* Bulk-Only Mass Storage Reset (BOT §3.1) */
+#define BOT_RESET_SETTLE_MS 100           /* after it: EDK2 UsbMassBot's USB_BOT_RESET_DEVICE_STALL */
+#define CSW_AT 64                         /* the CSW's place in the wrapper page */
 #define READY_MS 3000                     /* a stick may take this long to spin up its controller */
+#define READY_POLL_MS 50
+#define SENSE_TEXT_LEN 64
+#define SENSE_MIN 14                      /* fixed-format sense data up to ASCQ (SPC-4 §4.5.3) */
+#define SENSE_KEY_ILLEGAL_REQUEST 0x5
+#define SENSE_KEY_OF(b) ((b)[2] & 0xf)
+#define INQUIRY_VENDOR 8                  /* standard INQUIRY data (SPC-4 §6.4.2): T10 vendor, 8 bytes */
+#define INQUIRY_PRODUCT 16                /* product, 16 bytes */
+#define INQUIRY_REVISION 32               /* revision, 4 bytes */
+#define INQUIRY_MIN 5                     /* up to the additional length */
+#define BELOW_4G (1ull << 32)
 
 /* ---- Private Variables ---------------------------------------------------- */
 static bool trace;                        /* dump=usb */
@@ -74,194 +53,188 @@ static void trace_bytes(const char *dir, const uint8_t *p, uint32_t n)
 	console_rec_emit(r);
 }
 
-static bool fail(struct usb_stick *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(struct usb_stick *s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(s->why, sizeof(s->why), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static bool xfail(struct usb_stick *s, const char *what)
-{
-	return fail(s, "%s: %s", what, s->x.why);
-}
-
-static bool ctrl(struct usb_stick *s, struct xhci_dev *d, uint8_t type, uint8_t req, uint16_t value, uint16_t index,
-		 uint16_t len, uint32_t *got)
-{
-	return xhci_control(&s->x, d, type, req, value, index, len ? s->bounce : 0, len, got);
-}
-
-/* Address d and fix EP0's packet size from the first 8 bytes of its device descriptor. */
-static bool address(struct usb_stick *s, struct xhci_dev *d, const char *what)
-{
-	uint32_t got = 0;
-	if (!xhci_dev_address(&s->x, d))
-		return xfail(s, what);
-	if (!ctrl(s, d, RT_DEV_IN, REQ_GET_DESCRIPTOR, DESC_DEVICE << 8, 0, 8, &got) || got < 8)
-		return xfail(s, what);
-	uint16_t mps = d->speed == XHCI_SPEED_SUPER ? (uint16_t)(1u << (s->bounce[7] & 0xf)) : s->bounce[7];
-	if (mps != d->mps0 && d->speed != XHCI_SPEED_SUPER && !xhci_dev_set_mps0(&s->x, d, mps))
-		return xfail(s, what);
-	return true;
-}
-
-/* Read the first configuration descriptor into the bounce buffer and select it. */
-static bool configure(struct usb_stick *s, struct xhci_dev *d, uint32_t *len, const char *what)
-{
-	if (!ctrl(s, d, RT_DEV_IN, REQ_GET_DESCRIPTOR, DESC_CONFIG << 8, 0, 9, len) || *len < 9)
-		return xfail(s, what);
-	uint16_t total = (uint16_t)(s->bounce[2] | s->bounce[3] << 8);
-	uint8_t value = s->bounce[5];
-	if (total > CONFIG_MAX)
-		total = CONFIG_MAX;
-	if (!ctrl(s, d, RT_DEV_IN, REQ_GET_DESCRIPTOR, DESC_CONFIG << 8, 0, total, len) ||
-	    !ctrl(s, d, RT_DEV_OUT, REQ_SET_CONFIGURATION, value, 0, 0, 0))
-		return xfail(s, what);
-	return true;
-}
-
-static bool hub_port_status(struct usb_stick *s, struct xhci_dev *hub, uint8_t port, uint32_t *st)
-{
-	uint32_t got = 0;
-	if (!ctrl(s, hub, RT_PORT_IN, REQ_GET_STATUS, 0, port, 4, &got) || got < 4)
-		return false;
-	*st = (uint32_t)s->bounce[0] | (uint32_t)s->bounce[1] << 8 | (uint32_t)s->bounce[2] << 16 |
-	      (uint32_t)s->bounce[3] << 24;
-	return true;
-}
-
-/* Make hub a hub to the controller, power and reset its port `port`, and give the speed there. */
-static bool hub_port(struct usb_stick *s, struct xhci_dev *hub, uint8_t port, uint8_t *speed)
-{
-	uint32_t got = 0, st = 0;
-	if (hub->speed == XHCI_SPEED_SUPER)
-		return fail(s, "a USB 3 hub is on the way to the stick: not supported (plug it into a USB 2 port or hub)");
-	if (!configure(s, hub, &got, "hub configuration"))
-		return false;
-	if (!ctrl(s, hub, RT_HUB_IN, REQ_GET_DESCRIPTOR, DESC_HUB << 8, 0, 8, &got) || got < 7)
-		return xfail(s, "hub descriptor");
-	uint8_t nports = s->bounce[2], pwr_ms = (uint8_t)(s->bounce[5] * 2);
-	if (port > nports)
-		return fail(s, "the hub has %u ports, the stick was on port %u", nports, port);
-	if (!xhci_dev_set_hub(&s->x, hub, nports) ||
-	    !ctrl(s, hub, RT_PORT_OUT, REQ_SET_FEATURE, HUB_PORT_POWER, port, 0, 0))
-		return xfail(s, "hub port power");
-	tsc_delay_us((pwr_ms + 20u) * 1000);
-	uint64_t end = tsc_deadline_ms(HUB_PORT_MS);
-	while (hub_port_status(s, hub, port, &st) && !(st & HUB_ST_CONNECTION) && tsc_read() < end)
-		tsc_delay_us(5 * 1000);
-	if (!(st & HUB_ST_CONNECTION))
-		return fail(s, "nothing is connected to port %u of the hub", port);
-	if (!ctrl(s, hub, RT_PORT_OUT, REQ_SET_FEATURE, HUB_PORT_RESET, port, 0, 0))
-		return xfail(s, "hub port reset");
-	end = tsc_deadline_ms(HUB_PORT_MS);
-	do {
-		tsc_delay_us(10 * 1000);
-		if (!hub_port_status(s, hub, port, &st))
-			return xfail(s, "hub port status");
-	} while ((!(st & HUB_CH_RESET) || !(st & HUB_ST_ENABLE)) && tsc_read() < end);
-	if (!(st & HUB_ST_ENABLE))
-		return fail(s, "port %u of the hub was not enabled within %u ms of its reset", port, HUB_PORT_MS);
-	ctrl(s, hub, RT_PORT_OUT, REQ_CLEAR_FEATURE, HUB_C_PORT_RESET, port, 0, 0);
-	*speed = st & HUB_ST_LOW_SPEED ? XHCI_SPEED_LOW : st & HUB_ST_HIGH_SPEED ? XHCI_SPEED_HIGH : XHCI_SPEED_FULL;
-	tsc_delay_us(10 * 1000);
-	return true;
-}
-
-/* Find the Bulk-Only SCSI interface's endpoints in the configuration descriptor. */
-static bool find_bot(struct usb_stick *s, uint32_t len, uint16_t *mps_out, uint16_t *mps_in)
+/* Find the Bulk-Only SCSI interface and its endpoints in the configuration descriptor. */
+static bool find_bot(struct usb_stick *s, uint32_t len, uint8_t *ep_out, uint16_t *mps_out, uint8_t *ep_in,
+		     uint16_t *mps_in)
 {
 	bool in_bot = false;
-	s->ep_in = s->ep_out = 0;
+	*ep_in = *ep_out = 0;
 	for (uint32_t i = 0; i + 2 <= len && s->bounce[i] >= 2 && i + s->bounce[i] <= len; i += s->bounce[i]) {
 		const uint8_t *p = s->bounce + i;
-		if (p[1] == DESC_INTERFACE && p[0] >= 9)
+		if (p[1] == USB_DESC_INTERFACE && p[0] >= 9) {
 			in_bot = p[5] == CLASS_MASS_STORAGE && p[6] == SUBCLASS_SCSI && p[7] == PROTOCOL_BOT;
-		else if (p[1] == DESC_ENDPOINT && p[0] >= 7 && in_bot && (p[3] & 3) == 2) {
-			uint16_t mps = (uint16_t)((p[4] | p[5] << 8) & 0x7ff);
-			if (p[2] & 0x80) {
-				s->ep_in = p[2];
+			if (in_bot)
+				s->iface = p[2];
+		} else if (p[1] == USB_DESC_ENDPOINT && p[0] >= 7 && in_bot && (p[3] & USB_EP_XFER_MASK) == USB_EP_XFER_BULK) {
+			uint16_t mps = (uint16_t)((p[4] | p[5] << 8) & USB_EP_MPS_MASK);
+			if (p[2] & USB_EP_DIR_IN) {
+				*ep_in = p[2];
 				*mps_in = mps;
 			} else {
-				s->ep_out = p[2];
+				*ep_out = p[2];
 				*mps_out = mps;
 			}
 		}
 	}
-	return s->ep_in && s->ep_out;
+	return *ep_in && *ep_out;
 }
 
-static bool clear_halt(struct usb_stick *s, uint8_t ep)
+/* Reset recovery (BOT §5.3.4): Bulk-Only Mass Storage Reset, then
+ * CLEAR_FEATURE(ENDPOINT_HALT) on the Bulk-In and the Bulk-Out endpoint
+ * (each with the controller's toggle). Where it fails, the stick is not
+ * used again. */
+static bool reset_recovery(struct usb_stick *s)
 {
-	return ctrl(s, s->disk, RT_EP_OUT, REQ_CLEAR_FEATURE, FEAT_ENDPOINT_HALT, ep, 0, 0);
+	struct xhci_dev *d = s->disk;
+	s->resets++;
+	bool ok = !s->x.dead &&
+		  usb_ctrl(s, d, USB_RT_IFACE_CLASS_OUT, BOT_RESET, 0, s->iface, 0, 0);
+	if (ok)
+		tsc_delay_us(BOT_RESET_SETTLE_MS * 1000);
+	ok = ok && usb_clear_halt(s, d, &d->in) && usb_clear_halt(s, d, &d->out);
+	s->broken = !ok;
+	return ok;
+}
+
+/* A transport failure (what: detail): reset recovery before anything else
+ * goes to the stick; false. */
+static bool transport_failed(struct usb_stick *s, const char *what, const char *detail)
+{
+	char why[XHCI_WHY_LEN];
+	fmt_snprintf(why, sizeof(why), "%s", detail);
+	if (reset_recovery(s))
+		return usb_fail(s, "%s: %s (the stick was reset)", what, why);
+	return usb_fail(s, "%s: %s; the reset recovery failed too (%s): the stick is not used again", what, why,
+			s->x.why);
 }
 
 /* One SCSI command through Bulk-Only Transport: CBW, data (len bytes, at
- * most USB_MAX_XFER, in the bounce buffer), CSW. *failed: the device said
- * the command failed (ask REQUEST SENSE). */
-static bool bot_command(struct usb_stick *s, const uint8_t *cdb, uint8_t cdb_len, bool in, uint32_t len, bool *failed)
+ * most USB_MAX_XFER, in the bounce buffer), CSW. *moved is what moved of
+ * the data: len less the residue, taken as the larger of what the CSW says
+ * and what did not arrive (Linux usb_stor_Bulk_transport). *failed: the
+ * device said the command failed (ask REQUEST SENSE). */
+static bool bot_command(struct usb_stick *s, const uint8_t *cdb, uint8_t cdb_len, bool in, uint32_t len,
+			uint32_t *moved, bool *failed)
 {
+	struct xhci_dev *d = s->disk;
 	struct bot_cbw *cbw = (struct bot_cbw *)s->wrap;
-	uint8_t *csw = s->wrap + 64;
-	uint32_t got = 0, code = 0, residue = 0;
+	uint8_t *csw = s->wrap + CSW_AT;
+	uint32_t got = 0, data = 0, code = 0, residue = 0;
 	const char *why = 0;
 	*failed = false;
+	*moved = 0;
+	if (s->broken)
+		return usb_fail(s, "the stick did not come back after a reset recovery: not used again");
 	bot_cbw(cbw, ++s->tag, len, in, s->lun, cdb, cdb_len);
 	trace_bytes("cbw", (const uint8_t *)cbw, sizeof(*cbw));
-	if (!xhci_bulk_xfer(&s->x, s->disk, false, cbw, sizeof(*cbw), &got, &code))
-		return xfail(s, "command wrapper");
-	if (len && !xhci_bulk_xfer(&s->x, s->disk, in, s->bounce, len, &got, &code)) {
+	if (!xhci_bulk_xfer(&s->x, d, false, cbw, sizeof(*cbw), &got, &code))
+		return transport_failed(s, "command wrapper", s->x.why);
+	if (len && !xhci_bulk_xfer(&s->x, d, in, s->bounce, len, &data, &code)) {
 		if (code != XHCI_CC_STALL)
-			return xfail(s, "data");
-		clear_halt(s, in ? s->ep_in : s->ep_out); /* BOT §6.7.2: then read the CSW */
+			return transport_failed(s, "data", s->x.why);
+		/* BOT §6.7.2: a stalled data stage: clear the halt, then read the CSW. */
+		if (!usb_clear_halt(s, d, in ? &d->in : &d->out))
+			return transport_failed(s, "data (clearing its halt)", s->x.why);
 	}
-	bool ok = xhci_bulk_xfer(&s->x, s->disk, true, csw, sizeof(struct bot_csw), &got, &code);
-	if (!ok && code == XHCI_CC_STALL) {
-		clear_halt(s, s->ep_in); /* BOT §6.7.2: one more try for the CSW */
-		ok = xhci_bulk_xfer(&s->x, s->disk, true, csw, sizeof(struct bot_csw), &got, &code);
-	}
+	bool ok = xhci_bulk_xfer(&s->x, d, true, csw, sizeof(struct bot_csw), &got, &code);
+	if (!ok && code == XHCI_CC_STALL) /* BOT §6.7.2: one more try for the CSW */
+		ok = usb_clear_halt(s, d, &d->in) && xhci_bulk_xfer(&s->x, d, true, csw, sizeof(struct bot_csw), &got, &code);
 	if (!ok)
-		return xfail(s, "status wrapper");
+		return transport_failed(s, "status wrapper", s->x.why);
 	trace_bytes("csw", csw, got);
-	if (!bot_csw_check(csw, got, cbw, &residue, failed, &why))
-		return fail(s, "SCSI command 0x%02x: %s", cdb[0], why);
-	if (residue)
-		return fail(s, "SCSI command 0x%02x moved %u bytes less than asked", cdb[0], residue);
+	if (!bot_csw_check(csw, got, cbw, &residue, failed, &why)) {
+		char what[USB_WHY_LEN];
+		fmt_snprintf(what, sizeof(what), "SCSI command 0x%02x", cdb[0]);
+		if (*failed)
+			return usb_fail(s, "%s: %s", what, why);
+		/* A phase error or a CSW that is not valid (BOT §6.5, §6.7): reset recovery. */
+		return transport_failed(s, what, why);
+	}
+	uint32_t missing = len - (data < len ? data : len);
+	*moved = len - (residue > missing ? residue : missing);
 	return true;
 }
 
-static void sense(struct usb_stick *s, char *out, size_t cap)
+/* REQUEST SENSE as text; *key its sense key (0: none read). */
+static void sense(struct usb_stick *s, char *out, size_t cap, uint8_t *key)
 {
 	uint8_t cdb[16];
+	uint32_t moved = 0;
 	bool failed;
 	uint8_t n = scsi_cdb_simple(cdb, SCSI_REQUEST_SENSE, SCSI_SENSE_LEN);
-	if (bot_command(s, cdb, n, true, SCSI_SENSE_LEN, &failed))
-		scsi_sense_text(s->bounce, SCSI_SENSE_LEN, out, cap);
-	else
+	*key = 0;
+	if (bot_command(s, cdb, n, true, SCSI_SENSE_LEN, &moved, &failed) && moved >= SENSE_MIN) {
+		scsi_sense_text(s->bounce, moved, out, cap);
+		*key = SENSE_KEY_OF(s->bounce);
+	} else {
 		fmt_snprintf(out, cap, "no sense data");
+	}
+}
+
+/* A command that moves no data, or reads up to len; a failure says its sense. */
+static bool command(struct usb_stick *s, const uint8_t *cdb, uint8_t n, bool in, uint32_t len, uint32_t *moved,
+		    uint8_t *key)
+{
+	bool failed = false;
+	*key = 0;
+	if (bot_command(s, cdb, n, in, len, moved, &failed))
+		return true;
+	if (failed) {
+		char text[SENSE_TEXT_LEN], why[USB_WHY_LEN];
+		memcpy(why, s->why, sizeof(why));
+		sense(s, text, sizeof(text), key);
+		usb_fail(s, "%s (%s)", why, text);
+	}
+	return false;
+}
+
+/* INQUIRY (SPC-4 §6.4), the first command: EDK2 (UsbBootInquiry), Linux
+ * (scsi_probe_lun) and Windows send it before any other, and some stick
+ * firmware waits for it. Its vendor, product and revision into s->ident. */
+static bool inquiry(struct usb_stick *s)
+{
+	uint8_t cdb[16], key;
+	uint32_t moved = 0;
+	uint8_t n = scsi_cdb_simple(cdb, SCSI_INQUIRY, SCSI_INQUIRY_LEN);
+	if (!command(s, cdb, n, true, SCSI_INQUIRY_LEN, &moved, &key))
+		return false;
+	if (moved < INQUIRY_MIN)
+		return usb_fail(s, "INQUIRY moved %u bytes", moved);
+	size_t k = 0;
+	for (uint32_t i = INQUIRY_VENDOR; i < moved && i < SCSI_INQUIRY_LEN && k + 1 < sizeof(s->ident); i++) {
+		char c = (char)s->bounce[i];
+		bool gap = i == INQUIRY_PRODUCT || i == INQUIRY_REVISION;
+		if (c < ' ' || c > '~')
+			c = ' ';
+		if (gap && k && s->ident[k - 1] != ' ')
+			s->ident[k++] = ' ';
+		if ((c != ' ' || (k && s->ident[k - 1] != ' ')) && k + 1 < sizeof(s->ident))
+			s->ident[k++] = c;
+	}
+	while (k && s->ident[k - 1] == ' ')
+		k--;
+	s->ident[k] = 0;
+	return true;
 }
 
 /* TEST UNIT READY until it passes (a stick reports a unit attention after a reset), bounded. */
 static bool ready(struct usb_stick *s)
 {
-	uint8_t cdb[16];
-	char text[64] = "";
-	bool failed = false;
+	uint8_t cdb[16], key;
+	uint32_t moved;
+	char text[SENSE_TEXT_LEN] = "";
 	uint64_t end = tsc_deadline_ms(READY_MS);
 	do {
+		bool failed = false;
 		uint8_t n = scsi_cdb_simple(cdb, SCSI_TEST_UNIT_READY, 0);
-		if (bot_command(s, cdb, n, false, 0, &failed))
+		if (bot_command(s, cdb, n, false, 0, &moved, &failed))
 			return true;
 		if (!failed)
 			return false;
-		sense(s, text, sizeof(text));
-		tsc_delay_us(50 * 1000);
+		sense(s, text, sizeof(text), &key);
+		tsc_delay_us(READY_POLL_MS * 1000);
 	} while (tsc_read() < end);
-	return fail(s, "the stick was not ready within %u ms (%s)", READY_MS, text);
+	return usb_fail(s, "the stick was not ready within %u ms (%s)", READY_MS, text);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -271,94 +244,84 @@ void usb_set_trace(bool on)
 	xhci_set_trace(on);
 }
 
-bool usb_stick_open(struct usb_stick *s, const struct boot_results *r, uint64_t timeout_ms)
+bool usb_stick_open(struct usb_stick *s, const struct boot_results *r)
 {
 	memset(s, 0, sizeof(*s));
 	struct pci_addr a = { r->pci_segment, r->pci_bus, r->pci_dev, r->pci_fn };
 	if (!r->n_ports || r->n_ports > BOOT_RESULTS_MAX_PORTS)
-		return fail(s, "the loader recorded no USB path");
+		return usb_fail(s, "the loader recorded no USB path");
 	/* By class, never by hope: an EHCI, OHCI or UHCI is not driven as an xHCI. */
 	uint32_t cls = pci_present(a) ? pci_class(a) : PCI_CLASS_USB_XHCI;
 	if (cls != PCI_CLASS_USB_XHCI)
-		return fail(s, "the stick is on %s (%04x:%02x:%02x.%x), which QuietBench does not drive (xHCI only)",
-			    pci_usb_hc_a_name(cls), a.segment, a.bus, a.dev, a.fn);
-	if (!xhci_start(&s->x, a, timeout_ms))
-		return fail(s, "xHCI %04x:%02x:%02x.%x: %s", a.segment, a.bus, a.dev, a.fn, s->x.why);
-	uint64_t b = pmm_alloc(USB_MAX_XFER / PMM_PAGE, PMM_ANY_NODE, USB_MAX_XFER, s->x.ac64 ? 0 : 1ull << 32,
+		return usb_fail(s, "the stick is on %s (%04x:%02x:%02x.%x), which QuietBench does not drive (xHCI only)",
+				pci_usb_hc_a_name(cls), a.segment, a.bus, a.dev, a.fn);
+	if (!xhci_start(&s->x, a))
+		return usb_fail(s, "xHCI %04x:%02x:%02x.%x: %s", a.segment, a.bus, a.dev, a.fn, s->x.why);
+	uint64_t b = pmm_alloc(USB_MAX_XFER / PMM_PAGE, PMM_ANY_NODE, USB_MAX_XFER, s->x.ac64 ? 0 : BELOW_4G,
 			       PMM_KERNEL);
 	s->bounce = (uint8_t *)(uintptr_t)b;
 	s->wrap = xhci_dma(&s->x, PMM_PAGE);
 	if (!b || !s->wrap)
-		return fail(s, "no memory below 4 GiB for USB transfers");
-	struct xhci_dev *d = &s->dev[0];
-	d->root_port = r->ports[0];
-	if (!xhci_root_port_reset(&s->x, d->root_port, &d->speed))
-		return xfail(s, "root port");
-	if (!address(s, d, r->n_ports > 1 ? "the hub on the root port" : "the stick"))
-		return false;
-	for (uint32_t i = 1; i < r->n_ports; i++) {
-		struct xhci_dev *hub = &s->dev[i - 1], *c = &s->dev[i];
-		uint8_t port = r->ports[i];
-		if (!hub_port(s, hub, port, &c->speed))
+		return usb_fail(s, "no memory below 4 GiB for USB transfers");
+	for (uint32_t i = 0; i < r->n_ports; i++) {
+		struct xhci_dev *hub = i ? &s->dev[i - 1] : 0;
+		const char *what = i + 1 < r->n_ports ? (i ? "a hub on the way" : "the hub on the root port") : "the stick";
+		if (hub && !usb_hub_open(s, hub, r->ports[i]))
 			return false;
-		c->root_port = hub->root_port;
-		c->route = hub->route | (uint32_t)(port & 0xf) << (4 * (i - 1));
-		/* A full- or low-speed device below a high-speed hub goes through
-		 * that hub's transaction translator (xHCI §6.2.2, USB 2.0 §11.14). */
-		bool split = c->speed == XHCI_SPEED_FULL || c->speed == XHCI_SPEED_LOW;
-		c->tt_slot = split ? (hub->speed == XHCI_SPEED_HIGH ? hub->slot : hub->tt_slot) : 0;
-		c->tt_port = split ? (hub->speed == XHCI_SPEED_HIGH ? port : hub->tt_port) : 0;
-		if (!address(s, c, i + 1 < r->n_ports ? "a hub on the way" : "the stick"))
+		if (!usb_enumerate(s, &s->dev[i], hub, r->ports[i], i, what))
 			return false;
 	}
 	s->disk = &s->dev[r->n_ports - 1];
 	s->lun = r->lun;
 	uint32_t len = 0;
+	uint8_t value = 0, ep_out = 0, ep_in = 0;
 	uint16_t mps_out = 0, mps_in = 0;
-	if (!configure(s, s->disk, &len, "the stick's configuration"))
+	if (!usb_config_read(s, s->disk, &len, &value, "the stick's configuration"))
 		return false;
-	if (!find_bot(s, len, &mps_out, &mps_in))
-		return fail(s, "the device at the boot path is not a Bulk-Only SCSI mass-storage device");
-	if (!xhci_dev_bulk(&s->x, s->disk, s->ep_out, mps_out, s->ep_in, mps_in))
-		return xfail(s, "bulk endpoints");
-	if (!ready(s))
+	if (!find_bot(s, len, &ep_out, &mps_out, &ep_in, &mps_in))
+		return usb_fail(s, "the device at the boot path is not a Bulk-Only SCSI mass-storage device");
+	/* xHCI 4.3.5: the controller's endpoints first, then SET_CONFIGURATION. */
+	if (!xhci_dev_bulk(&s->x, s->disk, ep_out, mps_out, ep_in, mps_in))
+		return usb_xfail(s, "bulk endpoints");
+	if (!usb_set_config(s, s->disk, value, "the stick's configuration") || !inquiry(s) || !ready(s))
 		return false;
-	uint8_t cdb[16];
-	bool failed;
+	uint8_t cdb[16], key;
+	uint32_t moved = 0, last = 0;
 	uint8_t n = scsi_cdb_capacity10(cdb);
-	if (!bot_command(s, cdb, n, true, SCSI_CAPACITY10_LEN, &failed))
+	if (!command(s, cdb, n, true, SCSI_CAPACITY10_LEN, &moved, &key))
 		return false;
-	uint32_t last = 0;
+	if (moved < SCSI_CAPACITY10_LEN)
+		return usb_fail(s, "READ CAPACITY moved %u bytes of %u", moved, SCSI_CAPACITY10_LEN);
 	scsi_capacity10(s->bounce, &last, &s->block_size);
 	s->blocks = (uint64_t)last + 1;
 	if (!s->block_size || s->block_size > USB_MAX_XFER || USB_MAX_XFER % s->block_size)
-		return fail(s, "the stick reports %u-byte blocks", s->block_size);
+		return usb_fail(s, "the stick reports %u-byte blocks", s->block_size);
 	return true;
+}
+
+void usb_stick_set_deadline(struct usb_stick *s, uint64_t deadline)
+{
+	s->x.bulk_deadline = deadline;
 }
 
 bool usb_stick_rw(struct usb_stick *s, bool write, uint64_t lba, uint32_t blocks, void *data)
 {
-	uint8_t *p = data, cdb[16];
+	uint8_t *p = data, cdb[16], key;
 	uint32_t per = USB_MAX_XFER / s->block_size;
 	while (blocks) {
 		uint32_t n = blocks < per ? blocks : per;
-		uint32_t bytes = n * s->block_size;
-		bool failed = false;
+		uint32_t bytes = n * s->block_size, moved = 0;
 		if (lba + n > s->blocks || lba + n > 0xffffffffull)
-			return fail(s, "blocks %llu+%u are past the end of the stick", (unsigned long long)lba, n);
+			return usb_fail(s, "blocks %llu+%u are past the end of the stick", (unsigned long long)lba, n);
 		if (write)
 			memcpy(s->bounce, p, bytes);
 		uint8_t len = scsi_cdb_rw10(cdb, write, (uint32_t)lba, (uint16_t)n);
-		if (!bot_command(s, cdb, len, !write, bytes, &failed)) {
-			if (failed) {
-				char text[64];
-				char why[USB_WHY_LEN];
-				memcpy(why, s->why, sizeof(why));
-				sense(s, text, sizeof(text));
-				return fail(s, "%s (%s)", why, text);
-			}
+		if (!command(s, cdb, len, !write, bytes, &moved, &key))
 			return false;
-		}
+		/* Never copy a short read as if it were whole: the rest of the bounce
+		 * buffer holds what an earlier command left there. */
+		if (moved != bytes)
+			return usb_fail(s, "SCSI command 0x%02x moved %u bytes less than asked", cdb[0], bytes - moved);
 		if (!write)
 			memcpy(p, s->bounce, bytes);
 		p += bytes;
@@ -368,90 +331,21 @@ bool usb_stick_rw(struct usb_stick *s, bool write, uint64_t lba, uint32_t blocks
 	return true;
 }
 
-/* The boot keyboard interface in the configuration descriptor (in the bounce buffer). */
-static bool find_keyboard(struct usb_stick *s, uint32_t len, uint8_t *iface, uint8_t *ep, uint16_t *mps, uint8_t *interval)
+bool usb_stick_sync(struct usb_stick *s)
 {
-	bool in_kbd = false;
-	for (uint32_t i = 0; i + 2 <= len && s->bounce[i] >= 2 && i + s->bounce[i] <= len; i += s->bounce[i]) {
-		const uint8_t *p = s->bounce + i;
-		if (p[1] == DESC_INTERFACE && p[0] >= 9) {
-			in_kbd = p[5] == CLASS_HID && p[6] == SUBCLASS_BOOT && p[7] == PROTOCOL_KEYBOARD;
-			*iface = p[2];
-		} else if (p[1] == DESC_ENDPOINT && p[0] >= 7 && in_kbd && (p[3] & 3) == 3 && (p[2] & 0x80)) {
-			*ep = p[2];
-			*mps = (uint16_t)((p[4] | p[5] << 8) & 0x7ff);
-			*interval = p[6];
-			return true;
-		}
-	}
-	return false;
-}
-
-/* bInterval as xHCI's exponent of 125 us (xHCI 1.2 §6.2.3.6): frames (ms) for
- * full and low speed, 2^(bInterval-1) microframes at high speed and up. */
-static uint8_t xhci_interval(uint8_t speed, uint8_t b)
-{
-	if (speed == XHCI_SPEED_HIGH || speed == XHCI_SPEED_SUPER)
-		return (uint8_t)(b ? (b > 16 ? 15 : b - 1) : 0);
-	uint8_t e = 3;                        /* 1 ms = 2^3 x 125 us */
-	while (e < 10 && (1u << (e - 3)) < b)
-		e++;
-	return e;
-}
-
-bool usb_kbd_find(struct usb_stick *s, struct usb_kbd *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->report = xhci_dma(&s->x, HID_REPORT_LEN);
-	if (!s->disk || !k->report)
-		return fail(s, "no controller or no memory for a keyboard");
-	for (uint8_t port = 1; port <= s->x.max_ports; port++) {
-		uint8_t iface = 0, ep = 0, interval = 0;
-		uint16_t mps = 0;
-		uint32_t len = 0;
-		if (port == s->dev[0].root_port || !xhci_port_connected(&s->x, port))
-			continue;
-		struct xhci_dev *d = &k->dev;
-		memset(d, 0, sizeof(*d));
-		d->root_port = port;
-		if (!xhci_root_port_reset(&s->x, port, &d->speed) || !address(s, d, "a device") ||
-		    !configure(s, d, &len, "a device's configuration") || !find_keyboard(s, len, &iface, &ep, &mps, &interval))
-			continue;
-		if (!ctrl(s, d, RT_IFACE_CLASS_OUT, HID_SET_PROTOCOL, HID_BOOT_PROTOCOL, iface, 0, 0) ||
-		    !xhci_dev_intr_in(&s->x, d, ep, mps, xhci_interval(d->speed, interval)))
-			continue;
-		ctrl(s, d, RT_IFACE_CLASS_OUT, HID_SET_IDLE, 0, iface, 0, 0); /* optional for a keyboard (HID 7.2.4) */
-		k->port = port;
-		k->ok = true;
-		k->trb = xhci_queue_in(&s->x, d, k->report, HID_REPORT_LEN);
+	uint8_t cdb[16], key = 0;
+	uint32_t moved;
+	if (!s->disk)
+		return usb_fail(s, "no stick");
+	uint8_t n = scsi_cdb_sync_cache10(cdb);
+	if (command(s, cdb, n, false, 0, &moved, &key))
 		return true;
-	}
-	return fail(s, "no USB keyboard on the root ports of the stick's controller");
+	return key == SENSE_KEY_ILLEGAL_REQUEST; /* no such command: nothing cached (Linux sd_sync_cache) */
 }
 
-uint8_t usb_kbd_key(struct usb_stick *s, struct usb_kbd *k)
+bool usb_stick_close(struct usb_stick *s)
 {
-	uint32_t got = 0;
-	if (!k->ok)
-		return 0;
-	int r = xhci_poll_in(&s->x, k->trb, HID_REPORT_LEN, &got);
-	if (r == 0)
-		return 0;
-	if (r < 0) {
-		k->ok = false; /* the keyboard went away or stalled: the screen stays as it is */
-		return 0;
-	}
-	uint8_t pressed = 0;
-	for (uint32_t i = 2; i < HID_REPORT_LEN && got == HID_REPORT_LEN && !pressed; i++) {
-		uint8_t key = k->report[i];
-		bool was = false;
-		for (uint32_t j = 2; j < HID_REPORT_LEN; j++)
-			was |= k->last[j] == key;
-		if (key > 3 && !was) /* 0 none, 1-3 error codes (HID Usage Tables §10) */
-			pressed = key;
-	}
-	if (got == HID_REPORT_LEN)
-		memcpy(k->last, k->report, HID_REPORT_LEN);
-	k->trb = xhci_queue_in(&s->x, &k->dev, k->report, HID_REPORT_LEN);
-	return pressed;
+	if (!xhci_stop(&s->x))
+		return usb_xfail(s, "stopping the controller");
+	return true;
 }

@@ -9,6 +9,7 @@
 /* ---- Capability registers (§5.3), offsets from BAR0 ------------------------ */
 #define XHCI_CAPLENGTH 0x00                   /* 8 bits: operational registers' offset */
 #define XHCI_CAPLENGTH_MASK 0xffu
+#define XHCI_HCIVERSION(v) ((v) >> 16)        /* the same dword's upper half: 0x0095, 0x0096, 0x0100, ... */
 #define XHCI_HCSPARAMS1 0x04
 #define XHCI_HCS1_MAX_SLOTS(v) ((v) & 0xff)
 #define XHCI_HCS1_MAX_PORTS(v) ((v) >> 24)
@@ -40,6 +41,8 @@
 #define XHCI_DCBAAP 0x30                      /* 64 bits */
 #define XHCI_CONFIG 0x38
 #define XHCI_PORTSC(n) (0x400 + 0x10 * ((n) - 1)) /* n: 1 .. MaxPorts */
+#define XHCI_CONFIG_SLOTS_MASK 0xffu          /* MaxSlotsEn */
+#define XHCI_MAX_SLOTS 255
 
 /* PORTSC (§5.4.8). The change bits and PED are write-1-to-clear: a write
  * keeps them 0 unless it means to clear one. */
@@ -48,12 +51,32 @@
 #define XHCI_PORT_PR (1u << 4)                /* reset */
 #define XHCI_PORT_PLS(v) (((v) >> 5) & 0xf)   /* link state */
 #define XHCI_PORT_PP (1u << 9)                /* power */
-#define XHCI_PORT_SPEED(v) (((v) >> 10) & 0xf)
+#define XHCI_PORT_SPEED(v) (((v) >> 10) & 0xf) /* the protocol speed ID (PSIV, §7.2.1) */
+#define XHCI_PORT_CSC (1u << 17)              /* connect status change */
+#define XHCI_PORT_WRC (1u << 19)              /* warm port reset change (USB 3) */
 #define XHCI_PORT_CHANGES (0x7fu << 17)       /* CSC PEC WRC OCC PRC PLC CEC */
 #define XHCI_PORT_PRC (1u << 21)              /* port reset change */
 #define XHCI_PORT_WPR (1u << 31)              /* warm port reset (USB 3) */
+/* Port link states (PLS, §5.4.8 Table 5-27). */
+#define XHCI_PLS_U0 0
+#define XHCI_PLS_RX_DETECT 5
+#define XHCI_PLS_INACTIVE 6                   /* SS.Inactive: only a warm reset gets it out (§4.19.1.2) */
+#define XHCI_PLS_POLLING 7
+#define XHCI_PLS_COMPLIANCE 10                /* Compliance Mode: likewise */
 
-/* Port speeds (§7.2.2.1.1, the default protocol speed IDs). */
+/* The default protocol speed IDs (§7.2.2.1.1, Table 7-13), used where a
+ * Supported Protocol capability lists no PSIs of its own. A device below a
+ * hub has one of the first three. */
+#define XHCI_PSIV_FULL 1                      /* 12 Mb/s */
+#define XHCI_PSIV_LOW 2                       /* 1.5 Mb/s */
+#define XHCI_PSIV_HIGH 3                      /* 480 Mb/s */
+#define XHCI_PSIV_SS 4                        /* SuperSpeed Gen 1 x1, 5 Gb/s */
+#define XHCI_PSIV_SSP_G2X1 5                  /* SuperSpeedPlus Gen 2 x1, 10 Gb/s */
+#define XHCI_PSIV_SSP_G1X2 6                  /* SuperSpeedPlus Gen 1 x2, 10 Gb/s */
+#define XHCI_PSIV_SSP_G2X2 7                  /* SuperSpeedPlus Gen 2 x2, 20 Gb/s */
+
+/* What the driver does by speed: EP0's packet size, intervals, hubs' transaction
+ * translators. Every SuperSpeed-family speed (Gen 1 and 2, x1 and x2) is SUPER. */
 #define XHCI_SPEED_FULL 1
 #define XHCI_SPEED_LOW 2
 #define XHCI_SPEED_HIGH 3
@@ -71,6 +94,23 @@
 #define XHCI_XCAP_ID(v) ((v) & 0xff)
 #define XHCI_XCAP_NEXT(v) (((v) >> 8) & 0xff) /* in dwords, 0: last */
 #define XHCI_XCAP_LEGACY 1                    /* USB Legacy Support (§7.1) */
+#define XHCI_XCAP_PROTOCOL 2                  /* xHCI Supported Protocol (§7.2) */
+#define XHCI_XCAP_WALK_MAX 64                 /* capabilities followed at most: a loop in the list ends */
+/* Supported Protocol capability (§7.2, Table 7-7): dword 0 its revision,
+ * dword 2 the ports it covers and how many PSI dwords follow dword 3. */
+#define XHCI_PROTO_MAJOR(v) ((v) >> 24)       /* 2: USB 2, 3: USB 3.x */
+#define XHCI_PROTO_DW_PORTS 8                 /* byte offset of dword 2 */
+#define XHCI_PROTO_PORT_OFF(v) ((v) & 0xff)   /* the first port, 1-based */
+#define XHCI_PROTO_PORT_COUNT(v) (((v) >> 8) & 0xff)
+#define XHCI_PROTO_PSIC(v) ((v) >> 28)        /* protocol speed ID count */
+#define XHCI_PROTO_DW_PSI 16                  /* byte offset of the first PSI dword */
+/* A protocol speed ID dword (§7.2.1, Table 7-9). */
+#define XHCI_PSI_PSIV(v) ((v) & 0xf)
+#define XHCI_PSI_PSIE(v) (((v) >> 4) & 0x3)   /* the mantissa's unit: 0 b/s, 1 Kb/s, 2 Mb/s, 3 Gb/s */
+#define XHCI_PSI_PLT(v) (((v) >> 6) & 0x3)    /* 0 symmetric, 2 asymmetric Rx, 3 asymmetric Tx */
+#define XHCI_PSI_LP(v) (((v) >> 14) & 0x3)    /* link protocol: 0 SuperSpeed, 1 SuperSpeedPlus */
+#define XHCI_PSI_PSIM(v) ((v) >> 16)          /* the mantissa */
+#define XHCI_PSI_PLT_TX 3                     /* the Tx half of an asymmetric pair: its Rx entry names the speed */
 #define XHCI_LEGSUP_BIOS_OWNED (1u << 16)
 #define XHCI_LEGSUP_OS_OWNED (1u << 24)
 #define XHCI_LEGCTLSTS 4                      /* USBLEGCTLSTS, the next dword */
@@ -103,6 +143,7 @@ _Static_assert(sizeof(struct xhci_trb) == 16, "xHCI §6.4: a TRB is 16 bytes");
 #define XHCI_TRB_CYCLE (1u << 0)
 #define XHCI_TRB_TC (1u << 1)                 /* link TRB: toggle cycle */
 #define XHCI_TRB_ISP (1u << 2)                /* interrupt on short packet */
+#define XHCI_TRB_CHAIN (1u << 4)              /* the TD goes on in the next TRB (§4.11.7); in a link TRB: across the link (§4.11.5.1) */
 #define XHCI_TRB_IOC (1u << 5)                /* interrupt (an event) on completion */
 #define XHCI_TRB_IDT (1u << 6)                /* immediate data */
 #define XHCI_TRB_TYPE(t) ((uint32_t)(t) << 10)
@@ -117,6 +158,8 @@ _Static_assert(sizeof(struct xhci_trb) == 16, "xHCI §6.4: a TRB is 16 bytes");
 #define XHCI_TRB_EP(e) ((uint32_t)(e) << 16)
 #define XHCI_TRB_GET_EP(c) (((c) >> 16) & 0x1f)
 #define XHCI_TRB_BSR (1u << 9)                /* address device: block set address */
+#define XHCI_TRB_TSP (1u << 9)                /* reset endpoint: transfer state preserve (0: the toggle is reset too) */
+#define XHCI_TRB_DCS 1u                       /* set TR dequeue pointer: the dequeue cycle state, in the pointer's bit 0 */
 #define XHCI_EVT_CODE(s) ((s) >> 24)
 #define XHCI_EVT_LEN(s) ((s) & 0xffffff)      /* transfer event: bytes not transferred */
 
@@ -127,10 +170,12 @@ enum xhci_trb_type {
 	XHCI_TRB_STATUS = 4,
 	XHCI_TRB_LINK = 6,
 	XHCI_TRB_ENABLE_SLOT = 9,
+	XHCI_TRB_DISABLE_SLOT = 10,
 	XHCI_TRB_ADDRESS_DEVICE = 11,
 	XHCI_TRB_CONFIGURE_EP = 12,
 	XHCI_TRB_EVALUATE_CTX = 13,
 	XHCI_TRB_RESET_EP = 14,
+	XHCI_TRB_STOP_EP = 15,
 	XHCI_TRB_SET_TR_DEQUEUE = 16,
 	XHCI_TRB_NOOP_CMD = 23,
 	XHCI_TRB_TRANSFER_EVENT = 32,
@@ -147,7 +192,14 @@ enum xhci_code {
 	XHCI_CC_TRB = 5,
 	XHCI_CC_STALL = 6,
 	XHCI_CC_SHORT_PACKET = 13,
+	XHCI_CC_CONTEXT_STATE = 19,
+	XHCI_CC_STOPPED = 26,
+	XHCI_CC_STOPPED_LENGTH_INVALID = 27,
+	XHCI_CC_SPLIT_TRANSACTION = 36,
 };
+/* Not a code the controller writes: the driver's own for a transfer that got
+ * no answer in time (abandoned, the endpoint stopped and moved past it). */
+#define XHCI_CC_TIMEOUT 0
 
 /* Event ring segment table entry (§6.5). */
 struct xhci_erst_entry {
@@ -171,6 +223,9 @@ _Static_assert(sizeof(struct xhci_slot_ctx) == 32, "xHCI §6.2.2: a slot context
 #define XHCI_SLOT_SPEED(s) ((uint32_t)(s) << 20)
 #define XHCI_SLOT_HUB (1u << 26)
 #define XHCI_SLOT_ENTRIES(n) ((uint32_t)(n) << 27)
+#define XHCI_SLOT_ENTRIES_OF(info) ((info) >> 27)
+#define XHCI_ROUTE_PORT_MAX 15                /* a tier's nibble: a hub port above 15 is written as 15 (USB 3.2 §8.9; Linux usb_alloc_dev) */
+#define XHCI_ROUTE_TIERS 5
 #define XHCI_SLOT_ROOT_PORT(p) ((uint32_t)(p) << 16)
 #define XHCI_SLOT_NPORTS(n) ((uint32_t)(n) << 24)
 #define XHCI_SLOT_TT_HUB(s) ((uint32_t)(s))
@@ -191,6 +246,10 @@ _Static_assert(sizeof(struct xhci_ep_ctx) == 32, "xHCI §6.2.3: an endpoint cont
 #define XHCI_EP_BURST(b) ((uint32_t)(b) << 8)
 #define XHCI_EP_DCS 1u
 #define XHCI_EP_INTERVAL(i) ((uint32_t)(i) << 16) /* 2^i x 125 us */
+#define XHCI_EP_STATE(info) ((info) & 0x7)    /* in the output context, the controller's (§6.2.3, Table 6-8) */
+#define XHCI_EP_MPS_OF(info2) ((info2) >> 16)
+enum xhci_ep_state { XHCI_EPS_DISABLED = 0, XHCI_EPS_RUNNING = 1, XHCI_EPS_HALTED = 2, XHCI_EPS_STOPPED = 3,
+		     XHCI_EPS_ERROR = 4 };
 enum xhci_ep_type { XHCI_EP_BULK_OUT = 2, XHCI_EP_CONTROL = 4, XHCI_EP_BULK_IN = 6, XHCI_EP_INTR_IN = 7 };
 
 struct xhci_input_ctrl {

@@ -1,18 +1,25 @@
 /* xhci_ring.c - producer and event rings; see xhci_ring.h. */
 #include "xhci_ring.h"
 
+/* ---- Private Functions ---------------------------------------------------- */
+static uint32_t link_control(const struct xhci_ring *r, uint32_t chain)
+{
+	return XHCI_TRB_TYPE(XHCI_TRB_LINK) | XHCI_TRB_TC | (r->chain_links ? XHCI_TRB_CHAIN : chain);
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
-void xhci_ring_init(struct xhci_ring *r, struct xhci_trb *mem, uint64_t phys, uint32_t n)
+void xhci_ring_init(struct xhci_ring *r, struct xhci_trb *mem, uint64_t phys, uint32_t n, bool chain_links)
 {
 	r->trb = mem;
 	r->phys = phys;
 	r->n = n;
 	r->enq = 0;
 	r->cycle = 1;
+	r->chain_links = chain_links;
 	struct xhci_trb *link = &mem[n - 1];
 	link->param = phys;
 	link->status = 0;
-	link->control = XHCI_TRB_TYPE(XHCI_TRB_LINK) | XHCI_TRB_TC; /* cycle 0: not yet the controller's */
+	link->control = link_control(r, 0); /* cycle 0: not yet the controller's */
 }
 
 uint64_t xhci_ring_push(struct xhci_ring *r, uint64_t param, uint32_t status, uint32_t control)
@@ -26,7 +33,7 @@ uint64_t xhci_ring_push(struct xhci_ring *r, uint64_t param, uint32_t status, ui
 	if (++r->enq == r->n - 1) {
 		struct xhci_trb *link = &r->trb[r->n - 1];
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		link->control = XHCI_TRB_TYPE(XHCI_TRB_LINK) | XHCI_TRB_TC | r->cycle;
+		link->control = link_control(r, control & XHCI_TRB_CHAIN) | r->cycle;
 		r->enq = 0;
 		r->cycle ^= 1;
 	}

@@ -13,14 +13,18 @@ struct xhci_ring {
 	uint32_t n;
 	uint32_t enq;           /* the next TRB the software writes */
 	uint32_t cycle;         /* the producer cycle state, 0 or 1 */
+	bool chain_links;       /* every link TRB chained (xHCI 0.95 controllers: Linux's XHCI_LINK_TRB_QUIRK) */
 };
 
-/* Take n (at least 2) zeroed TRBs at mem (the controller sees them at phys). */
-void xhci_ring_init(struct xhci_ring *r, struct xhci_trb *mem, uint64_t phys, uint32_t n);
+/* Take n (at least 2) zeroed TRBs at mem (the controller sees them at phys).
+ * chain_links: see struct xhci_ring. */
+void xhci_ring_init(struct xhci_ring *r, struct xhci_trb *mem, uint64_t phys, uint32_t n, bool chain_links);
 
 /* Write one TRB (control without the cycle bit, which is added last) and
  * return the controller's address of it. At the end of the segment the
- * link TRB is handed over and the cycle toggles. */
+ * link TRB is handed over and the cycle toggles; the link carries the
+ * Chain bit of the TRB before it, so that a TD that goes on past the end
+ * stays one TD (xHCI 4.11.5.1, Linux inc_enq), or always with chain_links. */
 uint64_t xhci_ring_push(struct xhci_ring *r, uint64_t param, uint32_t status, uint32_t control);
 
 /* The address of the next TRB to be written, with the cycle state in bit 0

@@ -50,6 +50,14 @@ def check_stick(case, disk, serial, errors, boot_no=1):
         _, problems = qbrecords.parse_text(text)
         errors.extend("results.log line %d: %s" % (no, why) for no, why, raw in problems)
         return
+    if case.traced:
+        # The usb_trace records of the last save (and of what follows done) are on serial only:
+        # the log reads cleanly and ends with done.
+        recs, problems = qbrecords.parse_text(text)
+        errors.extend("results.log line %d: %s" % (no, why) for no, why, raw in problems)
+        if not recs or recs[-1].get("kind") != "done":
+            errors.append("results.log does not end with the done record")
+        return
     recs, problems = qbrecords.parse_text(text)
     for no, why, raw in problems:
         errors.append("results.log line %d: %s: %s" % (no, why, raw[:100]))
@@ -136,9 +144,12 @@ def check_results(case, recs, errors):
     if r.get("writing") is not (case.results == "found"):
         errors.append("results_file says writing %s" % r.get("writing"))
     if case.stall:
+        # The budget (10 s) ends before the write: the bound is what was left of it (5 s at the least).
         stalls = [e for e in qbrecords.of_kind(recs, "error") if e.get("what") == "results file"]
-        if len(stalls) != 1 or "no answer within" not in stalls[0].get("detail", ""):
-            errors.append("a stalled stick must give one results file error saying it did not answer: %s" % stalls)
+        if len(stalls) != 1 or not re.search(r"no answer within \d+ ms \(what was left of the run's time budget\)",
+                                                stalls[0].get("detail", "")):
+            errors.append("a stalled stick must give one results file error saying it did not answer "
+                          "within what was left of the budget: %s" % stalls)
     if case.results in ("found", "not-usb"):
         for key, name in (("log_offset", "results.log"), ("prev_offset", "results.prev")):
             if r.get(key) != case.offsets.get(name):
@@ -159,6 +170,20 @@ def check_results(case, recs, errors):
             errors.append("why %r does not say multiboot2" % r.get("why"))
     elif case.why is not None and r.get("why") != case.why:
         errors.append("why %r, expected %r" % (r.get("why"), case.why))
+
+
+def check_released(recs, errors, text):
+    """finish=reboot|poweroff: after done, SYNCHRONIZE CACHE (10) went to the stick (a usb_trace record of its
+    CBW: opcode 0x35 at byte 15) and the xHCI was halted and reset, before the machine was handed back."""
+    done_at = next((i for i, r in enumerate(recs) if r.get("kind") == "done"), len(recs))
+    cbws = [r.get("hex", "") for r in recs[done_at:] if r.get("kind") == "usb_trace" and r.get("dir") == "cbw"]
+    if not any(len(h) >= 32 and h[30:32] == "35" for h in cbws):
+        errors.append("no SYNCHRONIZE CACHE CBW after done (CBWs after done: %s)" % cbws)
+    for line in ("finish: the stick's cache written out (SYNCHRONIZE CACHE)", "finish: the stick's xHCI halted and reset"):
+        if line not in text:
+            errors.append("serial does not say %r" % line)
+    if text.find("finish: the stick's cache written out") > text.find("finish: the stick's xHCI halted"):
+        errors.append("the xHCI was halted before the cache was written out")
 
 
 def check(case, status, text, errors):
@@ -190,5 +215,7 @@ def check(case, status, text, errors):
         if not (case.stall and e.get("what") == "results file"):
             errors.append("error record: %s" % e)
     check_results(case, recs, errors)
-    if case.extra_check:
+    if case.extra_check == check_released:
+        check_released(recs, errors, text)
+    elif case.extra_check:
         case.extra_check(recs, errors)

@@ -154,16 +154,16 @@ def qemu_cmd(case, disk, tmp):
         vars_copy = os.path.join(tmp, "vars.fd")
         shutil.copyfile(OVMF_VARS, vars_copy)
         stick = "if=none,id=stick,format=raw,file=" + disk
-        if case.stall:
+        if case.throttle:
             # The stick behind a throttle, opened wide; once the kernel writes
-            # to it, its writes crawl at 512 bytes a second (stall_stick):
-            # every write outlasts the kernel's bound.
+            # to it, its writes crawl at case.throttle bytes a second (image_tests
+            # sets it through the monitor).
             stick = "if=none,id=stick,driver=throttle,throttle-group=slow,file.driver=raw,file.file.filename=" + disk
             cmd += ["-object", "throttle-group,id=slow,x-bps-write=1000000000"]
             cmd[cmd.index("-monitor") + 1] = "unix:%s,server,nowait" % os.path.join(tmp, "monitor.sock")
         cmd += ["-drive", "if=pflash,format=raw,readonly=on,file=" + OVMF_CODE,
                 "-drive", "if=pflash,format=raw,file=" + vars_copy,
-                "-drive", stick, "-device", "qemu-xhci,id=xhci,addr=5"]
+                "-drive", stick, "-device", "%s,id=xhci,addr=5" % case.hc]
         blocks = ",logical_block_size=4096,physical_block_size=4096" if case.sector == 4096 else ""
         if case.second_stick:
             # The same image on the lower port, not the one booted: bootindex=1 so that OVMF

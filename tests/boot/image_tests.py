@@ -22,8 +22,15 @@ cpus_found == the configured count, and the command line that arrived.
   uefi-twice    OVMF, two runs of the same stick: the first is kept in results.prev
   uefi-two-sticks  OVMF, two sticks from the same image, the booted one (bootindex) on the
                 higher port: it gets the log, the other stays byte-identical
-  uefi-stall    OVMF, a stick whose writes crawl once the kernel writes (QEMU's throttle,
-                set through the monitor): one error record, the run ends ok
+  uefi-stall    OVMF, budget=10s, a stick whose writes crawl at 512 B/s once the kernel
+                writes (QEMU's throttle, set through the monitor): a write outlasts what
+                is left of the budget: one error record saying so, the run ends ok
+  uefi-slow     OVMF, a stick throttled to 2 KiB/s once the kernel writes: some writes
+                take seconds (more than the old 2 s bound), and the whole log is written
+  uefi-reboot   OVMF, finish=reboot dump=usb: SYNCHRONIZE CACHE goes out (its CBW in a
+                usb_trace record), the xHCI is halted and reset, then the machine resets
+  uefi-poweroff OVMF, finish=poweroff dump=usb: the same, then the power goes
+  uefi-nec      OVMF, the stick on QEMU's nec-usb-xhci instead of qemu-xhci
   uefi-nocable  OVMF with -serial none, the quick profile: the stick's
                 results.log is checked as the serial log would be
   uefi-4kn      OVMF on QEMU 10 (build/qemu10: tools/qemu10), a stick with 4096-byte
@@ -77,7 +84,10 @@ class Case:
         self.smp = SMP
         self.sector = 512         # the stick's logical block size (4096: QEMU 10, mkimage --sector-size)
         self.offsets = {}         # file name -> its first byte in the copy, found with mtools
-        self.stall = False        # the stick's writes are throttled to a crawl
+        self.stall = False        # a write outlasts its bound: one results file error
+        self.throttle = None      # bytes a second the stick's writes get once the kernel writes
+        self.hc = "qemu-xhci"     # the stick's controller
+        self.traced = False       # dump=usb: records after the last save are on serial only
         self.boots = 1            # boots of the same copy (2: the second keeps the first in results.prev)
         self.second_stick = False # another stick with the same image on a lower port, not booted
         self.first_log = None
@@ -134,7 +144,17 @@ CASES = [
     selftest("uefi-sata", disk="sata", results="not-usb"),
     selftest("uefi-twice"),
     selftest("uefi-two-sticks"),
-    selftest("uefi-stall"),
+    Case("uefi-stall", "ovmf", 'set qb_options="finish=qemu workloads=selftest budget=10s"\nset timeout=0\n'
+         'set default=quick\n', "uefi", "finish=qemu workloads=selftest budget=10s profile=quick",
+         extra_check=check_selftest_only),
+    selftest("uefi-slow"),
+    Case("uefi-reboot", "ovmf", 'set qb_options="finish=reboot workloads=selftest dump=usb"\nset timeout=0\n'
+         'set default=quick\n', "uefi", "finish=reboot workloads=selftest dump=usb profile=quick", exit_status=0,
+         extra_check=image_checks.check_released),
+    Case("uefi-poweroff", "ovmf", 'set qb_options="finish=poweroff workloads=selftest dump=usb"\nset timeout=0\n'
+         'set default=quick\n', "uefi", "finish=poweroff workloads=selftest dump=usb profile=quick", exit_status=0,
+         extra_check=image_checks.check_released),
+    selftest("uefi-nec"),
     Case("uefi-nocable", "ovmf", 'set qb_options="profile=quick finish=qemu"\nset timeout=0\nset default=full\n',
          "uefi", "profile=quick finish=qemu"),
     selftest("uefi-4kn"),
@@ -151,6 +171,11 @@ BY_NAME = {c.name: c for c in CASES}
 BY_NAME["uefi-twice"].boots = 2
 BY_NAME["uefi-two-sticks"].second_stick = True
 BY_NAME["uefi-stall"].stall = True
+BY_NAME["uefi-stall"].throttle = 512
+BY_NAME["uefi-slow"].throttle = 2048
+BY_NAME["uefi-reboot"].traced = True
+BY_NAME["uefi-poweroff"].traced = True
+BY_NAME["uefi-nec"].hc = "nec-usb-xhci"
 BY_NAME["uefi-nocable"].nocable = True
 BY_NAME["uefi-4kn"].sector = 4096
 
@@ -164,10 +189,10 @@ def run_case(case, image, tmp, log, timeout, errors):
     disk = image_stick.prepare(case, image, tmp)
     for boot_no in range(1, case.boots + 1):
         watch = None
-        if case.stall:
+        if case.throttle:
             sock = os.path.join(tmp, "monitor.sock")
-            watch = (b"results: writing the log",
-                     lambda: image_stick.hmp(sock, "qom-set -j /objects/slow limits {\"bps-write\":512}"))
+            limits = "qom-set -j /objects/slow limits {\"bps-write\":%d}" % case.throttle
+            watch = (b"results: writing the log", lambda: image_stick.hmp(sock, limits))
         status, text, t = image_stick.boot(image_stick.qemu_cmd(case, disk, tmp), timeout, watch)
         elapsed += t
         if case.nocable:

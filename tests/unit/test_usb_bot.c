@@ -1,4 +1,4 @@
-/* test_usb_bot.c - host tests for kernel/usb/usb.c's Bulk-Only Transport and SCSI over a model of a stick behind a stubbed xHCI: the open sequence (descriptors as QEMU's usb-storage gives them, a unit attention before ready), block reads and writes, and each way a device can misbehave (BOT 1.0 §6.7): a stalled data stage, a stalled status stage, a phase error, a wrong tag, a short transfer, no answer at all. */
+/* test_usb_bot.c - host tests for kernel/usb/usb.c's Bulk-Only Transport and SCSI (and usb_enum.c's bring-up) over a model of a stick behind a stubbed xHCI: the open sequence (descriptors as QEMU's usb-storage gives them, INQUIRY first, the endpoints configured before SET_CONFIGURATION, a unit attention before ready, enumeration tried again), block reads and writes, and each way a device can misbehave (BOT 1.0 §6.7): a stalled data stage, a stalled status stage, a phase error, a wrong tag, a short transfer (with a CSW that owns up to it, or says residue 0), no answer at all (a reset recovery, BOT §5.3.4); SYNCHRONIZE CACHE. */
 #include <stdlib.h>
 
 #include "bot.h"
@@ -31,7 +31,23 @@ static const uint8_t kbd_cfg[25] = {
 };
 static bool serve_keyboard;
 
-enum fault { F_NONE, F_STALL_DATA, F_STALL_CSW, F_PHASE, F_BAD_TAG, F_SHORT, F_NO_ANSWER };
+/* What went to the device and the controller, in order: one letter a step
+ * (A address, B bulk endpoints configured, C SET_CONFIGURATION, R class
+ * reset, H a halt cleared, T a toggle reset, D a slot disabled), and the
+ * SCSI operation codes in cmds. */
+static char steps[64];
+static unsigned n_steps;
+static uint8_t cmds[64];
+static unsigned n_cmds;
+static int address_failures;      /* xhci_dev_address fails this many more times */
+
+static void step(char c)
+{
+	if (n_steps + 1 < sizeof(steps))
+		steps[n_steps++] = c;
+}
+
+enum fault { F_NONE, F_STALL_DATA, F_STALL_CSW, F_PHASE, F_BAD_TAG, F_SHORT, F_SHORT_ZERO, F_NO_ANSWER };
 
 static struct {
 	uint8_t disk[BLOCKS * BS];
@@ -47,6 +63,7 @@ static struct {
 	int halts_cleared[256];       /* CLEAR_FEATURE(ENDPOINT_HALT) per endpoint address */
 	int csw_stalled;
 	unsigned commands;
+	unsigned resets;              /* Bulk-Only Mass Storage Resets */
 } dev;
 
 static void reset_dev(void)
@@ -67,6 +84,8 @@ static void command(const struct bot_cbw *c)
 	dev.residue = 0;
 	dev.data_len = c->data_len;
 	dev.commands++;
+	if (n_cmds < sizeof(cmds))
+		cmds[n_cmds++] = c->cb[0];
 	switch (c->cb[0]) {
 	case SCSI_TEST_UNIT_READY:
 		if (dev.unit_attention > 0) {
@@ -89,7 +108,15 @@ static void command(const struct bot_cbw *c)
 	case SCSI_READ10:
 		memcpy(dev.data, dev.disk + (size_t)lba * BS, (size_t)n * BS);
 		break;
+	case SCSI_INQUIRY:
+		memset(dev.data, ' ', SCSI_INQUIRY_LEN);
+		dev.data[0] = 0;
+		memcpy(dev.data + 8, "QEMU", 4);
+		memcpy(dev.data + 16, "QEMU HARDDISK", 13);
+		memcpy(dev.data + 32, "2.5+", 4);
+		break;
 	case SCSI_WRITE10:
+	case SCSI_SYNC_CACHE10:
 		break;
 	}
 	dev.phase = c->data_len ? 1 : 2;
@@ -135,12 +162,11 @@ static unsigned xhci_starts;
 bool pci_present(struct pci_addr a) { (void)a; return true; }
 uint32_t pci_class(struct pci_addr a) { (void)a; return hc_class; }
 
-bool xhci_start(struct xhci *x, struct pci_addr a, uint64_t timeout_ms)
+bool xhci_start(struct xhci *x, struct pci_addr a)
 {
 	xhci_starts++;
 	memset(x, 0, sizeof(*x));
 	x->pci = a;
-	x->timeout_ms = timeout_ms;
 	x->max_ports = 4;
 	x->ac64 = true;
 	x->handoff = "no USB Legacy Support capability";
@@ -148,22 +174,45 @@ bool xhci_start(struct xhci *x, struct pci_addr a, uint64_t timeout_ms)
 }
 
 void xhci_set_trace(bool on) { (void)on; }
-bool xhci_port_connected(struct xhci *x, uint8_t port) { (void)x; return port == 1; }
-bool xhci_root_port_reset(struct xhci *x, uint8_t port, uint8_t *speed) { (void)x, (void)port; *speed = XHCI_SPEED_HIGH; return true; }
-bool xhci_dev_address(struct xhci *x, struct xhci_dev *d) { (void)x; d->slot = 1; d->mps0 = 64; return true; }
+bool xhci_stop(struct xhci *x) { x->dead = true; return true; }
+uint32_t xhci_route(uint32_t r, uint32_t t, uint32_t p) { return r | (p < 15 ? p : 15) << (4 * (t - 1)); }
+bool xhci_root_port_reset(struct xhci *x, uint8_t port, struct xhci_dev *d, bool again)
+{
+	(void)again;
+	(void)x, (void)port;
+	d->speed = XHCI_SPEED_HIGH;
+	d->psiv = 3;
+	d->kbps = 480000;
+	return true;
+}
+bool xhci_dev_address(struct xhci *x, struct xhci_dev *d)
+{
+	d->slot = 1;
+	d->mps0 = 64;
+	d->ep0.dci = 1;
+	if (address_failures > 0) {
+		address_failures--;
+		fmt_snprintf(x->why, sizeof(x->why), "address device command failed with completion code 4");
+		return false;
+	}
+	step('A');
+	return true;
+}
+void xhci_dev_disable(struct xhci *x, struct xhci_dev *d) { (void)x; d->slot = 0; step('D'); }
 bool xhci_dev_set_mps0(struct xhci *x, struct xhci_dev *d, uint16_t mps) { (void)x; d->mps0 = mps; return true; }
 bool xhci_dev_set_hub(struct xhci *x, struct xhci_dev *d, uint8_t n) { (void)x, (void)d, (void)n; return true; }
-bool xhci_dev_intr_in(struct xhci *x, struct xhci_dev *d, uint8_t e, uint16_t m, uint8_t i) { (void)x, (void)d, (void)e, (void)m, (void)i; return false; }
-uint64_t xhci_queue_in(struct xhci *x, struct xhci_dev *d, void *b, uint32_t l) { (void)x, (void)d, (void)b, (void)l; return 0; }
-int xhci_poll_in(struct xhci *x, uint64_t t, uint32_t l, uint32_t *g) { (void)x, (void)t, (void)l, (void)g; return -1; }
+bool xhci_ep_reset_toggle(struct xhci *x, struct xhci_dev *d, struct xhci_ep *ep) { (void)x, (void)d, (void)ep; step('T'); return true; }
 
 bool xhci_dev_bulk(struct xhci *x, struct xhci_dev *d, uint8_t eo, uint16_t mo, uint8_t ei, uint16_t mi)
 {
 	(void)x, (void)mo, (void)mi;
 	CHECK_EQ_U(eo, 0x02);
 	CHECK_EQ_U(ei, 0x81);
-	d->dci_out = 4;
-	d->dci_in = 3;
+	d->out.dci = 4;
+	d->in.dci = 3;
+	d->out.addr = eo;
+	d->in.addr = ei;
+	step('B');
 	return true;
 }
 
@@ -178,8 +227,16 @@ bool xhci_control(struct xhci *x, struct xhci_dev *d, uint8_t type, uint8_t req,
 		memcpy(buf, kbd_cfg, n = len < sizeof(kbd_cfg) ? len : sizeof(kbd_cfg));
 	else if (type == 0x80 && req == 6 && value >> 8 == 2)
 		memcpy(buf, cfg_desc, n = len < sizeof(cfg_desc) ? len : sizeof(cfg_desc));
-	else if (type == 0x02 && req == 1 && value == 0)
+	else if (type == 0x02 && req == 1 && value == 0) {
 		dev.halts_cleared[index & 0xff]++;
+		step('H');
+	} else if (type == 0x00 && req == 9)
+		step('C');
+	else if (type == 0x21 && req == 0xff) {
+		dev.resets++;
+		dev.phase = 0;
+		step('R');
+	}
 	if (got)
 		*got = n;
 	return true;
@@ -215,9 +272,9 @@ bool xhci_bulk_xfer(struct xhci *x, struct xhci_dev *d, bool in, void *buf, uint
 			return false;
 		}
 		uint32_t n = len;
-		if (moves && dev.fault == F_SHORT) {
+		if (moves && (dev.fault == F_SHORT || dev.fault == F_SHORT_ZERO)) {
 			n = len - BS;
-			dev.residue = BS;
+			dev.residue = dev.fault == F_SHORT ? BS : 0; /* F_SHORT_ZERO: a CSW that says all of it moved */
 		}
 		if (in)
 			memcpy(buf, dev.data, n);
@@ -260,7 +317,9 @@ static bool open_stick(void)
 	r.ports[0] = 1;
 	reset_dev();
 	give_back();
-	return usb_stick_open(&stick, &r, 2000);
+	n_steps = n_cmds = 0;
+	memset(steps, 0, sizeof(steps));
+	return usb_stick_open(&stick, &r);
 }
 
 TEST(open_waits_out_a_unit_attention)
@@ -333,7 +392,7 @@ TEST(paths_that_lead_nowhere_are_refused)
 {
 	struct boot_results r;
 	memset(&r, 0, sizeof(r));
-	CHECK(!usb_stick_open(&stick, &r, 2000));
+	CHECK(!usb_stick_open(&stick, &r));
 	CHECK_STR(stick.why, "the loader recorded no USB path");
 	serve_keyboard = true;
 	CHECK(!open_stick());
@@ -362,12 +421,85 @@ TEST(a_stick_behind_another_controller_says_which_and_is_not_driven)
 		hc_class = cases[i].cls;
 		xhci_starts = 0;
 		reset_dev();
-		CHECK(!usb_stick_open(&stick, &r, 2000));
+		CHECK(!usb_stick_open(&stick, &r));
 		CHECK_STR(stick.why, cases[i].why);
 		CHECK_EQ_U(xhci_starts, 0);
 		CHECK_EQ_U(dev.commands, 0);
 	}
 	hc_class = PCI_CLASS_USB_XHCI;
+}
+
+TEST(inquiry_first_and_endpoints_before_set_configuration)
+{
+	CHECK(open_stick());
+	CHECK(n_cmds >= 3);
+	CHECK_EQ_U(cmds[0], SCSI_INQUIRY);        /* before TEST UNIT READY (EDK2, Linux, Windows) */
+	CHECK_EQ_U(cmds[1], SCSI_TEST_UNIT_READY);
+	CHECK(strncmp(steps, "ABC", 3) == 0);     /* addressed, endpoints configured, then SET_CONFIGURATION (xHCI 4.3.5) */
+	if (strncmp(steps, "ABC", 3))
+		printf("    steps: %s\n", steps);
+	CHECK_STR(stick.ident, "QEMU QEMU HARDDISK 2.5+");
+}
+
+/* A short IN transfer whose CSW says residue 0: what did not arrive counts,
+ * and nothing of the bounce buffer is copied out. */
+TEST(a_short_read_with_residue_zero_is_not_copied)
+{
+	static uint8_t buf[2 * BS];
+	CHECK(open_stick());
+	memset(dev.disk, 0x5a, 2 * BS);
+	memset(stick.bounce, 0xee, 2 * BS);      /* what an earlier command left there */
+	memset(buf, 0xaa, sizeof(buf));
+	dev.fault = F_SHORT_ZERO;
+	CHECK(!usb_stick_rw(&stick, false, 0, 2, buf));
+	CHECK(strstr(stick.why, "moved 512 bytes less than asked") != NULL);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		if (buf[i] != 0xaa) {
+			CHECK(buf[i] == 0xaa);
+			break;
+		}
+	CHECK_EQ_U(dev.resets, 0);                /* the command completed: no transport failure */
+}
+
+/* No answer: the stick gets a reset recovery (BOT 5.3.4: class reset, then
+ * both halts cleared with the controller's toggles) before anything else,
+ * and works again afterwards. */
+TEST(no_answer_resets_the_stick)
+{
+	static uint8_t out[BS];
+	CHECK(open_stick());
+	dev.fault = F_NO_ANSWER;
+	n_steps = 0;
+	memset(steps, 0, sizeof(steps));
+	CHECK(!usb_stick_rw(&stick, true, 0, 1, out));
+	CHECK(strstr(stick.why, "(the stick was reset)") != NULL);
+	CHECK_EQ_U(dev.resets, 1);
+	CHECK_STR(steps, "RHTHT");
+	CHECK_EQ_U(dev.halts_cleared[0x81], 1);
+	CHECK_EQ_U(dev.halts_cleared[0x02], 1);
+	dev.fault = F_NONE;
+	CHECK(usb_stick_rw(&stick, true, 0, 1, out));
+	dev.fault = F_PHASE;
+	CHECK(!usb_stick_rw(&stick, true, 0, 1, out));
+	CHECK_EQ_U(dev.resets, 2);                /* a phase error too (BOT 6.7) */
+}
+
+TEST(enumeration_is_tried_again)
+{
+	address_failures = 2;
+	CHECK(open_stick());
+	CHECK(strncmp(steps, "DDA", 3) == 0);     /* each failed try gives its slot back */
+	address_failures = 4;
+	CHECK(!open_stick());
+	CHECK(strstr(stick.why, "(tried 4 times)") != NULL);
+	address_failures = 0;
+}
+
+TEST(sync_cache_goes_out)
+{
+	CHECK(open_stick());
+	CHECK(usb_stick_sync(&stick));
+	CHECK_EQ_U(cmds[n_cmds - 1], SCSI_SYNC_CACHE10);
 }
 
 int main(void)
@@ -379,6 +511,11 @@ int main(void)
 	RUN(bad_status_wrappers_fail);
 	RUN(paths_that_lead_nowhere_are_refused);
 	RUN(a_stick_behind_another_controller_says_which_and_is_not_driven);
+	RUN(inquiry_first_and_endpoints_before_set_configuration);
+	RUN(a_short_read_with_residue_zero_is_not_copied);
+	RUN(no_answer_resets_the_stick);
+	RUN(enumeration_is_tried_again);
+	RUN(sync_cache_goes_out);
 	give_back();
 	return check_summary("usb_bot");
 }

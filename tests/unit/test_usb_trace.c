@@ -1,4 +1,4 @@
-/* test_usb_trace.c - host tests for kernel/usb/xhci_ring.c and kernel/usb/bot.c against traces recorded from QEMU 7.2's qemu-xhci and usb-storage (tests/fixtures/usb/, dump=usb): the rings produce the recorded TRBs at the recorded addresses, the event ring hands back the recorded events in order, every command and IOC transfer is completed by an event naming it, and the Bulk-Only wrappers are rebuilt and checked byte for byte. Also the rings' wrap-around, which the traces do not reach. */
+/* test_usb_trace.c - host tests for kernel/usb/xhci_ring.c and kernel/usb/bot.c against traces recorded from QEMU 7.2's qemu-xhci and usb-storage (tests/fixtures/usb/, dump=usb): the rings produce the recorded TRBs at the recorded addresses, the event ring hands back the recorded events in order, every command and IOC transfer is completed by an event naming it, and the Bulk-Only wrappers are rebuilt and checked byte for byte. Also the rings' wrap-around, which the traces do not reach, and the Chain bit a link TRB carries. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -82,7 +82,7 @@ static void replay_producers(void)
 			if (n >= MAX_RINGS)
 				return;
 			memset(mem[n], 0, sizeof(mem[n]));
-			xhci_ring_init(&rings[n], mem[n], page, RING_TRBS);
+			xhci_ring_init(&rings[n], mem[n], page, RING_TRBS, false);
 			base[n++] = page;
 		}
 		uint64_t at = xhci_ring_push(&rings[r], it->param, it->status, it->control & ~XHCI_TRB_CYCLE);
@@ -209,6 +209,11 @@ static void replay_bot(void)
 	}
 	CHECK(pairs >= 4);
 	CHECK(writes >= 2); /* the header and the log */
+	for (unsigned i = 0; i < n_items; i++)
+		if (!strcmp(items[i].dir, "cbw")) {
+			CHECK_EQ_U(items[i].bytes[15], SCSI_INQUIRY); /* the first command (CDB at byte 15 of the CBW) */
+			break;
+		}
 }
 
 TEST(traces_replay)
@@ -229,7 +234,7 @@ TEST(producer_ring_wraps)
 	static struct xhci_trb mem[4];
 	struct xhci_ring r;
 	memset(mem, 0, sizeof(mem));
-	xhci_ring_init(&r, mem, 0x1000, 4);
+	xhci_ring_init(&r, mem, 0x1000, 4, false);
 	CHECK_EQ_U(mem[3].param, 0x1000);
 	CHECK_EQ_U(mem[3].control & XHCI_TRB_CYCLE, 0);
 	CHECK_EQ_U(xhci_ring_deq_ptr(&r), 0x1001);
@@ -272,6 +277,35 @@ TEST(event_ring_wraps)
 	CHECK(!xhci_evring_next(&e, &t));
 }
 
+/* The link TRB carries the Chain bit of the TRB before it, so that a TD that
+ * goes on past the end of the segment stays one TD (xHCI 4.11.5.1, Linux
+ * inc_enq); on an xHCI 0.95 (chain_links) every link is chained. */
+TEST(link_trb_carries_the_chain_bit)
+{
+	static struct xhci_trb mem[4];
+	struct xhci_ring r;
+	memset(mem, 0, sizeof(mem));
+	xhci_ring_init(&r, mem, 0x1000, 4, false);
+	CHECK_EQ_U(mem[3].control & XHCI_TRB_CHAIN, 0);
+	xhci_ring_push(&r, 1, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL));
+	xhci_ring_push(&r, 2, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL));
+	xhci_ring_push(&r, 3, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL) | XHCI_TRB_CHAIN); /* a TD that goes on ... */
+	CHECK(mem[3].control & XHCI_TRB_CHAIN);                                   /* ... across the link */
+	CHECK_EQ_U(mem[3].control & XHCI_TRB_CYCLE, 1);
+	xhci_ring_push(&r, 4, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL) | XHCI_TRB_IOC);  /* it ends at the top */
+	xhci_ring_push(&r, 5, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL));
+	xhci_ring_push(&r, 6, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL) | XHCI_TRB_IOC);  /* a TD that ends at the link */
+	CHECK_EQ_U(mem[3].control & XHCI_TRB_CHAIN, 0);
+	CHECK_EQ_U(mem[3].control & XHCI_TRB_CYCLE, 0);
+	memset(mem, 0, sizeof(mem));
+	xhci_ring_init(&r, mem, 0x1000, 4, true);
+	CHECK(mem[3].control & XHCI_TRB_CHAIN);
+	for (unsigned k = 0; k < 3; k++)
+		xhci_ring_push(&r, k, 0, XHCI_TRB_TYPE(XHCI_TRB_NORMAL) | XHCI_TRB_IOC);
+	CHECK(mem[3].control & XHCI_TRB_CHAIN);
+	CHECK_EQ_U(XHCI_TRB_GET_TYPE(mem[3].control), XHCI_TRB_LINK);
+}
+
 TEST(scsi_blocks)
 {
 	uint8_t cdb[16];
@@ -294,6 +328,7 @@ int main(void)
 	RUN(traces_replay);
 	RUN(producer_ring_wraps);
 	RUN(event_ring_wraps);
+	RUN(link_trb_carries_the_chain_bit);
 	RUN(scsi_blocks);
 	return check_summary("usb_trace");
 }
