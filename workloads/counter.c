@@ -57,6 +57,8 @@ static const char *const layout_names[N_LAYOUTS] = {
 /* What a plan item's param[] hold: [0] kind, [1] layout, [2] threads, [3] placement or relation,
  * with SAME_PLACEMENTS when scatter picks the same CPUs as compact (run once, reported as both). */
 enum item_kind { KIND_SWEEP, KIND_BASE, KIND_PAIR, KIND_MATRIX };
+/* The plan's kinds of experiment: the sweep, the pairs (with their base), the matrix. */
+enum plan_kind_id { PK_SWEEP, PK_PAIRS, PK_MATRIX };
 #define SAME_PLACEMENTS 0x100u
 
 static const enum topo_rel pair_rels[] = { TOPO_REL_SMT, TOPO_REL_L2, TOPO_REL_L3, TOPO_REL_PACKAGE,
@@ -181,9 +183,10 @@ static uint64_t per_thread(enum layout l, uint64_t units, uint32_t n)
 	return each ? each : 1;
 }
 
-/* Warm-up plus reps timed repetitions of one configuration. */
+/* Warm-up plus reps timed repetitions of one configuration, each while
+ * its deadline allows (it: the plan's item; NULL at calibration). */
 static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
-		    uint32_t reps, uint64_t timeout_ms)
+		    uint32_t reps, const struct plan_item *it)
 {
 	uint32_t n = s->n;
 	out.ok = true;
@@ -193,10 +196,11 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 	job.iters = per_thread(l, units, n);
 	out.reps = reps_begin(n);
 	reps = MIN(reps, (uint32_t)REPS_MAX);
-	for (uint32_t r = 0; r <= reps; r++) {
+	for (uint32_t r = 0; r <= reps && seq_rep_fits(); r++) {
 		lay_out(l, n);
 		if (ctx->flush) /* the counters start in memory on both platforms (docs/timing.md) */
 			run_evict_lines(cbuf, (uint64_t)(n + 2) * BLOCK_WORDS * sizeof(cbuf[0]));
+		uint64_t timeout_ms = it ? seq_timeout_ms(it) : SEQ_CALIB_TIMEOUT_MS;
 		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
 		if (st == RUN_OVERRUN) {
 			uint64_t least = job.iters;
@@ -361,7 +365,6 @@ static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, u
 	uint32_t n = place_sample(ncpu, matrix_cpus(it->units, ncpu), pick);
 	bool sampled = n < ncpu;
 	uint32_t reps = matrix_reps(ctx);
-	uint64_t bound = seq_timeout_ms(it);
 	float *m = small_matrix;
 	uint64_t bytes = (uint64_t)n * n * sizeof(float), phys = 0;
 	if (n > MATRIX_INLINE_CPUS) {
@@ -372,19 +375,25 @@ static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, u
 		}
 		m = (float *)(uintptr_t)phys;
 	}
-	bool ok = true;
-	uint32_t pairs_total = n * (n - 1) / 2, overruns = 0;
+	bool ok = true, more = true;
+	uint32_t pairs_total = n * (n - 1) / 2, overruns = 0, measured = 0;
 	kprintf("\n  core-to-core matrix: %u of %u CPUs%s, %u pairs, %llu increments x %u repetitions each\n", n,
 		ncpu, sampled ? " (an even sample)" : "", pairs_total, (unsigned long long)iters, reps);
 	for (uint32_t i = 0; i < n; i++) {
 		m[i * n + i] = -1;
 		for (uint32_t j = i + 1; j < n; j++) {
+			m[i * n + j] = m[j * n + i] = -1;
+			if (more && !seq_step_fits())
+				more = false; /* its deadline: the pairs left stay null */
+			if (!more)
+				continue;
 			set.n = 2;
 			set.cpu[0] = ctx->cpu_of_topo[pick[i]];
 			set.cpu[1] = ctx->cpu_of_topo[pick[j]];
-			measure(ctx, PACKED, &set, iters, reps, bound);
+			measure(ctx, PACKED, &set, iters, reps, it);
 			ok &= out.ok || out.overrun;
 			overruns += out.overrun;
+			measured++;
 			m[i * n + j] = m[j * n + i] = out.ok ? (float)out.tpi : -1;
 		}
 	}
@@ -397,6 +406,7 @@ static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, u
 	rec_bool(r, "sampled", sampled);
 	rec_u64(r, "cpus_in_machine", ncpu);
 	rec_u64(r, "pairs", pairs_total);
+	rec_u64(r, "pairs_measured", measured);
 	if (overruns)
 		rec_u64(r, "overrun_pairs", overruns);
 	seq_item_report(r, it);
@@ -421,7 +431,9 @@ static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, u
 	} else {
 		rec_u64(r, "rows", n); /* the values follow, one matrix_row record per row */
 	}
-	rec_str(r, "check", ok ? "ok" : "fail");
+	rec_str(r, "check", !ok ? "fail" : seq_item_short() ? "short" : "ok");
+	if (ok && seq_item_short())
+		rec_str(r, "reason", seq_stop_reason());
 	console_rec_emit(r);
 	for (uint32_t i = 0; !inline_values && i < n; i++) {
 		r = console_rec_open("matrix_row");
@@ -454,7 +466,7 @@ static double fixed_cost(const struct wl_ctx *ctx, const struct cpuset *s)
 static void calibrate(const struct wl_ctx *ctx, struct plan_item *it, enum layout l, const struct cpuset *s,
 		      uint64_t calib_units)
 {
-	measure(ctx, l, s, calib_units, 1, SEQ_CALIB_TIMEOUT_MS);
+	measure(ctx, l, s, calib_units, 1, 0);
 	double slowest = seq_seconds((uint64_t)reps_stats(out.reps)->median);
 	uint64_t units_done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
 	it->unit_s = units_done ? slowest / (double)units_done : 0;
@@ -486,6 +498,12 @@ static struct plan_item *add_item(const struct wl_ctx *ctx, const char *name, en
 	it->param[1] = l;
 	it->param[2] = threads;
 	it->param[3] = how;
+	it->kind = k == KIND_SWEEP ? PK_SWEEP : PK_PAIRS;
+	/* The least form: packed and padded at 1 and at all threads (compact),
+	 * the pairs' base (the last pair is added to it by counter_plan). */
+	it->essential = k == KIND_BASE || (k == KIND_SWEEP && (l == PACKED || l == PADDED) &&
+					    (how & ~SAME_PLACEMENTS) == PLACE_COMPACT &&
+					    (threads == 1 || threads == ctx->topo->ncpu));
 	return it;
 }
 
@@ -497,6 +515,9 @@ void counter_plan(const struct wl_ctx *ctx)
 	uint64_t calib = MIN(wanted_iters(ctx), CALIB_ITERS);
 	char name[PLAN_NAME_LEN];
 	bool same[MAX_COUNTS];
+	plan_kind(ctx->plan, ctx->index, PK_SWEEP, "sweep");
+	plan_kind(ctx->plan, ctx->index, PK_PAIRS, "pairs");
+	plan_kind(ctx->plan, ctx->index, PK_MATRIX, "matrix");
 	for (uint32_t i = 0; i < nc; i++)
 		same[i] = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[i]);
 	for (unsigned l = 0; l < N_LAYOUTS; l++)
@@ -519,6 +540,7 @@ void counter_plan(const struct wl_ctx *ctx)
 	struct plan_item *it = add_item(ctx, "packed 1 thread (the pairs' base)", KIND_BASE, PACKED, 1, 0);
 	if (it)
 		calibrate(ctx, it, PACKED, &set, calib);
+	struct plan_item *farthest = 0;
 	for (unsigned i = 0; i < ARRAY_SIZE(pair_rels); i++) {
 		if (!item_set(ctx, KIND_PAIR, 2, pair_rels[i], &set))
 			continue; /* no such pair here: reported as skipped by counter_run */
@@ -528,7 +550,10 @@ void counter_plan(const struct wl_ctx *ctx)
 		it = add_item(ctx, name, KIND_PAIR, PACKED, 2, pair_rels[i]);
 		if (it)
 			calibrate(ctx, it, PACKED, &set, calib);
+		farthest = it ? it : farthest;
 	}
+	if (farthest)
+		farthest->essential = true; /* the pairs' least form: the base and the farthest pair */
 	uint32_t ncpu = ctx->topo->ncpu;
 	if (ncpu < 2)
 		return;
@@ -543,12 +568,14 @@ void counter_plan(const struct wl_ctx *ctx)
 	it->min_units = (uint64_t)kmin * (kmin - 1) / 2;
 	it->want_reps = 0; /* one pass over the pairs; each pair repeats within */
 	it->param[0] = KIND_MATRIX;
-	it->out_bytes = (uint32_t)MIN((uint64_t)UINT32_MAX, it->want_units * MATRIX_BYTES_PER_PAIR + REC_BYTES);
+	it->kind = PK_MATRIX;
+	it->out_bytes = REC_BYTES;
+	it->out_per_unit = MATRIX_BYTES_PER_PAIR;
 	set.n = 2;
 	set.cpu[0] = ctx->cpu_of_topo[0];
 	set.cpu[1] = ctx->cpu_of_topo[ncpu - 1];
 	uint64_t mi = matrix_iters(wanted_iters(ctx));
-	measure(ctx, PACKED, &set, MIN(mi, CALIB_ITERS), 1, SEQ_CALIB_TIMEOUT_MS);
+	measure(ctx, PACKED, &set, MIN(mi, CALIB_ITERS), 1, 0);
 	double per_inc = job.iters ? seq_seconds((uint64_t)reps_stats(out.reps)->median) / (double)job.iters : 0;
 	double fixed = fixed_cost(ctx, &set);
 	it->unit_s = (matrix_reps(ctx) + 1) * ((double)mi * per_inc + fixed);
@@ -605,7 +632,7 @@ void counter_run(const struct wl_ctx *ctx)
 			report_skipped(l, placement, "the placement is gone (CPUs lost since the plan)");
 			continue;
 		}
-		measure(ctx, l, &set, it->units, it->reps, seq_timeout_ms(it));
+		measure(ctx, l, &set, it->units, it->reps, it);
 		if (k == KIND_SWEEP && threads == 1 && how == PLACE_COMPACT)
 			base[l] = out.ok ? out.tpi : 0;
 		if (k == KIND_BASE) {

@@ -62,6 +62,8 @@
 #define TEXT_LEN 96
 
 enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
+/* The plan's kinds of experiment; the least form is demand-zero at 4 KiB and 2 MiB and the unwarmed copy. */
+enum plan_kind_id { PK_COPIES, PK_PAGES, PK_LARGE, PK_NUMA };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -248,12 +250,14 @@ static double time_copy(const struct wl_ctx *ctx)
 	return seq_seconds(t1 - t0) / (double)CALIB_COPY_BYTES;
 }
 
-static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t unit, uint64_t want,
-			     uint64_t min, double unit_s)
+static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t kind, bool essential, uint8_t unit,
+			     uint64_t want, uint64_t min, double unit_s)
 {
 	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
 	if (!it)
 		return 0;
+	it->kind = kind;
+	it->essential = essential;
 	it->unit = unit;
 	it->want_units = want;
 	it->min_units = MIN(want, min);
@@ -277,17 +281,24 @@ static void summary(void)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor)
+const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor, const char **why)
 {
 	const struct plan_item *it = plan_next(ctx->plan, ctx->index, cursor);
-	if (it)
-		seq_item_begin(ctx, it);
+	*why = "not in the plan";
+	if (!it)
+		return 0;
+	seq_item_begin(ctx, it);
+	*why = it->skip ? seq_skip_reason(it) : !seq_once_fits() ? seq_stop_reason() : 0;
 	return it;
 }
 
 void first_touch_plan(const struct wl_ctx *ctx)
 {
 	decide_sizes(ctx);
+	plan_kind(ctx->plan, ctx->index, PK_COPIES, "copies");
+	plan_kind(ctx->plan, ctx->index, PK_PAGES, "4k-pages");
+	plan_kind(ctx->plan, ctx->index, PK_LARGE, "2m-pages");
+	plan_kind(ctx->plan, ctx->index, PK_NUMA, "numa");
 	/* Each twice: the first run warms the code paths (and an emulator's translations). */
 	(void)time_faults(FT_PAGE, CALIB_PAGES);
 	double fault = time_faults(FT_PAGE, CALIB_PAGES);
@@ -298,18 +309,19 @@ void first_touch_plan(const struct wl_ctx *ctx)
 	uint64_t bytes = sz.ints * sizeof(uint32_t), pages = bytes / FT_PAGE;
 	for (int c = 0; c < N_CASES; c++) {
 		double s = ITERATIONS * COPY_PASSES_PER_ITERATION * (double)bytes * copy + 2.0 * (double)pages * fault;
-		add(ctx, case_names[c], PLAN_UNIT_PASSES, 1, 1, s);
+		add(ctx, case_names[c], PK_COPIES, c == WARM_NONE, PLAN_UNIT_PASSES, 1, 1, s);
 	}
 	if (ctx->has_fault_internals)
-		add(ctx, "page-fault-entry", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	add(ctx, "demand-zero-4k", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	add(ctx, "demand-zero-2m", PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES, large);
-	add(ctx, "zero-rep-stosb", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	add(ctx, "zero-nt", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+		add(ctx, "page-fault-entry", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	add(ctx, "demand-zero-4k", PK_PAGES, true, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	add(ctx, "demand-zero-2m", PK_LARGE, true, PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES, large);
+	add(ctx, "zero-rep-stosb", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	add(ctx, "zero-nt", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
 	if (ft_has_clzero(ctx))
-		add(ctx, "zero-clzero", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+		add(ctx, "zero-clzero", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
 	if (ctx->has_fault_internals)
-		add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+		add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES,
+		    fault);
 	if (ctx->nodes >= 2) {
 		uint64_t nb = ctx->quick ? NUMA_BYTES_QUICK : NUMA_BYTES_FULL;
 		uint64_t mb = ctx->quick ? NUMA_MATRIX_BYTES_QUICK : NUMA_MATRIX_BYTES_FULL;
@@ -317,7 +329,7 @@ void first_touch_plan(const struct wl_ctx *ctx)
 		double nn = (double)ctx->nodes * ctx->nodes;
 		double s = NUMA_PASSES * (double)nb * copy + 2.0 * (double)(nb / FT_PAGE) * fault +
 			   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP);
-		add(ctx, "numa placement and node matrices", PLAN_UNIT_PASSES, 1, 1, s);
+		add(ctx, "numa placement and node matrices", PK_NUMA, false, PLAN_UNIT_PASSES, 1, 1, s);
 	}
 }
 
@@ -332,9 +344,11 @@ void first_touch_run(const struct wl_ctx *ctx)
 		"  then the figure per page copied:\n",
 		(unsigned long long)sz.ints, (unsigned long long)(sz.ints * sizeof(uint32_t) >> 10), ITERATIONS,
 		tsc_hz() ? "us" : "ticks");
+	const char *why;
 	for (int c = 0; c < N_CASES; c++) {
-		if (!(it = ft_take(ctx, &cursor)) || it->skip)
-			ft_skip(case_names[c], it ? seq_skip_reason(it) : "not in the plan");
+		ft_take(ctx, &cursor, &why);
+		if (why)
+			ft_skip(case_names[c], why);
 		else
 			copy_case(ctx, (enum copy_case)c, sz.ints);
 	}
@@ -343,9 +357,8 @@ void first_touch_run(const struct wl_ctx *ctx)
 	fault_4k = ft_fault_costs(ctx, &cursor);
 	ft_zeroing_costs(ctx, &cursor, sz.pages);
 	if (ctx->has_fault_internals) {
-		it = ft_take(ctx, &cursor);
-		if (!it || it->skip) {
-			const char *why = it ? seq_skip_reason(it) : "not in the plan";
+		it = ft_take(ctx, &cursor, &why);
+		if (why) {
 			ft_skip("tlb-miss", why);
 			ft_skip("tlb-miss-cached", why);
 			ft_skip("hot-access", why);
@@ -357,8 +370,7 @@ void first_touch_run(const struct wl_ctx *ctx)
 		ft_skip("tlb-miss-cached", "needs TLB flushes on demand (ring 0)");
 		ft_skip("hot-access", "measured with the TLB-miss pages (ring 0)");
 	}
-	if (ctx->nodes >= 2 && (!(it = ft_take(ctx, &cursor)) || it->skip)) {
-		const char *why = it ? seq_skip_reason(it) : "not in the plan";
+	if (ctx->nodes >= 2 && (ft_take(ctx, &cursor, &why), why)) {
 		ft_skip("numa-one-cpu-warms", why);
 		ft_skip("numa-each-cpu-touches", why);
 		ft_skip("numa-latency", why);

@@ -176,9 +176,10 @@ double ft_fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 			ft_skip(kinds[k].variant, "needs the kernel's fault handler (ring 0)");
 			continue;
 		}
-		const struct plan_item *it = ft_take(ctx, cursor);
-		if (!it || it->skip) {
-			ft_skip(kinds[k].variant, it ? seq_skip_reason(it) : "not in the plan");
+		const char *skip;
+		const struct plan_item *it = ft_take(ctx, cursor, &skip);
+		if (skip) {
+			ft_skip(kinds[k].variant, skip);
 			continue;
 		}
 		uint64_t pages = it->units;
@@ -230,9 +231,10 @@ void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
 			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
 			continue;
 		}
-		const struct plan_item *it = ft_take(ctx, cursor);
-		if (!it || it->skip) {
-			ft_skip(ways[w].variant, it ? seq_skip_reason(it) : "not in the plan");
+		const char *skip;
+		const struct plan_item *it = ft_take(ctx, cursor, &skip);
+		if (skip) {
+			ft_skip(ways[w].variant, skip);
 			continue;
 		}
 		uint64_t pages_now = MIN(n, it->units);

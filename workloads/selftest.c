@@ -142,6 +142,7 @@ void selftest_plan(const struct wl_ctx *ctx)
 		return;
 	uint64_t want = wanted_iters(ctx);
 	it->unit = PLAN_UNIT_ITERS;
+	it->essential = true; /* one configuration: it is its own least form */
 	it->want_units = want;
 	it->min_units = ctx->selftest_iters ? want : MIN(want, MIN_ITERS); /* what the user set is kept */
 	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
@@ -188,11 +189,12 @@ void selftest_run(const struct wl_ctx *ctx)
 
 	kprintf("selftest: %u CPUs x %llu increments, %u repetitions\n", ctx->online->n,
 		(unsigned long long)a.iters, reps);
-	ok = one_rep(ctx, &a, bound, 0, 0, &why); /* untimed warm-up */
 	struct reps *log = reps_begin(ctx->online->n);
-	for (uint32_t r = 0; ok && r < reps; r++) {
+	if (seq_rep_fits())
+		ok = one_rep(ctx, &a, a.hang ? bound : seq_timeout_ms(it), 0, 0, &why); /* untimed warm-up */
+	for (uint32_t r = 0; ok && r < reps && seq_rep_fits(); r++) {
 		kprintf("  repetition %u of %u\n", r + 1, reps);
-		ok = one_rep(ctx, &a, bound, log, &skew[r], &why);
+		ok = one_rep(ctx, &a, a.hang ? bound : seq_timeout_ms(it), log, &skew[r], &why);
 		seq_tick();
 	}
 	uint32_t n = log->n;
@@ -224,6 +226,7 @@ void selftest_run(const struct wl_ctx *ctx)
 	struct report_measure ns = { "ns", "ns", report_ns_scale(1), false, LIMIT_NONE, 1 };
 	report_measures(rec, &ns, 1);
 	reps_report_noise(rec, log);
+	seq_item_mark(); /* the skews of the repetitions kept: short with them */
 	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	double inc_ns = report_measure_value(&inc, slow_median), skew_ns = report_measure_value(&ns, st.median);
 	if (inc_ns >= 0 && skew_ns >= 0) {
