@@ -39,7 +39,10 @@
 #define MATRIX_MIN_CPUS 8             /* a sample smaller than this shows no structure */
 #define MATRIX_INLINE_CPUS 64         /* larger matrices go out a row per record */
 #define MAX_COUNTS 16                 /* thread counts in a sweep (2^15 > QB_MAX_CPUS) */
-#define CALIB_TRIES 2
+#define CALIB_REPS 2                  /* timed repetitions of a calibration run, after its warm-up */
+#define CALIB_ROUNDS 4                /* calibration runs at most, each longer than the last */
+#define CALIB_GROW_MARGIN 1.25        /* aim a little past the target */
+#define CALIB_GROW_MAX 256.0
 #define REC_BYTES 1500                /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
 #define MATRIX_BYTES_PER_PAIR 18      /* two numbers of the matrix and their share of text */
@@ -77,6 +80,7 @@ struct counter_job {
 
 /* One configuration's measurements. */
 struct counter_outcome {
+	double wall_s;                           /* the timed repetitions' mean wall time, everything in them */
 	bool ok, overrun;
 	const char *why;
 	uint32_t n;
@@ -196,7 +200,9 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 	job.iters = per_thread(l, units, n);
 	out.reps = reps_begin(n);
 	reps = MIN(reps, (uint32_t)REPS_MAX);
+	uint64_t wall = 0;
 	for (uint32_t r = 0; r <= reps && seq_rep_fits(); r++) {
+		uint64_t w0 = tsc_read();
 		lay_out(l, n);
 		if (ctx->flush) /* the counters start in memory on both platforms (docs/timing.md) */
 			run_evict_lines(cbuf, (uint64_t)(n + 2) * BLOCK_WORDS * sizeof(cbuf[0]));
@@ -227,7 +233,10 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 		if (r > 0) /* the first is an untimed warm-up */
 			reps_add(out.reps, job.ticks, res.instr);
 		seq_tick();
+		if (r > 0)
+			wall += tsc_read() - w0;
 	}
+	out.wall_s = out.reps->n ? seq_seconds(wall) / out.reps->n : 0;
 	const struct stats *fig = reps_figure(out.reps);
 	out.have = fig->n && job.iters;
 	out.tpi = out.have ? fig->median / (double)job.iters : 0;
@@ -456,21 +465,40 @@ static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, u
 		finish_mark_failed("counter: a matrix pair failed its check");
 }
 
-/* The fixed part of one repetition on a set: barrier, flush. */
-static double fixed_cost(const struct wl_ctx *ctx, const struct cpuset *s)
+/* Seconds per unit of layout l on set s: short runs of it from `units`,
+ * longer until the slowest thread's loop takes SEQ_CALIB_TARGET_S (or the
+ * units reach max): a run too short for the clock, or for an emulator that
+ * time-slices its CPUs, says little about a long one. *fixed: what each
+ * repetition takes besides the loop (laying out, the flush, the barrier,
+ * waking the CPUs), from the same repetitions' wall time. */
+static double per_unit(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
+		       uint64_t max, double *fixed, double *spread)
 {
-	return seq_calibrate_fixed(s, ctx->flush, CALIB_TRIES);
+	*fixed = *spread = 0;
+	double slowest = 0;
+	uint64_t done = 0;
+	for (int round = 0; round < CALIB_ROUNDS; round++) {
+		measure(ctx, l, s, units, CALIB_REPS, 0);
+		if (!out.ok)
+			return 0;
+		slowest = seq_seconds((uint64_t)reps_stats(out.reps)->mean);
+		*fixed = MAX(0.0, out.wall_s - slowest);
+		done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
+		if (slowest >= SEQ_CALIB_TARGET_S || units >= max)
+			break;
+		double grow = slowest > 0 ? SEQ_CALIB_TARGET_S / slowest * CALIB_GROW_MARGIN : CALIB_GROW_MAX;
+		units = MIN(max, (uint64_t)((double)units * MIN(CALIB_GROW_MAX, MAX(2.0, grow))));
+	}
+	if (done) /* the timed repetitions' difference, per unit */
+		*spread = seq_seconds((uint64_t)(reps_stats(out.reps)->max - reps_stats(out.reps)->min)) / (double)done;
+	return done ? slowest / (double)done : 0;
 }
 
-/* One calibrated item: a short run of exactly this configuration. */
+/* One calibrated item: short runs of exactly this configuration. */
 static void calibrate(const struct wl_ctx *ctx, struct plan_item *it, enum layout l, const struct cpuset *s,
 		      uint64_t calib_units)
 {
-	measure(ctx, l, s, calib_units, 1, 0);
-	double slowest = seq_seconds((uint64_t)reps_stats(out.reps)->median);
-	uint64_t units_done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
-	it->unit_s = units_done ? slowest / (double)units_done : 0;
-	it->rep_fixed_s = fixed_cost(ctx, s);
+	it->unit_s = per_unit(ctx, l, s, calib_units, it->want_units, &it->rep_fixed_s, &it->unit_spread_s);
 	if (!out.ok)
 		console_error("counter", "calibration of %s failed: %s", it->name, out.why ? out.why : "?");
 }
@@ -575,10 +603,10 @@ void counter_plan(const struct wl_ctx *ctx)
 	set.cpu[0] = ctx->cpu_of_topo[0];
 	set.cpu[1] = ctx->cpu_of_topo[ncpu - 1];
 	uint64_t mi = matrix_iters(wanted_iters(ctx));
-	measure(ctx, PACKED, &set, MIN(mi, CALIB_ITERS), 1, 0);
-	double per_inc = job.iters ? seq_seconds((uint64_t)reps_stats(out.reps)->median) / (double)job.iters : 0;
-	double fixed = fixed_cost(ctx, &set);
+	double fixed, spread;
+	double per_inc = per_unit(ctx, PACKED, &set, MIN(mi, CALIB_ITERS), mi, &fixed, &spread);
 	it->unit_s = (matrix_reps(ctx) + 1) * ((double)mi * per_inc + fixed);
+	it->unit_spread_s = (matrix_reps(ctx) + 1) * (double)mi * spread;
 	it->rep_fixed_s = 0;
 }
 

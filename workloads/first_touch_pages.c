@@ -157,6 +157,7 @@ double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_ki
 			rec_null(rec, "zero_ticks_per_fault");
 		}
 	}
+	seq_item_report(rec, 0);
 	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : fail);
 	kprintf("  %-22s %s%s\n", variant, text, ok ? "" : "  CHECK FAILED");
 	return first;

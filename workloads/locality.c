@@ -48,8 +48,8 @@
 #define MAX_COUNTS 16
 #define PAGE 4096ull
 #define LARGE_ALIGN (2ull << 20)
-#define CALIB_DRAM_DIVISOR 8                  /* calibrate DRAM passes on an eighth of the array ... */
-#define CALIB_TRIES 2
+#define CALIB_DRAM_DIVISOR 16                 /* calibrate DRAM passes on a sixteenth of the array, twice ... */
+#define CALIB_REPS 2                          /* a short pass is timed this many times after a first one */
 #define REC_BYTES 1300                        /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
 #define SAME_PLACEMENTS 0x100u                /* a plan item's placement: scatter is the same CPUs */
@@ -175,6 +175,18 @@ static uint64_t cache_bytes(const struct topo *t, uint8_t level, bool smallest)
 	return best;
 }
 
+/* Before a repetition, as measure does: the slots zeroed and, with
+ * flush=, they and a cache-sized array evicted to memory. */
+static void prepare_rep(const struct wl_ctx *ctx)
+{
+	memset(slot_line, 0, sizeof(slot_line));
+	if (ctx->flush) { /* the slots and a cache-sized array start in memory on both platforms */
+		run_evict_lines(slot_line, sizeof(slot_line));
+		if (job.n * sizeof(uint32_t) <= sizes.bytes[LLC])
+			run_evict_lines(job.a, job.n * sizeof(uint32_t));
+	}
+}
+
 /* Warm-up, then reps timed repetitions while the deadline allows; false
  * with a reason on any failure. */
 static bool measure(const struct wl_ctx *ctx, const struct plan_item *it, uint64_t expect, const char **why,
@@ -185,12 +197,7 @@ static bool measure(const struct wl_ctx *ctx, const struct plan_item *it, uint64
 	*out = log;
 	for (uint32_t r = 0; r <= it->reps && seq_rep_fits(); r++) {
 		uint64_t timeout_ms = seq_timeout_ms(it);
-		memset(slot_line, 0, sizeof(slot_line));
-		if (ctx->flush) { /* the slots and a cache-sized array start in memory on both platforms */
-			run_evict_lines(slot_line, sizeof(slot_line));
-			if (job.n * sizeof(uint32_t) <= sizes.bytes[LLC])
-				run_evict_lines(job.a, job.n * sizeof(uint32_t));
-		}
+		prepare_rep(ctx);
 		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
 		seq_tick();
 		if (st != RUN_OK) {
@@ -315,17 +322,43 @@ static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
 	}
 }
 
-/* Calibration: the slowest thread's time for one pass of the job as set up (its sum is not checked). */
-static double time_pass(const struct wl_ctx *ctx)
+/* Calibration: the slowest thread's time for one pass of the job as set up
+ * (its sum is not checked): a first pass warms the caches, TLBs and an
+ * emulator's translations, as a repetition's warm-up does, then one timed
+ * pass, or two when it is short, and their mean. *fixed: what each
+ * repetition takes besides the pass (preparing it, the flush, the barrier,
+ * waking the CPUs), from the same repetitions' wall time. */
+static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 {
-	if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK) {
-		console_error("locality", "a calibration pass failed");
-		return 0;
+	double sum = 0, wall = 0, lo = 0, hi = 0;
+	unsigned got = 0;
+	*fixed = *spread = 0;
+	for (unsigned r = 0; r <= CALIB_REPS; r++) {
+		uint64_t w0 = tsc_read();
+		prepare_rep(ctx);
+		if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK) {
+			console_error("locality", "a calibration pass failed");
+			return 0;
+		}
+		uint64_t slow = 0;
+		for (uint32_t t = 0; t < set.n; t++)
+			slow = MAX(slow, job.ticks[t]);
+		if (r > 0) {
+			double s = seq_seconds(slow);
+			lo = got ? MIN(lo, s) : s;
+			hi = got ? MAX(hi, s) : s;
+			sum += s;
+			wall += seq_seconds(tsc_read() - w0);
+			got++;
+			if (seq_seconds(slow) >= SEQ_CALIB_TARGET_S)
+				break; /* long enough to say what a pass costs */
+		}
 	}
-	uint64_t slow = 0;
-	for (uint32_t t = 0; t < set.n; t++)
-		slow = MAX(slow, job.ticks[t]);
-	return seq_seconds(slow);
+	if (!got)
+		return 0;
+	*fixed = MAX(0.0, (wall - sum) / got);
+	*spread = hi - lo;
+	return sum / got;
 }
 
 /* Decide the sizes (once, at planning) and allocate the array; 0 without memory. */
@@ -438,7 +471,6 @@ void locality_plan(const struct wl_ctx *ctx)
 			for (unsigned pl = 0; pl < (same ? 1u : 2u); pl++) {
 				if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &set))
 					continue;
-				double fixed = seq_calibrate_fixed(&set, ctx->flush, CALIB_TRIES);
 				for (unsigned v = 0; v < N_VARIANTS; v++)
 					for (unsigned ac = 0; ac < N_ACCS; ac++) {
 						describe(name, sizeof(name), sz, counts[c], pl | (same ? SAME_PLACEMENTS : 0), v,
@@ -462,7 +494,9 @@ void locality_plan(const struct wl_ctx *ctx)
 						job.variant = (enum variant)v;
 						job.acc = (enum acc)ac;
 						job.n = calib / sizeof(uint32_t);
-						it->unit_s = time_pass(ctx) * (double)bytes / (double)calib;
+						double fixed, spread;
+						it->unit_s = time_pass(ctx, &fixed, &spread) * (double)bytes / (double)calib;
+						it->unit_spread_s = spread * (double)bytes / (double)calib;
 						it->rep_fixed_s = fixed;
 					}
 			}

@@ -23,7 +23,9 @@
 #define CHUNK 65536               /* increments between looks at the bound */
 #define MIN_ITERS 10000ull        /* fewer would time the barrier more than the loop */
 #define CALIB_ITERS 100000ull
-#define CALIB_TRIES 3
+#define CALIB_ROUNDS 4            /* calibration runs at most, each longer than the last */
+#define CALIB_GROW_MARGIN 1.25
+#define CALIB_GROW_MAX 256.0
 #define REC_BYTES 2600            /* what the two result records and the text take */
 #define REC_BYTES_PER_CPU 40
 
@@ -154,17 +156,32 @@ void selftest_plan(const struct wl_ctx *ctx)
 		it->rep_fixed_s = HANG_BOUND_MS / 1000.0;
 		return;
 	}
+	/* Short runs, longer until one lasts SEQ_CALIB_TARGET_S: an emulator
+	 * time-slices its CPUs, and a run shorter than a slice says little. */
 	struct selftest_arg a = { false, MIN(want, CALIB_ITERS), slots };
 	const char *why = 0;
-	struct reps *log = reps_begin(ctx->online->n);
 	uint64_t sk;
-	if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, 0, &sk, &why) ||
-	    !one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, log, &sk, &why)) {
-		console_error("selftest", "calibration failed: %s", why);
-		return;
+	double slowest = 0, wall = 0;
+	for (int round = 0; round < CALIB_ROUNDS; round++) {
+		struct reps *log = reps_begin(ctx->online->n);
+		if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, 0, &sk, &why)) {
+			console_error("selftest", "calibration failed: %s", why);
+			return;
+		}
+		uint64_t w0 = tsc_read();
+		if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, log, &sk, &why)) {
+			console_error("selftest", "calibration failed: %s", why);
+			return;
+		}
+		wall = seq_seconds(tsc_read() - w0);
+		slowest = seq_seconds((uint64_t)reps_stats(log)->median);
+		if (slowest >= SEQ_CALIB_TARGET_S || a.iters >= want)
+			break;
+		double grow = slowest > 0 ? SEQ_CALIB_TARGET_S / slowest * CALIB_GROW_MARGIN : CALIB_GROW_MAX;
+		a.iters = MIN(want, (uint64_t)((double)a.iters * MIN(CALIB_GROW_MAX, MAX(2.0, grow))));
 	}
-	it->unit_s = seq_seconds((uint64_t)reps_stats(log)->median) / (double)a.iters;
-	it->rep_fixed_s = seq_calibrate_fixed(ctx->online, ctx->flush, CALIB_TRIES);
+	it->unit_s = slowest / (double)a.iters;
+	it->rep_fixed_s = MAX(0.0, wall - slowest); /* the flush, barrier and wake-ups around the loop */
 }
 
 void selftest_run(const struct wl_ctx *ctx)

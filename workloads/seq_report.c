@@ -28,6 +28,7 @@ static void emit_workload(struct rec *r, const struct plan *p, unsigned w)
 	rec_f64(r, "share_s", s->share_s, 1);
 	rec_f64(r, "least_s", s->least_s, 1);
 	rec_f64(r, "asked_s", s->want_s, 1);
+	rec_f64(r, "calibration_s", s->calibration_s, 2);
 	if (s->setup_s > 0)
 		rec_f64(r, "setup_s", s->setup_s * p->pace, 2);
 	rec_u64(r, "configs", n);
@@ -69,6 +70,10 @@ static void emit_records(const struct plan *p, uint32_t workloads, bool plan_onl
 	else
 		rec_null(r, "calibration_spread");
 	rec_f64(r, "end_reserve_s", p->end_reserve_s, 1);
+	if (p->serial_bytes_per_s > 0) /* what printing was measured to cost: the plan counts it */
+		rec_f64(r, "print_bytes_per_s", p->serial_bytes_per_s, 0);
+	else
+		rec_null(r, "print_bytes_per_s");
 	rec_str(r, "fit", p->how);
 	rec_f64(r, "units_scale", p->scale, 4);
 	if (p->reps_cap)
@@ -172,8 +177,11 @@ static void print_text(const struct plan *p, uint32_t workloads, bool plan_only,
 		kprintf("\nplan: about %s in all, no budget (the quick profile keeps its sizes); %s so far\n", e, c);
 	}
 	if (spread >= 0)
-		kprintf("plan: timed twice, the calibration moved the estimate by %.0f%%\n", 100 * spread);
-	kprintf("plan: estimates from %s; they cannot foresee %s\n", SEQ_ESTIMATES_NOTE, SEQ_UNFORESEEN_NOTE);
+		kprintf("plan: the configurations timed twice disagreed by %.0f%% of what they are planned to take "
+			"(the calibration's own noise; calibrated again at the next boot, it can move as much)\n",
+			100 * spread);
+	kprintf("plan: each configuration was timed just now on a short run of it (the plan record says how); the run "
+		"keeps to its budget whatever the estimates miss\n");
 	if (slow > 1)
 		kprintf("plan: slow=%u (debug): every repetition from here on is made %u times as long\n", slow, slow);
 	if (p->n_workloads_skipped)

@@ -319,7 +319,10 @@ void seq_go(struct seq_run *s)
 		s->ctx.timeout_ms = SEQ_CALIB_TIMEOUT_MS;
 		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS;
 		instr_goal(PMU_GOAL_COUNT); /* no counters while calibrating */
+		uint64_t t0 = tsc_read();
 		wl_all[i].plan(&s->ctx);
+		if (i < PLAN_MAX_WORKLOADS)
+			p->share[i].calibration_s = seq_seconds(tsc_read() - t0);
 	}
 	run_default_timeout_ms = saved_bound;
 	p->spent_s = now_s();
@@ -327,7 +330,7 @@ void seq_go(struct seq_run *s)
 	fit_samples(p);
 	seq_report_plan(p, s->workloads, s->plan_only,
 			samples_note[0] ? samples_note : reps_samples_on() ? "kept" : "off (samples=off)",
-			s->slow > 1 ? s->slow : 0, -1);
+			s->slow > 1 ? s->slow : 0, plan_calibration_spread(p));
 	if (s->plan_only)
 		return;
 
@@ -432,6 +435,10 @@ void seq_tick(void)
 
 void seq_item_report(struct rec *r, const struct plan_item *it)
 {
+	if (!it)
+		it = cur_item;
+	if (!it)
+		return;
 	rec_f64(r, "planned_s", it->planned_s, 3);
 	rec_f64(r, "measured_s", seq_seconds(tsc_read() - item_start), 3);
 	if (cur_item == it && it->reps) {
@@ -458,23 +465,4 @@ double seq_seconds(uint64_t ticks)
 {
 	uint64_t hz = tsc_hz();
 	return hz ? (double)ticks / (double)hz : 0;
-}
-
-static void empty_fn(const struct run_thread *t)
-{
-	(void)t;
-}
-
-double seq_calibrate_fixed(const struct cpuset *set, bool flush, unsigned tries)
-{
-	static struct run_result res;
-	uint64_t best = ~0ull;
-	for (unsigned i = 0; i < tries; i++) {
-		uint64_t t0 = tsc_read();
-		if (run_on(set, empty_fn, 0, flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK)
-			continue;
-		uint64_t dt = tsc_read() - t0;
-		best = MIN(best, dt);
-	}
-	return best == ~0ull ? 0 : seq_seconds(best);
 }

@@ -20,6 +20,7 @@
 #define SEQ_BOUND_MARGIN 4           /* a run_on may take this many times its planned time */
 #define SEQ_BOUND_FLOOR_MS 5000      /* and at least this long: emulators stall for seconds (both capped by the budget's end) */
 #define SEQ_CALIB_TIMEOUT_MS 10000   /* bound for a calibration run, whose cost is not yet known */
+#define SEQ_CALIB_TARGET_S 0.01      /* a calibration run lasts at least this where its work can grow */
 #define SEQ_PROGRESS_MS 5000         /* progress text at most this often */
 #define SEQ_QUICK_REPS 3             /* repetitions of a configuration without reps= */
 #define SEQ_FULL_REPS 10
@@ -89,8 +90,8 @@ uint64_t seq_timeout_ms(const struct plan_item *it);
 /* Between repetitions of a long configuration: progress text when due. */
 void seq_tick(void);
 
-/* Into a result record: "planned_s" against "measured_s" (since
- * seq_item_begin), and for a configuration with repetitions "reps_planned",
+/* Into a result record of configuration it (NULL: the one under way):
+ * "planned_s" against "measured_s" (since seq_item_begin), and for a configuration with repetitions "reps_planned",
  * "reps_kept" and, when its deadline stopped it, "stopped" (why). A result
  * that would close "ok" with fewer than a statistic needs closes `short`
  * (none at all: `skipped`), with the reason. */
@@ -108,9 +109,5 @@ static inline const char *seq_skip_reason(const struct plan_item *it)
 
 /* Ticks to seconds (0 without a TSC frequency). */
 double seq_seconds(uint64_t ticks);
-
-/* Seconds of the fastest of `tries` empty runs on set (with RUN_FLUSH if
- * flush): the fixed cost of one repetition. */
-double seq_calibrate_fixed(const struct cpuset *set, bool flush, unsigned tries);
 
 #endif

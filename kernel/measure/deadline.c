@@ -27,7 +27,8 @@ void deadline_start(struct deadline *d, double end_s)
 
 static bool believed(const struct deadline *d)
 {
-	return d->paced_planned_s >= DEADLINE_PACE_MIN_S || d->paced_measured_s >= 2 * DEADLINE_PACE_MIN_S;
+	return d->paced_items >= DEADLINE_PACE_MIN_ITEMS &&
+	       (d->paced_planned_s >= DEADLINE_PACE_MIN_S || d->paced_measured_s >= 2 * DEADLINE_PACE_MIN_S);
 }
 
 void deadline_item(struct deadline *d, double now, double planned_s, double left_s, double rep_s, uint32_t reps,
@@ -168,6 +169,7 @@ void deadline_pace_add(struct deadline *d, double planned_s, double measured_s)
 		d->paced_planned_s *= MIN(keep, 1.0);
 		d->paced_measured_s *= MIN(keep, 1.0);
 	}
+	d->paced_items++;
 	d->paced_planned_s += planned_s;
 	d->paced_measured_s += measured_s;
 }
@@ -190,4 +192,5 @@ bool deadline_pace_off(const struct deadline *d, double plan_pace)
 void deadline_pace_reset(struct deadline *d)
 {
 	d->paced_planned_s = d->paced_measured_s = 0;
+	d->paced_items = 0;
 }

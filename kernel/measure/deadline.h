@@ -23,6 +23,7 @@
 #define DEADLINE_PACE_MIN_S 1.0         /* planned seconds run (or twice that measured) before a pace is believed */
 #define DEADLINE_PACE_OFF 1.5           /* a pace this far from the plan's (either way) calls for a refit */
 #define DEADLINE_PACE_WINDOW_S 8.0      /* the pace is of about the last this many seconds of work */
+#define DEADLINE_PACE_MIN_ITEMS 3       /* configurations run before a pace is believed: one can be mistimed */
 
 struct deadline {
 	double end_s;                    /* the run's work ends here; <= 0: no budget, no deadlines */
@@ -41,6 +42,7 @@ struct deadline {
 	char why[DEADLINE_WHY_LEN];
 	/* The pace since the last refit: what ran, against what the calibration planned for it. */
 	double paced_planned_s, paced_measured_s;
+	uint32_t paced_items;
 };
 
 /* A run whose work must end at end_s seconds (<= 0: no budget). */
@@ -81,8 +83,9 @@ double deadline_bound_s(const struct deadline *d, double now, double bound_s);
 /* What ran: planned_s as calibrated (pace 1) took measured_s. */
 void deadline_pace_add(struct deadline *d, double planned_s, double measured_s);
 
-/* Measured over planned since the last deadline_pace_reset; `otherwise`
- * until DEADLINE_PACE_MIN_S planned seconds (or twice that measured) have run. */
+/* Measured over planned, of about the last DEADLINE_PACE_WINDOW_S seconds
+ * of work; `otherwise` until DEADLINE_PACE_MIN_ITEMS configurations and
+ * DEADLINE_PACE_MIN_S planned seconds (or twice that measured) have run. */
 double deadline_pace(const struct deadline *d, double otherwise);
 
 /* Whether the pace measured differs from plan_pace by DEADLINE_PACE_OFF or

@@ -108,6 +108,20 @@ double plan_workload_seconds(const struct plan *p, uint16_t workload, uint32_t *
 	return s;
 }
 
+double plan_calibration_spread(const struct plan *p)
+{
+	double moved = 0, planned = 0;
+	for (uint32_t i = p->first; i < p->n; i++) {
+		const struct plan_item *it = &p->item[i];
+		if (it->skip || it->unit_spread_s <= 0)
+			continue;
+		double n = (double)(it->reps + 1) * (double)it->units;
+		moved += n * it->unit_spread_s;
+		planned += n * it->unit_s;
+	}
+	return planned > 0 ? moved / planned : -1;
+}
+
 double plan_left_s(const struct plan *p, uint32_t from)
 {
 	double s = 0;

@@ -46,6 +46,7 @@ struct plan_item {
 	char name[PLAN_NAME_LEN];        /* "packed 4 threads compact", for the plan */
 	uint32_t param[4];               /* the workload's own description */
 	double unit_s;                   /* calibrated wall seconds of one unit */
+	double unit_spread_s;            /* how far two timings of a unit differed (0: timed once) */
 	double rep_fixed_s;              /* wall seconds per repetition besides the units */
 	double once_s;                   /* wall seconds per configuration besides its repetitions */
 	uint64_t want_units, min_units;  /* units per repetition: as asked, and the fewest that mean something */
@@ -76,6 +77,7 @@ struct plan_kind_fit {
 /* One workload's part of the budget. */
 struct plan_share {
 	double setup_s;                  /* once, before its first configuration (plan_set_setup) */
+	double calibration_s;            /* what timing its configurations took (the sequence's) */
 	double least_s, want_s;          /* its least form and everything as asked, set-up included */
 	double share_s, planned_s;       /* what the fit gave it, and what it is planned to take */
 	bool skip;                       /* skipped whole: even its least form does not fit */
@@ -142,6 +144,12 @@ struct plan_item *plan_next(struct plan *p, uint16_t workload, uint32_t *cursor)
 
 /* Planned seconds of one workload's items and set-up, and how many it has (and skipped). */
 double plan_workload_seconds(const struct plan *p, uint16_t workload, uint32_t *n, uint32_t *skipped);
+
+/* How far the calibration's own timings disagree, as a fraction of the
+ * plan: over the configurations from `first` on that were timed twice, the
+ * difference between their two timings times the units and repetitions
+ * planned, over what the plan gives them; negative when none was. */
+double plan_calibration_spread(const struct plan *p);
 
 /* Planned seconds from item `from` on (it included), with the set-up of
  * every workload still to begin (no item before `from`, not in setup_done). */

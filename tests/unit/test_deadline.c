@@ -314,8 +314,9 @@ TEST(repetitions_stop_at_the_deadline_and_say_why)
 	CHECK(deadline_rep_fits(&D, 6));
 	CHECK(!deadline_rep_fits(&D, 9)); /* 9 + 1 fits at the plan's 1 s, not at the 3 s measured */
 	CHECK_EQ_U(deadline_reps_kept(&D), 2);
-	/* A run measured 3x slower than its plan's pace: every estimate scaled up. */
-	deadline_pace_add(&D, 1, 3);
+	/* A run measured 3x slower than its plan's pace (three configurations): every estimate scaled up. */
+	for (int k = 0; k < DEADLINE_PACE_MIN_ITEMS; k++)
+		deadline_pace_add(&D, 1.0 / DEADLINE_PACE_MIN_ITEMS, 3.0 / DEADLINE_PACE_MIN_ITEMS);
 	CHECK(deadline_pace_off(&D, 1) && !deadline_pace_off(&D, 2.8));
 	deadline_item(&D, 0, 11, 100, 1, 10, 5, 0, 1);
 	CHECK(fabs(D.rep_s - 3) < 1e-9);
@@ -365,11 +366,13 @@ TEST(one_shots_units_bounds_and_pace)
 	CHECK(fabs(deadline_bound_s(&D, 10, 5) - 5) < 1e-12);
 	CHECK(fabs(deadline_bound_s(&D, 98, 5) - 2) < 1e-12);
 	CHECK(fabs(deadline_bound_s(&D, 120, 5) - DEADLINE_BOUND_MIN_S) < 1e-12);
-	/* The pace: believed once enough has run. */
+	/* The pace: believed once enough has run, over enough configurations. */
 	CHECK(deadline_pace(&D, 1) == 1);
 	deadline_pace_add(&D, 0.1, 0.4);
 	CHECK(deadline_pace(&D, 1) == 1);
 	deadline_pace_add(&D, 0.9, 3.6);
+	CHECK(deadline_pace(&D, 1) == 1); /* two configurations: one of them may have been mistimed */
+	deadline_pace_add(&D, 0.1, 0.4);
 	CHECK(fabs(deadline_pace(&D, 1) - 4) < 1e-12);
 	/* Without a budget nothing is ever stopped. */
 	deadline_start(&D, 0);

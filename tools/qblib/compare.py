@@ -101,6 +101,9 @@ def pair_rows(ra, rb, ignore, ns):
         fails = [n for n, r in (("A", a), ("B", b)) if r is not None and r.get("check") == "fail"]
         if fails:
             mark = (mark + " check failed in " + "+".join(fails)).strip()
+        shorts = [n for n, r in (("A", a), ("B", b)) if r is not None and r.get("check") == "short"]
+        if shorts:  # a measurement the budget cut short: fewer repetitions than a statistic needs
+            mark = (mark + " short in " + "+".join(shorts)).strip()
         out.append((a, b, ratio, mark))
     return out
 

@@ -33,6 +33,7 @@ from . import run as qbrun
 SUITE = "quietbench"
 CASE = re.compile(r"^(?P<workload>.+?)-(?P<n>\d+)-(?P<variant>.+)-(?P<threads>\d+)t$")
 CHECK = {"pass": "ok", "fail": "fail", "skip": "skipped"}
+SHORT_MARK = "(short)"  # after the unit of a short result (cut by the budget), whose LAVA result is fail
 
 
 def looks_like(text):
@@ -123,6 +124,9 @@ def _job_run(path, job, cases):
                 continue
             r = {"kind": "result", "workload": m["workload"], "variant": m["variant"],
                  "threads": int(m["threads"]), "params": {"case": int(m["n"])}, "check": CHECK[c["result"]]}
+            if unit.endswith(SHORT_MARK):  # a short result: LAVA's fail, its unit marked
+                unit = unit[:-len(SHORT_MARK)]
+                r["check"] = "short"
             if unit == "reps":
                 r.update(n=int(value) if value is not None else None, median=None, unit=None)
             else:

@@ -20,6 +20,8 @@ from .table import PAIR_MEANING  # noqa: E402
 DPI = 100
 WIDE = (9.0, 5.5)    # inches: 900 x 550 pixels at DPI
 SQUARE = (8.0, 7.0)  # heat maps: 800 x 700 pixels
+# A bar's colour by its check: a short result (cut by the budget) is a figure, but not a full one.
+CHECK_COLOR = {"ok": "C0", "short": "C1"}
 STYLE = {"compact": ("-", "o"), "scatter": ("--", "s")}  # line style and marker per placement
 OTHER_STYLE = (":", "^")
 SIZE_ORDER = ["small", "llc", "dram"]
@@ -115,7 +117,7 @@ def counter_pairs(run, outdir):
             continue
         lo, hi = errs(r, r["ticks_per_increment"])
         ax.bar(x, r["ticks_per_increment"], yerr=[[lo], [hi]], capsize=3,
-               color="C3" if r.get("check") != "ok" else "C0", width=0.6)
+               color=CHECK_COLOR.get(r.get("check"), "C3"), width=0.6)
         if r.get("slowdown_pct") is not None:
             ax.text(x, r["ticks_per_increment"], "%.0f%%" % r["slowdown_pct"], ha="center", va="bottom", fontsize=9)
     one = [r for r in measured(run.results("counter"))
@@ -425,7 +427,7 @@ def bar_panel(ax, res):
     med = [r["median"] for r in res]
     e = [errs(r, r["median"]) for r in res]
     ax.barh(ys, med, xerr=[[x[0] for x in e], [x[1] for x in e]],
-            color=["C0" if r.get("check") == "ok" else "C3" for r in res], capsize=3, height=0.6)
+            color=[CHECK_COLOR.get(r.get("check"), "C3") for r in res], capsize=3, height=0.6)
     ax.set_yticks(ys)
     ax.set_yticklabels(["%s, %s thr" % (r.get("variant"), r.get("threads")) for r in res],
                        fontsize=8 if len(res) < 30 else 6)
@@ -469,7 +471,7 @@ def flush(run, outdir):
             note = textwrap.fill(r.get("cold_pct_note") or "not measured", 42, max_lines=3, placeholder=" ...")
             right.text(1, y, note, va="center", fontsize=7, color="0.4")
             continue
-        right.barh([y], [pct], color="C0" if r.get("check") == "ok" else "C3", height=0.6)
+        right.barh([y], [pct], color=CHECK_COLOR.get(r.get("check"), "C3"), height=0.6)
         right.text(max(pct, 0) + 1, y, "%.0f%%" % pct, va="center", fontsize=8)
     right.axvline(100, color="0.5", linestyle="--", linewidth=0.8)
     right.set_xlim(min(0, min((r.get("cold_pct") or 0) for r in res) - 5),

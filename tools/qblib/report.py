@@ -138,6 +138,9 @@ def cell(r):
     cls = "num"
     if r.get("check") == "fail":
         cls += " fail"
+    elif r.get("check") == "short":  # cut short by the budget: a figure, but not a full measurement
+        cls += " unstable"
+        text += " (short)"
     elif (r.get("cv") or 0) > UNSTABLE_CV:
         cls += " unstable"
         text += " ~"

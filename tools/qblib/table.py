@@ -59,7 +59,7 @@ def counter_cell(r):
     if r.get("check") == "skipped":
         return "skipped"
     s = "%s %7s" % (num(r.get("ticks_per_increment")), pct(r.get("slowdown_pct")))
-    return s + {"ok": "", "overrun": " OVERRUN"}.get(r.get("check"), " FAIL")
+    return s + {"ok": "", "overrun": " OVERRUN", "short": " SHORT"}.get(r.get("check"), " FAIL")
 
 
 def counter_sweep(res):
@@ -96,7 +96,7 @@ def counter_pairs(res):
             continue
         note = "-- %s, CPUs %s" % (PAIR_MEANING.get(place, place), ",".join(str(c) for c in r.get("cpus", [])))
         fail = "" if r.get("check") == "ok" else "  %s: %s" % (
-            "OVERRUN" if r.get("check") == "overrun" else "FAIL", r.get("reason", ""))
+            {"overrun": "OVERRUN", "short": "SHORT"}.get(r.get("check"), "FAIL"), r.get("reason", ""))
         out.append("  %-13s %d = %9s %7s  %s%s" % (place, r.get("threads") or 2, num(r.get("ticks_per_increment")),
                                                   pct(r.get("slowdown_pct")), note, fail))
     out.append("")
