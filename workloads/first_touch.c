@@ -47,7 +47,7 @@
 #define MIN_PAGES 64                     /* fewer pages give no usable median */
 #define MIN_LARGE_PAGES 2
 #define CALIB_PAGES 32                   /* 4 KiB faults timed at planning */
-#define CALIB_COPY_BYTES (4ull << 20)    /* bytes copied at planning */
+#define CALIB_COPY_BYTES (16ull << 20)   /* bytes copied at planning: past the TLB's reach of 4 KiB pages, as the copies are */
 #define TLB_RESULTS 3                    /* tlb-miss, tlb-miss-cached, hot-access: one item */
 #define NUMA_PASSES 4                    /* two placement cases, each written then read */
 #define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */

@@ -243,11 +243,27 @@ void seq_report_refit(const struct plan *p, double spent_s, double before_s, uin
 		"configuration(s) refitted (%s): the run now ends at about %.0f s%s\n", spent_s, p->budget_s, where,
 		p->pace, p->n - first, p->how, p->estimated_s,
 		p->n_skipped > skipped_before ? ", some dropped to keep the budget" : "");
+	struct rec *r = console_rec_open("plan_refit");
+	rec_str(r, "where", where);
+	rec_f64(r, "spent_s", spent_s, 1);
+	rec_f64(r, "pace", p->pace, 3);
+	rec_f64(r, "estimated_s", p->estimated_s, 1);
+	rec_str(r, "fit", p->how);
+	rec_u64(r, "configs", p->n - first);
+	rec_u64(r, "skipped", p->n_skipped);
+	rec_arr_begin(r, "workloads_skipped");
 	for (unsigned w = 0; w < wl_count && w < PLAN_MAX_WORKLOADS; w++) {
 		bool ahead = false;
 		for (uint32_t i = first; i < p->n && !ahead; i++)
 			ahead = p->item[i].workload == w;
-		if (ahead && p->share[w].skip)
-			kprintf("plan: %s skipped: %s\n", wl_all[w].name, p->share[w].why);
+		if (!ahead || !p->share[w].skip)
+			continue;
+		kprintf("plan: %s skipped: %s\n", wl_all[w].name, p->share[w].why);
+		rec_obj_begin(r, 0);
+		rec_str(r, "name", wl_all[w].name);
+		rec_str(r, "reason", p->share[w].why);
+		rec_obj_end(r);
 	}
+	rec_arr_end(r);
+	console_rec_emit(r);
 }

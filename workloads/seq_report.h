@@ -30,7 +30,8 @@ void seq_dur(char *buf, size_t cap, double s);
 void seq_report_plan(const struct plan *p, uint32_t workloads, bool plan_only, const char *samples, uint32_t slow,
 		     double calibration_spread);
 
-/* One line after a refit that changed something: when the run now ends, and what was dropped. */
+/* After a refit that changed something: a line and a `plan_refit` record
+ * (when the run now ends, at what pace, and the workloads now skipped whole). */
 void seq_report_refit(const struct plan *p, double spent_s, double before_s, uint32_t skipped_before,
 		      uint32_t first, const char *where);
 

@@ -180,11 +180,12 @@ static void item_end(void)
 	deadline_pace_add(&dl, plan_item_base_seconds(&the_plan, it, it->units, reps), took);
 }
 
-/* Refit what is left from item `first` at the pace measured, and say so when it changed anything. */
-static void refit(uint32_t first, const char *where)
+/* Refit what is left from item `first`, at the pace measured when it is off
+ * the plan's by `by`, and say so when it changed anything. */
+static void refit(uint32_t first, const char *where, double by)
 {
 	struct plan *p = &the_plan;
-	bool off = deadline_pace_off(&dl, p->pace); /* a pace within reach of the plan's is noise: kept */
+	bool off = deadline_pace_off(&dl, p->pace, by); /* a pace within reach of the plan's is noise: kept */
 	double pace = off ? deadline_pace(&dl, p->pace) : p->pace, before = p->estimated_s, spent = now_s();
 	uint32_t skipped_before = p->n_skipped;
 	plan_refit(p, first, spent, pace);
@@ -203,7 +204,7 @@ static void refit_after(struct plan *p, uint16_t done)
 		if (p->item[j].workload == done)
 			first = j + 1;
 	if (first < p->n)
-		refit(first, "between workloads");
+		refit(first, "between workloads", DEADLINE_PACE_NUDGE);
 }
 
 /* The save after a workload, timed: the run keeps room for the last one. */
@@ -362,11 +363,15 @@ void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)
 	cur_item = &p->item[k];
 	next_item = k + 1;
 	p->setup_done |= 1u << it->workload;
-	if (budgeted() && deadline_pace_off(&dl, p->pace) &&
-	    MIN(PLAN_PACE_MAX, MAX(PLAN_PACE_MIN, deadline_pace(&dl, p->pace))) != p->pace)
-		refit(k, "inside a workload");
+	/* Inside a workload only a run that fell behind is refitted: one ahead
+	 * gives its time back between workloads, and noise does not churn the plan. */
+	double pace = deadline_pace(&dl, p->pace);
+	if (budgeted() && deadline_pace_off(&dl, p->pace, DEADLINE_PACE_OFF) && pace > p->pace &&
+	    MIN(PLAN_PACE_MAX, pace) != p->pace)
+		refit(k, "inside a workload", DEADLINE_PACE_OFF);
+	uint32_t steps = it->reps ? 0 : (uint32_t)MIN(it->units, (uint64_t)UINT32_MAX);
 	deadline_item(&dl, now_s(), it->planned_s, plan_left_s(p, k), plan_rep_seconds(p, it), it->reps,
-		      plan_least_reps(it), it->reps ? 0 : (uint32_t)MIN(it->units, (uint64_t)UINT32_MAX), p->pace);
+		      it->reps ? plan_least_reps(it) : (uint32_t)MIN(it->min_units, (uint64_t)UINT32_MAX), steps, p->pace);
 	item_start = tsc_read();
 	run_default_timeout_ms = seq_timeout_ms(it);
 	seq_tick();

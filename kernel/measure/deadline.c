@@ -12,6 +12,12 @@ static bool budgeted(const struct deadline *d)
 	return d->end_s > 0;
 }
 
+/* The deadline of what a statistic needs: DEADLINE_LEAST_SLACK times the configuration's time. */
+static double slack_end(const struct deadline *d)
+{
+	return d->item_start_s + DEADLINE_LEAST_SLACK * (d->item_end_s - d->item_start_s);
+}
+
 static void stop(struct deadline *d)
 {
 	d->stopped = true;
@@ -41,7 +47,7 @@ void deadline_item(struct deadline *d, double now, double planned_s, double left
 	d->tail_s = MAX(0.0, planned_s - (double)(reps + 1) * rep_s) * d->behind;
 	d->last_rep_s = 0;
 	d->reps = reps;
-	d->least_reps = MIN(least_reps, reps);
+	d->least_reps = MIN(least_reps, reps ? reps : units);
 	d->started = 0;
 	d->units = units;
 	d->units_done = 0;
@@ -73,6 +79,9 @@ bool deadline_rep_fits(struct deadline *d, double now)
 		fits = 2 * est <= left;
 	else if (d->started == 1)
 		fits = est <= left;
+	else if (d->started <= d->least_reps) /* short of a statistic yet: slack, if it reaches one */
+		fits = est <= left && (now + (d->least_reps - d->started + 1) * est + d->tail_s <= MIN(d->end_s, slack_end(d)) ||
+				       now + est + d->tail_s <= d->item_end_s);
 	else
 		fits = now + est + d->tail_s <= d->item_end_s;
 	if (!fits) {
@@ -109,7 +118,9 @@ bool deadline_unit_fits(struct deadline *d, double now)
 		d->last_rep_s = now - d->last_check_s;
 	double per = d->behind * (d->units ? d->planned_s / d->units : d->planned_s);
 	double est = MAX(per, d->last_rep_s);
-	bool fits = d->units_done ? now + est <= d->item_end_s : now + est <= d->end_s;
+	bool fits = !d->units_done                     ? now + est <= d->end_s
+		    : d->units_done < d->least_reps    ? now + est <= MIN(d->end_s, slack_end(d))
+						       : now + est <= d->item_end_s;
 	if (!fits) {
 		stop(d);
 		fmt_snprintf(d->why, sizeof(d->why), "stopped at its deadline: %u of %u steps in %.2f s (planned %.2f s)",
@@ -181,12 +192,12 @@ double deadline_pace(const struct deadline *d, double otherwise)
 	return d->paced_measured_s / d->paced_planned_s;
 }
 
-bool deadline_pace_off(const struct deadline *d, double plan_pace)
+bool deadline_pace_off(const struct deadline *d, double plan_pace, double by)
 {
-	if (!believed(d) || plan_pace <= 0)
+	if (!believed(d) || plan_pace <= 0 || by <= 1)
 		return false;
 	double r = deadline_pace(d, plan_pace) / plan_pace;
-	return r >= DEADLINE_PACE_OFF || r <= 1 / DEADLINE_PACE_OFF;
+	return r >= by || r <= 1 / by;
 }
 
 void deadline_pace_reset(struct deadline *d)

@@ -10,7 +10,8 @@
  * one more fits before its deadline, judged by the larger of the planned
  * repetition and the last measured one; the warm-up and one timed
  * repetition need only fit before the run's end, so that a configuration
- * that starts keeps at least one figure. */
+ * that starts keeps at least one figure, and the repetitions up to the
+ * fewest a statistic needs may take DEADLINE_LEAST_SLACK times its time. */
 #ifndef QB_KERNEL_DEADLINE_H
 #define QB_KERNEL_DEADLINE_H
 
@@ -20,8 +21,13 @@
 #define DEADLINE_WHY_LEN 128
 #define DEADLINE_BOUND_MIN_S 0.001      /* the least bound a run_on gets, even at the end */
 #define DEADLINE_ONCE_SLACK 2.0         /* a one-shot may take this many times its scaled time */
+#define DEADLINE_LEAST_SLACK 2.0        /* the repetitions (or steps) up to the least a statistic needs may
+					   take this many times the configuration's scaled time, when that
+					   reaches the least: stopped there, it would be short, and what is
+					   left absorbs the difference */
 #define DEADLINE_PACE_MIN_S 1.0         /* planned seconds run (or twice that measured) before a pace is believed */
-#define DEADLINE_PACE_OFF 1.5           /* a pace this far from the plan's (either way) calls for a refit */
+#define DEADLINE_PACE_OFF 1.5           /* a pace this far behind the plan's calls for a refit inside a workload */
+#define DEADLINE_PACE_NUDGE 1.25        /* between workloads, this far (either way) is taken in */
 #define DEADLINE_PACE_WINDOW_S 8.0      /* the pace is of about the last this many seconds of work */
 #define DEADLINE_PACE_MIN_ITEMS 3       /* configurations run before a pace is believed: one can be mistimed */
 
@@ -35,7 +41,8 @@ struct deadline {
 	double tail_s;                   /* what it does after its repetitions (its result, printing) */
 	double last_check_s;             /* when the last repetition began */
 	double last_rep_s;               /* the last repetition as measured (0: none yet) */
-	uint32_t reps, least_reps;       /* timed repetitions planned, and the fewest for a statistic */
+	uint32_t reps, least_reps;       /* timed repetitions planned, and the fewest for a statistic (a
+					    one-shot: the fewest steps) */
 	uint32_t started;                /* repetitions begun, the warm-up counted */
 	uint32_t units_done, units;      /* a one-shot's units (a matrix's pairs) */
 	bool stopped;                    /* the deadline stopped it */
@@ -51,8 +58,8 @@ void deadline_start(struct deadline *d, double end_s);
 /* A configuration begins at now: planned_s its planned time, left_s the
  * planned time of everything left (it included), rep_s one repetition, all
  * at the plan's pace plan_pace; reps and least_reps its planned repetitions
- * and the fewest that make a statistic (0 and 0 for a one-shot, whose
- * `units` are then its steps). Where the run goes slower than the plan's
+ * and the fewest that make a statistic (a one-shot: reps 0, `units` its
+ * steps and least_reps the fewest that still mean something). Where the run goes slower than the plan's
  * pace (deadline_pace), its estimates are scaled up by as much. */
 void deadline_item(struct deadline *d, double now, double planned_s, double left_s, double rep_s, uint32_t reps,
 		   uint32_t least_reps, uint32_t units, double plan_pace);
@@ -88,9 +95,9 @@ void deadline_pace_add(struct deadline *d, double planned_s, double measured_s);
  * DEADLINE_PACE_MIN_S planned seconds (or twice that measured) have run. */
 double deadline_pace(const struct deadline *d, double otherwise);
 
-/* Whether the pace measured differs from plan_pace by DEADLINE_PACE_OFF or
- * more (a refit is due). */
-bool deadline_pace_off(const struct deadline *d, double plan_pace);
+/* Whether the pace measured differs from plan_pace by a factor of `by` or
+ * more, either way (DEADLINE_PACE_OFF, DEADLINE_PACE_NUDGE). */
+bool deadline_pace_off(const struct deadline *d, double plan_pace, double by);
 
 /* Forget the pace measured (a new run). */
 void deadline_pace_reset(struct deadline *d);
