@@ -49,7 +49,7 @@
 #define PAGE 4096ull
 #define LARGE_ALIGN (2ull << 20)
 #define CALIB_DRAM_DIVISOR 16                 /* calibrate DRAM passes on a sixteenth of the array, twice ... */
-#define CALIB_REPS 2                          /* a short pass is timed this many times after a first one */
+#define CALIB_REPS 1                          /* passes timed after a first, untimed one */
 #define REC_BYTES 1300                        /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
 #define SAME_PLACEMENTS 0x100u                /* a plan item's placement: scatter is the same CPUs */
@@ -324,8 +324,8 @@ static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
 
 /* Calibration: the slowest thread's time for one pass of the job as set up
  * (its sum is not checked): a first pass warms the caches, TLBs and an
- * emulator's translations, as a repetition's warm-up does, then one timed
- * pass, or two when it is short, and their mean. *fixed: what each
+ * emulator's translations, as a repetition's warm-up does, then CALIB_REPS
+ * timed passes (fewer when one is long) and their mean. *fixed: what each
  * repetition takes besides the pass (preparing it, the flush, the barrier,
  * waking the CPUs), from the same repetitions' wall time. */
 static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
