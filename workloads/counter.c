@@ -11,8 +11,9 @@
  *
  * Each of these is a configuration in the run's plan (workloads/sequence.h):
  * counter_plan lists them and times a short run of each; counter_run runs
- * them with the iterations, repetitions and matrix sample the plan chose. */
-#include "workload.h"
+ * them with the iterations, repetitions and matrix sample the plan chose.
+ * The matrix is in counter_matrix.c. */
+#include "counter.h"
 #include "console.h"
 #include "counter_loops.h"
 #include "finish.h"
@@ -33,16 +34,13 @@
 #define CALIB_ITERS 20000ull
 #define CHUNK 65536ull                /* increments between looks at the bound */
 #define BLOCK_WORDS 16                /* 128 bytes: one padded block */
-#define MATRIX_ITERS (1ull << 18)     /* per pair: enough for a stable per-increment cost */
-#define MATRIX_REPS 5
-#define QUICK_MATRIX_REPS 2
-#define MATRIX_MIN_CPUS 8             /* a sample smaller than this shows no structure */
-#define MATRIX_INLINE_CPUS 64         /* larger matrices go out a row per record */
 #define MAX_COUNTS 16                 /* thread counts in a sweep (2^15 > QB_MAX_CPUS) */
-#define CALIB_TRIES 2
+#define CALIB_REPS 3                  /* timed repetitions of a calibration run, after its warm-up */
+#define CALIB_ROUNDS 4                /* calibration runs at most, each longer than the last */
+#define CALIB_GROW_MARGIN 1.25        /* aim a little past the target */
+#define CALIB_GROW_MAX 256.0
 #define REC_BYTES 1500                /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
-#define MATRIX_BYTES_PER_PAIR 18      /* two numbers of the matrix and their share of text */
 
 enum layout { PACKED, PADDED, ARRAY_HEADER, ARRAY_HEADER_PADDED, SHARED_ATOMIC, N_LAYOUTS };
 
@@ -57,6 +55,9 @@ static const char *const layout_names[N_LAYOUTS] = {
 /* What a plan item's param[] hold: [0] kind, [1] layout, [2] threads, [3] placement or relation,
  * with SAME_PLACEMENTS when scatter picks the same CPUs as compact (run once, reported as both). */
 enum item_kind { KIND_SWEEP, KIND_BASE, KIND_PAIR, KIND_MATRIX };
+_Static_assert(KIND_MATRIX == COUNTER_KIND_MATRIX, "counter_matrix.c marks its item with counter.c's kind");
+/* The plan's kinds of experiment: the sweep, the pairs (with their base), the matrix. */
+enum plan_kind_id { PK_SWEEP, PK_PAIRS, PK_MATRIX };
 #define SAME_PLACEMENTS 0x100u
 
 static const enum topo_rel pair_rels[] = { TOPO_REL_SMT, TOPO_REL_L2, TOPO_REL_L3, TOPO_REL_PACKAGE,
@@ -75,6 +76,7 @@ struct counter_job {
 
 /* One configuration's measurements. */
 struct counter_outcome {
+	double wall_s;                           /* the timed repetitions' mean wall time, everything in them */
 	bool ok, overrun;
 	const char *why;
 	uint32_t n;
@@ -93,7 +95,6 @@ static struct counter_outcome out;
 static struct run_result res;
 static double top_pct[N_LAYOUTS];            /* slowdown at the most threads, compact */
 static uint32_t top_threads;
-static float small_matrix[MATRIX_INLINE_CPUS * MATRIX_INLINE_CPUS];
 static struct cpuset set;
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -181,9 +182,10 @@ static uint64_t per_thread(enum layout l, uint64_t units, uint32_t n)
 	return each ? each : 1;
 }
 
-/* Warm-up plus reps timed repetitions of one configuration. */
+/* Warm-up plus reps timed repetitions of one configuration, each while
+ * its deadline allows (it: the plan's item; NULL at calibration). */
 static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
-		    uint32_t reps, uint64_t timeout_ms)
+		    uint32_t reps, const struct plan_item *it)
 {
 	uint32_t n = s->n;
 	out.ok = true;
@@ -193,10 +195,13 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 	job.iters = per_thread(l, units, n);
 	out.reps = reps_begin(n);
 	reps = MIN(reps, (uint32_t)REPS_MAX);
-	for (uint32_t r = 0; r <= reps; r++) {
+	uint64_t wall = 0;
+	for (uint32_t r = 0; r <= reps && seq_rep_fits(); r++) {
+		uint64_t w0 = tsc_read();
 		lay_out(l, n);
 		if (ctx->flush) /* the counters start in memory on both platforms (docs/timing.md) */
 			run_evict_lines(cbuf, (uint64_t)(n + 2) * BLOCK_WORDS * sizeof(cbuf[0]));
+		uint64_t timeout_ms = it ? seq_timeout_ms(it) : SEQ_CALIB_TIMEOUT_MS;
 		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
 		if (st == RUN_OVERRUN) {
 			uint64_t least = job.iters;
@@ -223,7 +228,10 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 		if (r > 0) /* the first is an untimed warm-up */
 			reps_add(out.reps, job.ticks, res.instr);
 		seq_tick();
+		if (r > 0)
+			wall += tsc_read() - w0;
 	}
+	out.wall_s = out.reps->n ? seq_seconds(wall) / out.reps->n : 0;
 	const struct stats *fig = reps_figure(out.reps);
 	out.have = fig->n && job.iters;
 	out.tpi = out.have ? fig->median / (double)job.iters : 0;
@@ -334,131 +342,41 @@ static void table_row(const char *threads_or_pair, enum layout l, const char *pl
 			v >= 0 ? v : out.tpi, "-", note);
 }
 
-/* The CPUs a matrix of `pairs` pairs covers: the most whose pairs fit. */
-static uint32_t matrix_cpus(uint64_t pairs, uint32_t ncpu)
+/* Seconds per unit of layout l on set s: short runs of it from `units`,
+ * longer until the slowest thread's loop takes SEQ_CALIB_TARGET_S (or the
+ * units reach max): a run too short for the clock, or for an emulator that
+ * time-slices its CPUs, says little about a long one. *fixed: what each
+ * repetition takes besides the loop (laying out, the flush, the barrier,
+ * waking the CPUs), from the same repetitions' wall time. */
+static double per_unit(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
+		       uint64_t max, double *fixed, double *spread)
 {
-	uint32_t k = 2;
-	while (k < ncpu && (uint64_t)(k + 1) * k / 2 <= pairs)
-		k++;
-	return MIN(k, ncpu);
-}
-
-static uint32_t matrix_reps(const struct wl_ctx *ctx)
-{
-	return ctx->quick ? MIN(ctx->reps, (uint32_t)QUICK_MATRIX_REPS) : MATRIX_REPS;
-}
-
-static uint64_t matrix_iters(uint64_t iters)
-{
-	return MIN(iters, MATRIX_ITERS);
-}
-
-/* Core-to-core: the packed two-thread cost for every pair of the sampled CPUs. */
-static void core_to_core(const struct wl_ctx *ctx, const struct plan_item *it, uint64_t iters)
-{
-	static uint32_t pick[QB_MAX_CPUS];
-	uint32_t ncpu = ctx->topo->ncpu;
-	uint32_t n = place_sample(ncpu, matrix_cpus(it->units, ncpu), pick);
-	bool sampled = n < ncpu;
-	uint32_t reps = matrix_reps(ctx);
-	uint64_t bound = seq_timeout_ms(it);
-	float *m = small_matrix;
-	uint64_t bytes = (uint64_t)n * n * sizeof(float), phys = 0;
-	if (n > MATRIX_INLINE_CPUS) {
-		phys = pmm_alloc(ALIGN_UP(bytes, 4096) / 4096, PMM_ANY_NODE, 4096, 0, PMM_WORKLOAD);
-		if (!phys) {
-			console_error("counter", "no memory for a %u x %u matrix", n, n);
-			return;
-		}
-		m = (float *)(uintptr_t)phys;
+	*fixed = *spread = 0;
+	double slowest = 0;
+	uint64_t done = 0;
+	for (int round = 0; round < CALIB_ROUNDS; round++) {
+		measure(ctx, l, s, units, CALIB_REPS, 0);
+		if (!out.ok)
+			return 0;
+		/* The median: a repetition the host preempted does not count twice. */
+		slowest = seq_seconds((uint64_t)reps_stats(out.reps)->median);
+		*fixed = MAX(0.0, out.wall_s - seq_seconds((uint64_t)reps_stats(out.reps)->mean));
+		done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
+		if (slowest >= SEQ_CALIB_TARGET_S || units >= max)
+			break;
+		double grow = slowest > 0 ? SEQ_CALIB_TARGET_S / slowest * CALIB_GROW_MARGIN : CALIB_GROW_MAX;
+		units = MIN(max, (uint64_t)((double)units * MIN(CALIB_GROW_MAX, MAX(2.0, grow))));
 	}
-	bool ok = true;
-	uint32_t pairs_total = n * (n - 1) / 2, overruns = 0;
-	kprintf("\n  core-to-core matrix: %u of %u CPUs%s, %u pairs, %llu increments x %u repetitions each\n", n,
-		ncpu, sampled ? " (an even sample)" : "", pairs_total, (unsigned long long)iters, reps);
-	for (uint32_t i = 0; i < n; i++) {
-		m[i * n + i] = -1;
-		for (uint32_t j = i + 1; j < n; j++) {
-			set.n = 2;
-			set.cpu[0] = ctx->cpu_of_topo[pick[i]];
-			set.cpu[1] = ctx->cpu_of_topo[pick[j]];
-			measure(ctx, PACKED, &set, iters, reps, bound);
-			ok &= out.ok || out.overrun;
-			overruns += out.overrun;
-			m[i * n + j] = m[j * n + i] = out.ok ? (float)out.tpi : -1;
-		}
-	}
-	struct rec *r = console_rec_open("matrix");
-	rec_str(r, "workload", "counter");
-	rec_str(r, "variant", "packed");
-	rec_str(r, "unit", "ticks_per_increment");
-	rec_u64(r, "iters", iters);
-	rec_u64(r, "reps", reps);
-	rec_bool(r, "sampled", sampled);
-	rec_u64(r, "cpus_in_machine", ncpu);
-	rec_u64(r, "pairs", pairs_total);
-	if (overruns)
-		rec_u64(r, "overrun_pairs", overruns);
-	seq_item_report(r, it);
-	rec_arr_begin(r, "cpus");
-	for (uint32_t i = 0; i < n; i++)
-		rec_u64(r, 0, ctx->cpu_of_topo[pick[i]]);
-	rec_arr_end(r);
-	bool inline_values = n <= MATRIX_INLINE_CPUS;
-	if (inline_values) {
-		rec_arr_begin(r, "values");
-		for (uint32_t i = 0; i < n; i++) {
-			rec_arr_begin(r, 0);
-			for (uint32_t j = 0; j < n; j++) {
-				if (m[i * n + j] < 0)
-					rec_null(r, 0);
-				else
-					rec_f64(r, 0, m[i * n + j], 3);
-			}
-			rec_arr_end(r);
-		}
-		rec_arr_end(r);
-	} else {
-		rec_u64(r, "rows", n); /* the values follow, one matrix_row record per row */
-	}
-	rec_str(r, "check", ok ? "ok" : "fail");
-	console_rec_emit(r);
-	for (uint32_t i = 0; !inline_values && i < n; i++) {
-		r = console_rec_open("matrix_row");
-		rec_str(r, "workload", "counter");
-		rec_str(r, "variant", "packed");
-		rec_u64(r, "row", i);
-		rec_arr_begin(r, "values");
-		for (uint32_t j = 0; j < n; j++) {
-			if (m[i * n + j] < 0)
-				rec_null(r, 0);
-			else
-				rec_f64(r, 0, m[i * n + j], 3);
-		}
-		rec_arr_end(r);
-		console_rec_emit(r);
-	}
-	if (phys)
-		pmm_free(phys, ALIGN_UP(bytes, 4096) / 4096, PMM_WORKLOAD);
-	if (!ok)
-		finish_mark_failed("counter: a matrix pair failed its check");
+	if (done) /* the timed repetitions' difference, per unit */
+		*spread = seq_seconds((uint64_t)(reps_stats(out.reps)->max - reps_stats(out.reps)->min)) / (double)done;
+	return done ? slowest / (double)done : 0;
 }
 
-/* The fixed part of one repetition on a set: barrier, flush. */
-static double fixed_cost(const struct wl_ctx *ctx, const struct cpuset *s)
-{
-	return seq_calibrate_fixed(s, ctx->flush, CALIB_TRIES);
-}
-
-/* One calibrated item: a short run of exactly this configuration. */
+/* One calibrated item: short runs of exactly this configuration. */
 static void calibrate(const struct wl_ctx *ctx, struct plan_item *it, enum layout l, const struct cpuset *s,
 		      uint64_t calib_units)
 {
-	measure(ctx, l, s, calib_units, 1, SEQ_CALIB_TIMEOUT_MS);
-	double slowest = seq_seconds((uint64_t)reps_stats(out.reps)->median);
-	uint64_t units_done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
-	it->unit_s = units_done ? slowest / (double)units_done : 0;
-	it->rep_fixed_s = fixed_cost(ctx, s);
+	it->unit_s = per_unit(ctx, l, s, calib_units, it->want_units, &it->rep_fixed_s, &it->unit_spread_s);
 	if (!out.ok)
 		console_error("counter", "calibration of %s failed: %s", it->name, out.why ? out.why : "?");
 }
@@ -486,10 +404,31 @@ static struct plan_item *add_item(const struct wl_ctx *ctx, const char *name, en
 	it->param[1] = l;
 	it->param[2] = threads;
 	it->param[3] = how;
+	it->kind = k == KIND_SWEEP ? PK_SWEEP : PK_PAIRS;
+	/* The least form: packed and padded at 1 and at all threads (compact),
+	 * the pairs' base (the last pair is added to it by counter_plan). */
+	it->essential = k == KIND_BASE || (k == KIND_SWEEP && (l == PACKED || l == PADDED) &&
+					    (how & ~SAME_PLACEMENTS) == PLACE_COMPACT &&
+					    (threads == 1 || threads == ctx->topo->ncpu));
 	return it;
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+bool counter_pair(const struct wl_ctx *ctx, const struct cpuset *s, uint64_t iters, uint32_t reps,
+		  const struct plan_item *it, double *tpi, bool *overrun)
+{
+	measure(ctx, PACKED, s, iters, reps, it);
+	*tpi = out.tpi;
+	*overrun = out.overrun;
+	return out.ok;
+}
+
+double counter_pair_per_unit(const struct wl_ctx *ctx, const struct cpuset *s, uint64_t units, uint64_t max,
+			     double *fixed, double *spread)
+{
+	return per_unit(ctx, PACKED, s, units, max, fixed, spread);
+}
+
 void counter_plan(const struct wl_ctx *ctx)
 {
 	uint32_t counts[MAX_COUNTS];
@@ -497,8 +436,16 @@ void counter_plan(const struct wl_ctx *ctx)
 	uint64_t calib = MIN(wanted_iters(ctx), CALIB_ITERS);
 	char name[PLAN_NAME_LEN];
 	bool same[MAX_COUNTS];
+	plan_kind(ctx->plan, ctx->index, PK_SWEEP, "sweep");
+	plan_kind(ctx->plan, ctx->index, PK_PAIRS, "pairs");
+	plan_kind(ctx->plan, ctx->index, PK_MATRIX, "matrix");
 	for (uint32_t i = 0; i < nc; i++)
 		same[i] = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[i]);
+	/* Once untimed: the first calibration ran several times slow (a cold
+	 * process, caches and code; measured on the twin). */
+	double ignored_fixed, ignored_spread;
+	if (item_set(ctx, KIND_BASE, 1, 0, &set))
+		(void)per_unit(ctx, PACKED, &set, calib, wanted_iters(ctx), &ignored_fixed, &ignored_spread);
 	for (unsigned l = 0; l < N_LAYOUTS; l++)
 		for (uint32_t i = 0; i < nc; i++)
 			for (unsigned p = 0; p < (same[i] ? 1u : 2u); p++) {
@@ -519,6 +466,7 @@ void counter_plan(const struct wl_ctx *ctx)
 	struct plan_item *it = add_item(ctx, "packed 1 thread (the pairs' base)", KIND_BASE, PACKED, 1, 0);
 	if (it)
 		calibrate(ctx, it, PACKED, &set, calib);
+	struct plan_item *farthest = 0;
 	for (unsigned i = 0; i < ARRAY_SIZE(pair_rels); i++) {
 		if (!item_set(ctx, KIND_PAIR, 2, pair_rels[i], &set))
 			continue; /* no such pair here: reported as skipped by counter_run */
@@ -528,31 +476,11 @@ void counter_plan(const struct wl_ctx *ctx)
 		it = add_item(ctx, name, KIND_PAIR, PACKED, 2, pair_rels[i]);
 		if (it)
 			calibrate(ctx, it, PACKED, &set, calib);
+		farthest = it ? it : farthest;
 	}
-	uint32_t ncpu = ctx->topo->ncpu;
-	if (ncpu < 2)
-		return;
-	/* The matrix: a unit is one pair, measured reps times with its own iterations.
-	 * Timed on the machine's two farthest CPUs (the first and the last). */
-	it = plan_add(ctx->plan, ctx->index, "core-to-core matrix, packed pairs");
-	if (!it)
-		return;
-	it->unit = PLAN_UNIT_PAIRS;
-	it->want_units = (uint64_t)ncpu * (ncpu - 1) / 2;
-	uint32_t kmin = MIN(ncpu, (uint32_t)MATRIX_MIN_CPUS);
-	it->min_units = (uint64_t)kmin * (kmin - 1) / 2;
-	it->want_reps = 0; /* one pass over the pairs; each pair repeats within */
-	it->param[0] = KIND_MATRIX;
-	it->out_bytes = (uint32_t)MIN((uint64_t)UINT32_MAX, it->want_units * MATRIX_BYTES_PER_PAIR + REC_BYTES);
-	set.n = 2;
-	set.cpu[0] = ctx->cpu_of_topo[0];
-	set.cpu[1] = ctx->cpu_of_topo[ncpu - 1];
-	uint64_t mi = matrix_iters(wanted_iters(ctx));
-	measure(ctx, PACKED, &set, MIN(mi, CALIB_ITERS), 1, SEQ_CALIB_TIMEOUT_MS);
-	double per_inc = job.iters ? seq_seconds((uint64_t)reps_stats(out.reps)->median) / (double)job.iters : 0;
-	double fixed = fixed_cost(ctx, &set);
-	it->unit_s = (matrix_reps(ctx) + 1) * ((double)mi * per_inc + fixed);
-	it->rep_fixed_s = 0;
+	if (farthest)
+		farthest->essential = true; /* the pairs' least form: the base and the farthest pair */
+	counter_matrix_plan(ctx, PK_MATRIX, wanted_iters(ctx));
 }
 
 void counter_run(const struct wl_ctx *ctx)
@@ -588,7 +516,7 @@ void counter_run(const struct wl_ctx *ctx)
 			if (it->skip)
 				kprintf("\n  core-to-core matrix skipped: %s\n", seq_skip_reason(it));
 			else
-				core_to_core(ctx, it, matrix_iters(iters));
+				counter_matrix_run(ctx, it, iters);
 			continue;
 		}
 		if (k == KIND_PAIR)
@@ -605,7 +533,7 @@ void counter_run(const struct wl_ctx *ctx)
 			report_skipped(l, placement, "the placement is gone (CPUs lost since the plan)");
 			continue;
 		}
-		measure(ctx, l, &set, it->units, it->reps, seq_timeout_ms(it));
+		measure(ctx, l, &set, it->units, it->reps, it);
 		if (k == KIND_SWEEP && threads == 1 && how == PLACE_COMPACT)
 			base[l] = out.ok ? out.tpi : 0;
 		if (k == KIND_BASE) {

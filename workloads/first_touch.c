@@ -47,8 +47,8 @@
 #define MIN_PAGES 64                     /* fewer pages give no usable median */
 #define MIN_LARGE_PAGES 2
 #define CALIB_PAGES 32                   /* 4 KiB faults timed at planning */
-#define CALIB_COPY_BYTES (4ull << 20)    /* bytes copied at planning */
-#define COPY_PASSES_PER_ITERATION 3      /* the copy, and the checksums read around it */
+#define CALIB_COPY_BYTES (16ull << 20)   /* bytes copied at planning: past the TLB's reach of 4 KiB pages, as the copies are */
+#define TLB_RESULTS 3                    /* tlb-miss, tlb-miss-cached, hot-access: one item */
 #define NUMA_PASSES 4                    /* two placement cases, each written then read */
 #define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */
 #define REC_BYTES 1500                   /* a result's record and line, without samples */
@@ -62,6 +62,8 @@
 #define TEXT_LEN 96
 
 enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
+/* The plan's kinds of experiment; the least form is demand-zero at 4 KiB and 2 MiB and the unwarmed copy. */
+enum plan_kind_id { PK_COPIES, PK_PAGES, PK_LARGE, PK_NUMA };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -181,6 +183,7 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 		rec_u64(r, "handler_ticks", demand_handler_ticks(src) + demand_handler_ticks(dst));
 	else
 		rec_null(r, "handler_ticks"); /* the OS's handler is not ours to clock */
+	seq_item_report(r, 0);
 	report_result_close(r, ok ? "ok" : "fail", fail);
 	if (c == WARM_NONE)
 		first_vs_later = first;
@@ -228,32 +231,71 @@ static double time_faults(uint64_t page, uint64_t n)
 	return seq_seconds(t1 - t0) / (double)n;
 }
 
-/* Seconds to copy one byte, cache-cold. */
-static double time_copy(const struct wl_ctx *ctx)
+/* What the copies' steps cost, timed on a small copy of the same loops. */
+struct ft_costs {
+	double copy_b;    /* seconds per byte of a cache-cold copy (copy_case's loop) */
+	double sum_b;     /* seconds per byte of the checksum read after it (sum32) */
+	double flush_s;   /* one flush of the BSP's caches */
+	double fault_s;   /* one 4 KiB demand-zero fault */
+	double large_s;   /* one 2 MiB demand-zero fault */
+};
+
+/* On demand regions of 4 KiB pages, as copy_case's: both faulted in by a
+ * first copy, then one iteration timed (its flush, copy and checksum). */
+static void time_copy(const struct wl_ctx *ctx, struct ft_costs *c)
 {
-	uint64_t pages = 2 * CALIB_COPY_BYTES / FT_PAGE;
-	uint64_t phys = pmm_alloc(pages, PMM_ANY_NODE, FT_PAGE, 0, PMM_WORKLOAD);
-	if (!phys)
-		return 0;
-	uint32_t *src = (uint32_t *)(uintptr_t)phys, *dst = src + CALIB_COPY_BYTES / sizeof(uint32_t);
+	const char *why = 0;
+	struct demand_region *s = demand_create(CALIB_COPY_BYTES, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0,
+						&why);
+	struct demand_region *d = s ? demand_create(CALIB_COPY_BYTES, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH,
+						    DEMAND_ZERO_STOSB, 0, &why) : 0;
+	if (!s || !d) {
+		demand_destroy(s);
+		return;
+	}
+	uint32_t *src = demand_base(s), *dst = demand_base(d);
 	uint64_t n = CALIB_COPY_BYTES / sizeof(uint32_t);
+	const uint32_t *sp = src; /* the copy loop as copy_case writes it */
 	for (uint64_t i = 0; i < n; i++)
-		src[i] = (uint32_t)i;
-	run_flush(ft_bsp(ctx));
+		src[i] = (uint32_t)i * SRC_PATTERN;
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = sp[i];
 	uint64_t t0 = tsc_read();
-	for (uint64_t i = 0; i < n; i++)
-		((volatile uint32_t *)dst)[i] = src[i];
+	run_flush(ft_bsp(ctx));
 	uint64_t t1 = tsc_read();
-	pmm_free(phys, pages, PMM_WORKLOAD);
-	return seq_seconds(t1 - t0) / (double)CALIB_COPY_BYTES;
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = sp[i];
+	uint64_t t2 = tsc_read();
+	volatile uint64_t sink = sum32(dst, n);
+	(void)sink;
+	uint64_t t3 = tsc_read();
+	demand_destroy(d);
+	demand_destroy(s);
+	c->flush_s = seq_seconds(t1 - t0);
+	c->copy_b = seq_seconds(t2 - t1) / (double)CALIB_COPY_BYTES;
+	c->sum_b = seq_seconds(t3 - t2) / (double)CALIB_COPY_BYTES;
 }
 
-static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t unit, uint64_t want,
-			     uint64_t min, double unit_s)
+/* One copy case: ITERATIONS of (flush, copy, checksum), the checksum of the
+ * source before, the warming writes, and a fault for every fresh page
+ * touched (copy_case: unwarmed, the source is read fresh, reset, then both
+ * fault in iteration 1). */
+static double copy_case_s(const struct ft_costs *c, enum copy_case k, uint64_t bytes)
+{
+	double b = (double)bytes, pages = b / FT_PAGE;
+	double faults = (k == WARM_NONE ? 3 : 2) * pages;
+	return ITERATIONS * (c->flush_s + b * (c->copy_b + c->sum_b)) + b * c->sum_b + (double)k * b * c->copy_b +
+	       faults * c->fault_s;
+}
+
+static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t kind, bool essential, uint8_t unit,
+			     uint64_t want, uint64_t min, double unit_s)
 {
 	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
 	if (!it)
 		return 0;
+	it->kind = kind;
+	it->essential = essential;
 	it->unit = unit;
 	it->want_units = want;
 	it->min_units = MIN(want, min);
@@ -277,39 +319,66 @@ static void summary(void)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor)
+const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor, const char **why)
 {
 	const struct plan_item *it = plan_next(ctx->plan, ctx->index, cursor);
-	if (it)
-		seq_item_begin(ctx, it);
+	*why = "not in the plan";
+	if (!it)
+		return 0;
+	seq_item_begin(ctx, it);
+	*why = it->skip ? seq_skip_reason(it) : !seq_once_fits() ? seq_stop_reason() : 0;
 	return it;
 }
 
 void first_touch_plan(const struct wl_ctx *ctx)
 {
 	decide_sizes(ctx);
+	plan_kind(ctx->plan, ctx->index, PK_COPIES, "copies");
+	plan_kind(ctx->plan, ctx->index, PK_PAGES, "4k-pages");
+	plan_kind(ctx->plan, ctx->index, PK_LARGE, "2m-pages");
+	plan_kind(ctx->plan, ctx->index, PK_NUMA, "numa");
 	/* Each twice: the first run warms the code paths (and an emulator's translations). */
+	struct ft_costs c = { 0 };
 	(void)time_faults(FT_PAGE, CALIB_PAGES);
-	double fault = time_faults(FT_PAGE, CALIB_PAGES);
+	c.fault_s = time_faults(FT_PAGE, CALIB_PAGES);
 	(void)time_faults(DEMAND_PAGE_2M, 1);
-	double large = time_faults(DEMAND_PAGE_2M, 1);
-	(void)time_copy(ctx);
-	double copy = time_copy(ctx);
-	uint64_t bytes = sz.ints * sizeof(uint32_t), pages = bytes / FT_PAGE;
-	for (int c = 0; c < N_CASES; c++) {
-		double s = ITERATIONS * COPY_PASSES_PER_ITERATION * (double)bytes * copy + 2.0 * (double)pages * fault;
-		add(ctx, case_names[c], PLAN_UNIT_PASSES, 1, 1, s);
+	c.large_s = time_faults(DEMAND_PAGE_2M, 1);
+	struct ft_costs c1 = c;
+	time_copy(ctx, &c1);
+	time_copy(ctx, &c);
+	double fault = c.fault_s, large = c.large_s, copy = c.copy_b;
+	uint64_t bytes = sz.ints * sizeof(uint32_t);
+	struct plan_item *it;
+	for (int k = 0; k < N_CASES; k++) {
+		double s = copy_case_s(&c, (enum copy_case)k, bytes), s1 = copy_case_s(&c1, (enum copy_case)k, bytes);
+		if ((it = add(ctx, case_names[k], PK_COPIES, k == WARM_NONE, PLAN_UNIT_PASSES, 1, 1, s)))
+			it->unit_spread_s = s > s1 ? s - s1 : s1 - s; /* the copy timed twice */
 	}
-	if (ctx->has_fault_internals)
-		add(ctx, "page-fault-entry", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	add(ctx, "demand-zero-4k", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	add(ctx, "demand-zero-2m", PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES, large);
-	add(ctx, "zero-rep-stosb", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	add(ctx, "zero-nt", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	if (ft_has_clzero(ctx))
-		add(ctx, "zero-clzero", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
-	if (ctx->has_fault_internals)
-		add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault);
+	/* Per page: the step, and the read that checks the page (the zeroing
+	 * steps fill each page first); a flush before each. */
+	double check = FT_PAGE * c.sum_b;
+	if (ctx->has_fault_internals && (it = add(ctx, "page-fault-entry", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages,
+						  MIN_PAGES, fault + check)))
+		it->once_s = c.flush_s;
+	if ((it = add(ctx, "demand-zero-4k", PK_PAGES, true, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault + check)))
+		it->once_s = c.flush_s;
+	if ((it = add(ctx, "demand-zero-2m", PK_LARGE, true, PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES,
+		      large + DEMAND_PAGE_2M * c.sum_b)))
+		it->once_s = c.flush_s;
+	double zero = FT_PAGE * (2 * c.copy_b + c.sum_b);
+	if ((it = add(ctx, "zero-rep-stosb", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, zero)))
+		it->once_s = c.flush_s;
+	if ((it = add(ctx, "zero-nt", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, zero)))
+		it->once_s = c.flush_s;
+	if (ft_has_clzero(ctx) && (it = add(ctx, "zero-clzero", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES,
+					    zero)))
+		it->once_s = c.flush_s;
+	/* Populated (a fault's work per page), then read twice; three results. */
+	if (ctx->has_fault_internals && (it = add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PK_PAGES, false,
+						  PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault + 2 * check))) {
+		it->once_s = 2 * c.flush_s;
+		it->out_bytes *= TLB_RESULTS;
+	}
 	if (ctx->nodes >= 2) {
 		uint64_t nb = ctx->quick ? NUMA_BYTES_QUICK : NUMA_BYTES_FULL;
 		uint64_t mb = ctx->quick ? NUMA_MATRIX_BYTES_QUICK : NUMA_MATRIX_BYTES_FULL;
@@ -317,7 +386,7 @@ void first_touch_plan(const struct wl_ctx *ctx)
 		double nn = (double)ctx->nodes * ctx->nodes;
 		double s = NUMA_PASSES * (double)nb * copy + 2.0 * (double)(nb / FT_PAGE) * fault +
 			   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP);
-		add(ctx, "numa placement and node matrices", PLAN_UNIT_PASSES, 1, 1, s);
+		add(ctx, "numa placement and node matrices", PK_NUMA, false, PLAN_UNIT_PASSES, 1, 1, s);
 	}
 }
 
@@ -332,9 +401,11 @@ void first_touch_run(const struct wl_ctx *ctx)
 		"  then the figure per page copied:\n",
 		(unsigned long long)sz.ints, (unsigned long long)(sz.ints * sizeof(uint32_t) >> 10), ITERATIONS,
 		tsc_hz() ? "us" : "ticks");
+	const char *why;
 	for (int c = 0; c < N_CASES; c++) {
-		if (!(it = ft_take(ctx, &cursor)) || it->skip)
-			ft_skip(case_names[c], it ? seq_skip_reason(it) : "not in the plan");
+		ft_take(ctx, &cursor, &why);
+		if (why)
+			ft_skip(case_names[c], why);
 		else
 			copy_case(ctx, (enum copy_case)c, sz.ints);
 	}
@@ -343,9 +414,8 @@ void first_touch_run(const struct wl_ctx *ctx)
 	fault_4k = ft_fault_costs(ctx, &cursor);
 	ft_zeroing_costs(ctx, &cursor, sz.pages);
 	if (ctx->has_fault_internals) {
-		it = ft_take(ctx, &cursor);
-		if (!it || it->skip) {
-			const char *why = it ? seq_skip_reason(it) : "not in the plan";
+		it = ft_take(ctx, &cursor, &why);
+		if (why) {
 			ft_skip("tlb-miss", why);
 			ft_skip("tlb-miss-cached", why);
 			ft_skip("hot-access", why);
@@ -357,8 +427,7 @@ void first_touch_run(const struct wl_ctx *ctx)
 		ft_skip("tlb-miss-cached", "needs TLB flushes on demand (ring 0)");
 		ft_skip("hot-access", "measured with the TLB-miss pages (ring 0)");
 	}
-	if (ctx->nodes >= 2 && (!(it = ft_take(ctx, &cursor)) || it->skip)) {
-		const char *why = it ? seq_skip_reason(it) : "not in the plan";
+	if (ctx->nodes >= 2 && (ft_take(ctx, &cursor, &why), why)) {
 		ft_skip("numa-one-cpu-warms", why);
 		ft_skip("numa-each-cpu-touches", why);
 		ft_skip("numa-latency", why);

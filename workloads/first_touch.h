@@ -30,8 +30,11 @@ const struct cpuset *ft_bsp(const struct wl_ctx *ctx);
 /* Whether the BSP has CLZERO (AMD). */
 bool ft_has_clzero(const struct wl_ctx *ctx);
 
-/* The next item of this workload in the plan, begun (NULL if the plan has none: it was full). */
-const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor);
+/* The next item of this workload in the plan, begun. *why is NULL when it
+ * is to run, else why not: skipped by the plan, not in it (it was full), or
+ * its planned time does not fit what the run has left (a first-touch step
+ * cannot stop halfway, so it is not started). */
+const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor, const char **why);
 
 /* One result from per-page (or per-access) samples, measured over one span
  * on the BSP: their statistics (the figure: all of them, noisy when the span

@@ -13,6 +13,7 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
+#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -165,6 +166,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	rec_arr_end(rec);
 	rec_u64(rec, "misplaced_pages", misplaced);
 	rec_u64(rec, "fallback_pages", fallback_pages); /* owned by CPUs on nodes without memory */
+	seq_item_report(rec, 0);
 	report_result_close(rec, ok ? "ok" : "fail", fail);
 	kprintf("  %-22s %s (all CPUs summing %llu MiB)%s\n", variant, text, (unsigned long long)(summed >> 20),
 		ok ? "" : "  CHECK FAILED");

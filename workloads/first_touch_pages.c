@@ -157,6 +157,7 @@ double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_ki
 			rec_null(rec, "zero_ticks_per_fault");
 		}
 	}
+	seq_item_report(rec, 0);
 	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : fail);
 	kprintf("  %-22s %s%s\n", variant, text, ok ? "" : "  CHECK FAILED");
 	return first;
@@ -176,9 +177,10 @@ double ft_fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 			ft_skip(kinds[k].variant, "needs the kernel's fault handler (ring 0)");
 			continue;
 		}
-		const struct plan_item *it = ft_take(ctx, cursor);
-		if (!it || it->skip) {
-			ft_skip(kinds[k].variant, it ? seq_skip_reason(it) : "not in the plan");
+		const char *skip;
+		const struct plan_item *it = ft_take(ctx, cursor, &skip);
+		if (skip) {
+			ft_skip(kinds[k].variant, skip);
 			continue;
 		}
 		uint64_t pages = it->units;
@@ -230,9 +232,10 @@ void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
 			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
 			continue;
 		}
-		const struct plan_item *it = ft_take(ctx, cursor);
-		if (!it || it->skip) {
-			ft_skip(ways[w].variant, it ? seq_skip_reason(it) : "not in the plan");
+		const char *skip;
+		const struct plan_item *it = ft_take(ctx, cursor, &skip);
+		if (skip) {
+			ft_skip(ways[w].variant, skip);
 			continue;
 		}
 		uint64_t pages_now = MIN(n, it->units);

@@ -57,6 +57,10 @@
 #define REC_BYTES 1400                    /* one result record and its text line */
 
 enum method { WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH, NONE, N_METHODS };
+/* The plan's kinds of experiment, one per family of methods; the least form
+ * is the references (none, clflush), WBINVD on every CPU where it runs,
+ * and the eviction read sized to the LLC. */
+enum plan_kind_id { PK_REFERENCES, PK_WBINVD, PK_EVICTION };
 static const char *const method_names[N_METHODS] = {
 	"wbinvd-all", "wbinvd-per-domain", "evict-64mib", "evict-llc", "clflush", "none",
 };
@@ -330,8 +334,13 @@ static bool one_rep(const struct wl_ctx *ctx, enum method m, uint64_t *flush, ui
 /* ---- Public Functions ----------------------------------------------------- */
 void flush_plan(const struct wl_ctx *ctx)
 {
+	uint64_t set_up = tsc_read();
 	if (!setup(ctx))
 		return;
+	plan_set_setup(ctx->plan, ctx->index, seq_seconds(tsc_read() - set_up)); /* the run sets up the same again */
+	plan_kind(ctx->plan, ctx->index, PK_REFERENCES, "references");
+	plan_kind(ctx->plan, ctx->index, PK_WBINVD, "wbinvd");
+	plan_kind(ctx->plan, ctx->index, PK_EVICTION, "eviction");
 	for (unsigned i = 0; i < N_METHODS; i++) {
 		enum method m = method_at(ctx, i);
 		if (!runs_here(ctx, m))
@@ -340,6 +349,9 @@ void flush_plan(const struct wl_ctx *ctx)
 		if (!it)
 			continue;
 		it->unit = PLAN_UNIT_PASSES;
+		it->kind = m == NONE || m == CLFLUSH ? PK_REFERENCES : m == WBINVD_ALL || m == WBINVD_DOMAIN ? PK_WBINVD
+			 : PK_EVICTION;
+		it->essential = m == NONE || m == CLFLUSH || m == WBINVD_ALL || m == EVICT_LLC;
 		it->want_units = it->min_units = 1;
 		it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 		it->out_bytes = REC_BYTES;
@@ -347,10 +359,13 @@ void flush_plan(const struct wl_ctx *ctx)
 		uint64_t fl = 0, p = 0;
 		struct instr_thread seen;
 		const char *fail = 0;
-		uint64_t t0 = tsc_read();
-		if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
-			console_error("flush", "calibration of %s: %s", method_name(m), fail);
-		it->unit_s = seq_seconds(tsc_read() - t0);
+		/* Twice: the first warms the code and the TLB, the second is what a repetition costs. */
+		for (int r = 0; r < 2; r++) {
+			uint64_t t0 = tsc_read();
+			if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
+				console_error("flush", "calibration of %s: %s", method_name(m), fail);
+			it->unit_s = seq_seconds(tsc_read() - t0);
+		}
 	}
 	teardown();
 }
@@ -381,6 +396,16 @@ static const char *no_scale_note(const struct wl_ctx *ctx, enum method m, const 
 
 void flush_run(const struct wl_ctx *ctx)
 {
+	if (seq_workload_skipped(ctx)) { /* every method says so; nothing is set up */
+		uint32_t cursor = 0;
+		const struct plan_item *it;
+		while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
+			seq_item_begin(ctx, it);
+			struct rec *r = report_result_open("flush", it->name, 0);
+			report_result_close(r, "skipped", seq_skip_reason(it));
+		}
+		return;
+	}
 	if (!setup(ctx)) {
 		finish_mark_failed("flush: out of memory");
 		return;
@@ -419,7 +444,7 @@ void flush_run(const struct wl_ctx *ctx)
 		const char *fail = 0;
 		struct reps *log = reps_begin(1);
 		uint32_t got = 0;
-		for (uint32_t rep = 0; rep <= it->reps; rep++) {
+		for (uint32_t rep = 0; rep <= it->reps && seq_rep_fits(); rep++) {
 			uint64_t fl, p;
 			struct instr_thread seen;
 			if (!one_rep(ctx, m, &fl, &p, &seen, &fail))

@@ -48,11 +48,12 @@
 #define MAX_COUNTS 16
 #define PAGE 4096ull
 #define LARGE_ALIGN (2ull << 20)
-#define CALIB_DRAM_DIVISOR 8                  /* calibrate DRAM passes on an eighth of the array ... */
-#define CALIB_TRIES 2
+#define CALIB_DRAM_DIVISOR 16                 /* calibrate DRAM passes on a sixteenth of the array, twice ... */
+#define CALIB_REPS 1                          /* passes timed after a first, untimed one */
 #define REC_BYTES 1300                        /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
 #define SAME_PLACEMENTS 0x100u                /* a plan item's placement: scatter is the same CPUs */
+#define SETUP_SAMPLE_BYTES (8ull << 20)       /* the fill timed at planning, then scaled to the array */
 
 enum variant { INTERLEAVED, BLOCKED_STRIDED, BLOCKED, N_VARIANTS };
 enum acc { SHARED_SLOT, PRIVATE, N_ACCS };
@@ -91,6 +92,7 @@ static struct loc_sizes {
 	uint64_t dram_min;
 	uint64_t alloc;                                 /* bytes allocated: the largest size */
 	uint64_t held;                                  /* 4 KiB pages the last alloc_array took */
+	double alloc_s;                                 /* what allocating it took (the twin touches every page) */
 	bool have_dram;
 } sizes;
 
@@ -173,20 +175,29 @@ static uint64_t cache_bytes(const struct topo *t, uint8_t level, bool smallest)
 	return best;
 }
 
-/* Warm-up, then reps timed repetitions; false with a reason on any failure. */
-static bool measure(const struct wl_ctx *ctx, uint32_t reps, uint64_t expect, uint64_t timeout_ms,
-		    const char **why, struct reps **out)
+/* Before a repetition, as measure does: the slots zeroed and, with
+ * flush=, they and a cache-sized array evicted to memory. */
+static void prepare_rep(const struct wl_ctx *ctx)
+{
+	memset(slot_line, 0, sizeof(slot_line));
+	if (ctx->flush) { /* the slots and a cache-sized array start in memory on both platforms */
+		run_evict_lines(slot_line, sizeof(slot_line));
+		if (job.n * sizeof(uint32_t) <= sizes.bytes[LLC])
+			run_evict_lines(job.a, job.n * sizeof(uint32_t));
+	}
+}
+
+/* Warm-up, then reps timed repetitions while the deadline allows; false
+ * with a reason on any failure. */
+static bool measure(const struct wl_ctx *ctx, const struct plan_item *it, uint64_t expect, const char **why,
+		    struct reps **out)
 {
 	uint32_t n = set.n;
 	struct reps *log = reps_begin(n);
 	*out = log;
-	for (uint32_t r = 0; r <= reps; r++) {
-		memset(slot_line, 0, sizeof(slot_line));
-		if (ctx->flush) { /* the slots and a cache-sized array start in memory on both platforms */
-			run_evict_lines(slot_line, sizeof(slot_line));
-			if (job.n * sizeof(uint32_t) <= sizes.bytes[LLC])
-				run_evict_lines(job.a, job.n * sizeof(uint32_t));
-		}
+	for (uint32_t r = 0; r <= it->reps && seq_rep_fits(); r++) {
+		uint64_t timeout_ms = seq_timeout_ms(it);
+		prepare_rep(ctx);
 		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
 		seq_tick();
 		if (st != RUN_OK) {
@@ -311,17 +322,43 @@ static void print_summary(uint32_t p, const uint64_t *bytes, bool have_dram)
 	}
 }
 
-/* Calibration: the slowest thread's time for one pass of the job as set up (its sum is not checked). */
-static double time_pass(const struct wl_ctx *ctx)
+/* Calibration: the slowest thread's time for one pass of the job as set up
+ * (its sum is not checked): a first pass warms the caches, TLBs and an
+ * emulator's translations, as a repetition's warm-up does, then CALIB_REPS
+ * timed passes (fewer when one is long) and their mean. *fixed: what each
+ * repetition takes besides the pass (preparing it, the flush, the barrier,
+ * waking the CPUs), from the same repetitions' wall time. */
+static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 {
-	if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK) {
-		console_error("locality", "a calibration pass failed");
-		return 0;
+	double sum = 0, wall = 0, lo = 0, hi = 0;
+	unsigned got = 0;
+	*fixed = *spread = 0;
+	for (unsigned r = 0; r <= CALIB_REPS; r++) {
+		uint64_t w0 = tsc_read();
+		prepare_rep(ctx);
+		if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK) {
+			console_error("locality", "a calibration pass failed");
+			return 0;
+		}
+		uint64_t slow = 0;
+		for (uint32_t t = 0; t < set.n; t++)
+			slow = MAX(slow, job.ticks[t]);
+		if (r > 0) {
+			double s = seq_seconds(slow);
+			lo = got ? MIN(lo, s) : s;
+			hi = got ? MAX(hi, s) : s;
+			sum += s;
+			wall += seq_seconds(tsc_read() - w0);
+			got++;
+			if (seq_seconds(slow) >= SEQ_CALIB_TARGET_S)
+				break; /* long enough to say what a pass costs */
+		}
 	}
-	uint64_t slow = 0;
-	for (uint32_t t = 0; t < set.n; t++)
-		slow = MAX(slow, job.ticks[t]);
-	return seq_seconds(slow);
+	if (!got)
+		return 0;
+	*fixed = MAX(0.0, (wall - sum) / got);
+	*spread = hi - lo;
+	return sum / got;
 }
 
 /* Decide the sizes (once, at planning) and allocate the array; 0 without memory. */
@@ -348,7 +385,9 @@ static uint64_t decide_sizes(const struct wl_ctx *ctx)
 	uint64_t small_need = MAX(sizes.bytes[SMALL], sizes.bytes[LLC]);
 	int node = (int)tp->cpu[0].node;
 	uint64_t phys = 0, want = dram_bytes;
+	uint64_t t0 = tsc_read();
 	while (want >= dram_min && want >= small_need) {
+		t0 = tsc_read();
 		phys = alloc_array(want, node);
 		if (phys)
 			break;
@@ -359,8 +398,10 @@ static uint64_t decide_sizes(const struct wl_ctx *ctx)
 		sizes.bytes[DRAM] = want;
 	} else {
 		want = small_need;
+		t0 = tsc_read();
 		phys = alloc_array(want, node);
 	}
+	sizes.alloc_s = seq_seconds(tsc_read() - t0);
 	sizes.alloc = phys ? want : 0;
 	for (unsigned sz = 0; sz < N_SIZES; sz++) {
 		if (sz == DRAM && !sizes.have_dram)
@@ -379,6 +420,28 @@ static void describe(char *buf, size_t cap, unsigned sz, uint32_t threads, unsig
 		     acc_names[ac]);
 }
 
+/* The run's set-up: allocating the array again (as timed at planning),
+ * filling it and adding up each size's total, timed on a prefix of it and
+ * scaled (seconds). */
+static double setup_cost(uint64_t phys)
+{
+	uint64_t bytes = MIN(sizes.alloc, (uint64_t)SETUP_SAMPLE_BYTES), n = bytes / sizeof(uint32_t);
+	if (!n)
+		return 0;
+	uint32_t *a = (uint32_t *)(uintptr_t)phys;
+	uint64_t t0 = tsc_read();
+	fill(a, n);
+	uint64_t t1 = tsc_read();
+	volatile uint64_t sink = prefix_total(a, n);
+	(void)sink;
+	uint64_t t2 = tsc_read();
+	uint64_t summed = 0;
+	for (unsigned sz = 0; sz < N_SIZES; sz++)
+		summed += sz == DRAM && !sizes.have_dram ? 0 : sizes.bytes[sz];
+	return sizes.alloc_s + seq_seconds(t1 - t0) * (double)sizes.alloc / (double)bytes +
+	       seq_seconds(t2 - t1) * (double)summed / (double)bytes;
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
 void locality_plan(const struct wl_ctx *ctx)
 {
@@ -393,9 +456,11 @@ void locality_plan(const struct wl_ctx *ctx)
 	char name[PLAN_NAME_LEN];
 	job.a = (const uint32_t *)(uintptr_t)phys; /* unfilled: calibration only times the passes */
 	job.slots = slot_line;
+	plan_set_setup(ctx->plan, ctx->index, setup_cost(phys));
 	for (unsigned sz = 0; sz < N_SIZES; sz++) {
 		if (sz == DRAM && !sizes.have_dram)
 			continue;
+		plan_kind(ctx->plan, ctx->index, (uint8_t)sz, sizes.name[sz]);
 		/* A DRAM pass is timed on a prefix still far past the L3, then scaled. */
 		uint64_t bytes = sizes.bytes[sz], calib = bytes;
 		if (sz == DRAM)
@@ -406,7 +471,6 @@ void locality_plan(const struct wl_ctx *ctx)
 			for (unsigned pl = 0; pl < (same ? 1u : 2u); pl++) {
 				if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &set))
 					continue;
-				double fixed = seq_calibrate_fixed(&set, ctx->flush, CALIB_TRIES);
 				for (unsigned v = 0; v < N_VARIANTS; v++)
 					for (unsigned ac = 0; ac < N_ACCS; ac++) {
 						describe(name, sizeof(name), sz, counts[c], pl | (same ? SAME_PLACEMENTS : 0), v,
@@ -415,6 +479,11 @@ void locality_plan(const struct wl_ctx *ctx)
 						if (!it)
 							continue;
 						it->unit = PLAN_UNIT_PASSES;
+						it->kind = (uint8_t)sz;
+						/* The least form of a size: the seed's foo and bar
+						 * (shared-slot) at every CPU, placed compact. */
+						it->essential = counts[c] == ctx->topo->ncpu && pl == PLACE_COMPACT &&
+								ac == SHARED_SLOT && v != BLOCKED;
 						it->want_units = it->min_units = 1;
 						it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 						it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * counts[c];
@@ -425,7 +494,9 @@ void locality_plan(const struct wl_ctx *ctx)
 						job.variant = (enum variant)v;
 						job.acc = (enum acc)ac;
 						job.n = calib / sizeof(uint32_t);
-						it->unit_s = time_pass(ctx) * (double)bytes / (double)calib;
+						double fixed, spread;
+						it->unit_s = time_pass(ctx, &fixed, &spread) * (double)bytes / (double)calib;
+						it->unit_spread_s = spread * (double)bytes / (double)calib;
 						it->rep_fixed_s = fixed;
 					}
 			}
@@ -434,9 +505,31 @@ void locality_plan(const struct wl_ctx *ctx)
 	pmm_free(phys, sizes.held, PMM_WORKLOAD);
 }
 
+/* The plan skipped the workload whole: every configuration says so, nothing is allocated. */
+static void skip_all(const struct wl_ctx *ctx)
+{
+	uint32_t cursor = 0;
+	struct plan_item *it;
+	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
+		seq_item_begin(ctx, it);
+		struct rec *r = report_result_open("locality", variant_names[it->param[3] & 0xff], 0);
+		rec_obj_begin(r, "params");
+		rec_str(r, "accumulator", acc_names[it->param[3] >> 8]);
+		size_params(r, it->param[0]);
+		rec_u64(r, "threads", it->param[1]);
+		rec_str(r, "placement", place_name((enum place_kind)(it->param[2] & ~SAME_PLACEMENTS)));
+		rec_obj_end(r);
+		report_result_close(r, "skipped", seq_skip_reason(it));
+	}
+}
+
 void locality_run(const struct wl_ctx *ctx)
 {
 	const struct topo *tp = ctx->topo;
+	if (seq_workload_skipped(ctx)) {
+		skip_all(ctx);
+		return;
+	}
 	uint64_t want = sizes.alloc;
 	uint64_t phys = want ? alloc_array(want, (int)tp->cpu[0].node) : 0;
 	if (!phys) {
@@ -485,7 +578,7 @@ void locality_run(const struct wl_ctx *ctx)
 		}
 		const char *why = 0;
 		struct reps *log = 0;
-		bool ok = measure(ctx, it->reps, expect[sz], seq_timeout_ms(it), &why, &log);
+		bool ok = measure(ctx, it, expect[sz], &why, &log);
 		report(ctx, it, (enum size_class)sz, place_name((enum place_kind)pl), same, ok, why, log);
 		if (threads == tp->ncpu && pl == PLACE_COMPACT)
 			summary[sz][job.variant][job.acc] = ok ? last_median : -1;

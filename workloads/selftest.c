@@ -23,7 +23,9 @@
 #define CHUNK 65536               /* increments between looks at the bound */
 #define MIN_ITERS 10000ull        /* fewer would time the barrier more than the loop */
 #define CALIB_ITERS 100000ull
-#define CALIB_TRIES 3
+#define CALIB_ROUNDS 4            /* calibration runs at most, each longer than the last */
+#define CALIB_GROW_MARGIN 1.25
+#define CALIB_GROW_MAX 256.0
 #define REC_BYTES 2600            /* what the two result records and the text take */
 #define REC_BYTES_PER_CPU 40
 
@@ -142,6 +144,7 @@ void selftest_plan(const struct wl_ctx *ctx)
 		return;
 	uint64_t want = wanted_iters(ctx);
 	it->unit = PLAN_UNIT_ITERS;
+	it->essential = true; /* one configuration: it is its own least form */
 	it->want_units = want;
 	it->min_units = ctx->selftest_iters ? want : MIN(want, MIN_ITERS); /* what the user set is kept */
 	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
@@ -153,17 +156,32 @@ void selftest_plan(const struct wl_ctx *ctx)
 		it->rep_fixed_s = HANG_BOUND_MS / 1000.0;
 		return;
 	}
+	/* Short runs, longer until one lasts SEQ_CALIB_TARGET_S: an emulator
+	 * time-slices its CPUs, and a run shorter than a slice says little. */
 	struct selftest_arg a = { false, MIN(want, CALIB_ITERS), slots };
 	const char *why = 0;
-	struct reps *log = reps_begin(ctx->online->n);
 	uint64_t sk;
-	if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, 0, &sk, &why) ||
-	    !one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, log, &sk, &why)) {
-		console_error("selftest", "calibration failed: %s", why);
-		return;
+	double slowest = 0, wall = 0;
+	for (int round = 0; round < CALIB_ROUNDS; round++) {
+		struct reps *log = reps_begin(ctx->online->n);
+		if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, 0, &sk, &why)) {
+			console_error("selftest", "calibration failed: %s", why);
+			return;
+		}
+		uint64_t w0 = tsc_read();
+		if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, log, &sk, &why)) {
+			console_error("selftest", "calibration failed: %s", why);
+			return;
+		}
+		wall = seq_seconds(tsc_read() - w0);
+		slowest = seq_seconds((uint64_t)reps_stats(log)->median);
+		if (slowest >= SEQ_CALIB_TARGET_S || a.iters >= want)
+			break;
+		double grow = slowest > 0 ? SEQ_CALIB_TARGET_S / slowest * CALIB_GROW_MARGIN : CALIB_GROW_MAX;
+		a.iters = MIN(want, (uint64_t)((double)a.iters * MIN(CALIB_GROW_MAX, MAX(2.0, grow))));
 	}
-	it->unit_s = seq_seconds((uint64_t)reps_stats(log)->median) / (double)a.iters;
-	it->rep_fixed_s = seq_calibrate_fixed(ctx->online, ctx->flush, CALIB_TRIES);
+	it->unit_s = slowest / (double)a.iters;
+	it->rep_fixed_s = MAX(0.0, wall - slowest); /* the flush, barrier and wake-ups around the loop */
 }
 
 void selftest_run(const struct wl_ctx *ctx)
@@ -188,11 +206,12 @@ void selftest_run(const struct wl_ctx *ctx)
 
 	kprintf("selftest: %u CPUs x %llu increments, %u repetitions\n", ctx->online->n,
 		(unsigned long long)a.iters, reps);
-	ok = one_rep(ctx, &a, bound, 0, 0, &why); /* untimed warm-up */
 	struct reps *log = reps_begin(ctx->online->n);
-	for (uint32_t r = 0; ok && r < reps; r++) {
+	if (seq_rep_fits())
+		ok = one_rep(ctx, &a, a.hang ? bound : seq_timeout_ms(it), 0, 0, &why); /* untimed warm-up */
+	for (uint32_t r = 0; ok && r < reps && seq_rep_fits(); r++) {
 		kprintf("  repetition %u of %u\n", r + 1, reps);
-		ok = one_rep(ctx, &a, bound, log, &skew[r], &why);
+		ok = one_rep(ctx, &a, a.hang ? bound : seq_timeout_ms(it), log, &skew[r], &why);
 		seq_tick();
 	}
 	uint32_t n = log->n;
@@ -224,6 +243,7 @@ void selftest_run(const struct wl_ctx *ctx)
 	struct report_measure ns = { "ns", "ns", report_ns_scale(1), false, LIMIT_NONE, 1 };
 	report_measures(rec, &ns, 1);
 	reps_report_noise(rec, log);
+	seq_item_mark(); /* the skews of the repetitions kept: short with them */
 	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	double inc_ns = report_measure_value(&inc, slow_median), skew_ns = report_measure_value(&ns, st.median);
 	if (inc_ns >= 0 && skew_ns >= 0) {

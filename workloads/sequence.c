@@ -1,70 +1,107 @@
-/* sequence.c - calibrate, plan, show, run: the run's workloads in order; see sequence.h. */
+/* sequence.c - calibrate, plan, show, run: the run's workloads in order, each configuration against its deadline; see sequence.h. */
 #include "sequence.h"
 #include "reps.h"
 #include "console.h"
+#include "deadline.h"
 #include "finish.h"
 #include "fmt.h"
 #include "instr.h"
 #include "lib.h"
 #include "options.h"
+#include "plan_fit.h"
+#include "report.h"
 #include "run.h"
+#include "seq_report.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define SAMPLE_BYTES 11 /* one number of a samples list (up to 10 digits and a comma) */
+#define SAMPLE_BYTES 11              /* one number of a samples list (up to 10 digits and a comma) */
 #define NOTE_LEN 160
-#define PLAN_REFIT_NOTE_S 1.0 /* a refit that moves the end by more than this is said */
 #define STATUS_MS 1000               /* the status line at most this often */
-#define PLAN_CONFIGS_PER_RECORD 300  /* configurations listed in one plan_configs record */
 #define DUR_LEN 24
 #define LINE_LEN 160
+/* What the run keeps at the budget's end for its last records (the closing
+ * state and done records, a few per CPU) and the save: a fiftieth of the
+ * budget, 1 to 5 s, the printing at the serial port's speed, and one and a
+ * half times the longest save after a workload. */
+#define END_RESERVE_FRACTION 0.02
+#define END_RESERVE_MIN_S 1.0
+#define END_RESERVE_MAX_S 5.0
+#define END_BYTES 2048
+#define END_BYTES_PER_CPU 64
+#define END_SAVE_MARGIN 1.5
+#define SLOW_PAD_MAX_S 60.0          /* slow=: the longest one wait (bounded, as every wait) */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct plan the_plan;
+static struct deadline dl;
 static struct seq_run *cur;
-static const struct plan_item *cur_item;
+static struct plan_item *cur_item;               /* the configuration under way (NULL: none) */
+static uint32_t next_item;                       /* the first configuration not begun */
 static uint64_t item_start, last_progress, last_status;
 static char samples_note[NOTE_LEN];              /* why the plan left the samples out, or empty */
+static double end_reserve_s, longest_save_s;
+static uint64_t slow_mark;                       /* slow=: the work since here is padded at the next checkpoint */
+static bool slowing;
 
 /* ---- Private Functions ---------------------------------------------------- */
-static void dur(char *buf, size_t cap, double s)
-{
-	uint64_t t = s > 0 ? (uint64_t)(s + 0.5) : 0;
-	if (t >= 3600)
-		fmt_snprintf(buf, cap, "%lluh%02llum", (unsigned long long)(t / 3600),
-			     (unsigned long long)(t % 3600 / 60));
-	else if (t >= 60)
-		fmt_snprintf(buf, cap, "%llum%02llus", (unsigned long long)(t / 60), (unsigned long long)(t % 60));
-	else
-		fmt_snprintf(buf, cap, "%llus", (unsigned long long)t);
-}
-
 static uint64_t ms_ticks(uint64_t ms)
 {
 	return tsc_deadline_ms(ms) - tsc_read();
 }
 
-/* What is left: the items after the current one, and what the current one still has. */
+/* Seconds since the run started: the budget's clock. */
+static double now_s(void)
+{
+	return seq_seconds(tsc_read() - cur->start_tsc);
+}
+
+static bool budgeted(void)
+{
+	return cur && cur->budget_s > 0;
+}
+
+/* slow= (debug): the work since the last checkpoint, between repetitions
+ * and configurations (never inside a timed region), is padded with a
+ * busy wait to slow x as long, bounded by SLOW_PAD_MAX_S and the budget's
+ * end: a machine that turned slower after the plan was made. */
+static void slow_pad(void)
+{
+	if (!slowing)
+		return;
+	uint64_t now = tsc_read();
+	double pad = (double)(cur->slow - 1) * seq_seconds(now - slow_mark);
+	if (budgeted())
+		pad = MIN(pad, dl.end_s - now_s());
+	pad = MIN(pad, SLOW_PAD_MAX_S);
+	uint64_t hz = tsc_hz();
+	if (pad > 0 && hz) {
+		uint64_t until = now + (uint64_t)(pad * (double)hz);
+		while (tsc_read() < until)
+			__builtin_ia32_pause();
+	}
+	slow_mark = tsc_read();
+}
+
+/* What is left: the configurations not begun, and what the current one still has. */
 static double remaining_s(void)
 {
 	const struct plan *p = &the_plan;
-	if (!cur_item)
-		return p->estimated_s - p->spent_s;
-	uint32_t k = (uint32_t)(cur_item - p->item);
-	double left = 0;
-	for (uint32_t i = k + 1; i < p->n; i++)
-		left += p->item[i].planned_s;
-	double in = seq_seconds(tsc_read() - item_start);
-	return left + (cur_item->planned_s > in ? cur_item->planned_s - in : 0);
+	double left = plan_left_s(p, next_item);
+	if (cur_item) {
+		double in = seq_seconds(tsc_read() - item_start);
+		left += cur_item->planned_s > in ? cur_item->planned_s - in : 0;
+	}
+	return left;
 }
 
 static void progress(bool text)
 {
 	char el[DUR_LEN], left[DUR_LEN], line[LINE_LEN];
 	uint64_t now = tsc_read();
-	dur(el, sizeof(el), seq_seconds(now - cur->start_tsc));
-	dur(left, sizeof(left), remaining_s());
-	uint32_t k = cur_item ? (uint32_t)(cur_item - the_plan.item) + 1 : 0;
+	seq_dur(el, sizeof(el), seq_seconds(now - cur->start_tsc));
+	seq_dur(left, sizeof(left), remaining_s());
+	uint32_t k = cur_item ? (uint32_t)(cur_item - the_plan.item) + 1 : next_item;
 	fmt_snprintf(line, sizeof(line), "%s elapsed, about %s left: %s %u of %u%s%s", el, left,
 		     cur_item ? wl_all[cur_item->workload].name : "configuration", k, the_plan.n,
 		     cur_item ? ", " : "", cur_item ? cur_item->name : "");
@@ -76,11 +113,12 @@ static void progress(bool text)
 	last_status = now;
 }
 
-/* How far a fit had to give way: 0 as asked (or no budget) .. 3 configurations skipped. */
+/* How far a fit had to give way: 0 as asked (or no budget) .. 4 workloads skipped. */
 static int fit_severity(const struct plan *p)
 {
-	static const char *const steps[] = { "units scaled", "repetitions lowered", "configurations skipped" };
-	for (int i = 0; i < 3; i++)
+	static const char *const steps[] = { "units scaled", "repetitions lowered", "configurations dropped",
+					     "workloads skipped" };
+	for (int i = 0; i < (int)ARRAY_SIZE(steps); i++)
 		if (p->how && !strcmp(p->how, steps[i]))
 			return i + 1;
 	return 0;
@@ -110,119 +148,6 @@ static void fit_samples(struct plan *p)
 	kprintf("plan: samples %s\n", samples_note);
 }
 
-static void emit_plan_records(const struct seq_run *s, const struct plan *p)
-{
-	struct rec *r = console_rec_open("plan");
-	if (p->budget_s > 0)
-		rec_f64(r, "budget_s", p->budget_s, 0);
-	else
-		rec_null(r, "budget_s");
-	rec_f64(r, "estimated_s", p->estimated_s, 1);
-	rec_f64(r, "calibration_s", p->spent_s, 1);
-	rec_str(r, "fit", p->how);
-	rec_f64(r, "units_scale", p->scale, 4);
-	if (p->reps_cap)
-		rec_u64(r, "reps_cap", p->reps_cap);
-	rec_u64(r, "configs", p->n);
-	rec_u64(r, "skipped", p->n_skipped);
-	if (p->n_lost)
-		rec_u64(r, "not_planned", p->n_lost);
-	rec_bool(r, "plan_only", s->plan_only);
-	rec_str(r, "samples", samples_note[0] ? samples_note : reps_samples_on() ? "kept" : "off (samples=off)");
-	rec_arr_begin(r, "workloads");
-	for (unsigned w = 0; w < wl_count; w++) {
-		if (!((s->workloads >> w) & 1))
-			continue;
-		uint32_t n, sk;
-		double sec = plan_workload_seconds(p, (uint16_t)w, &n, &sk);
-		rec_obj_begin(r, 0);
-		rec_str(r, "name", wl_all[w].name);
-		rec_f64(r, "estimated_s", sec, 1);
-		rec_u64(r, "configs", n);
-		rec_u64(r, "skipped", sk);
-		rec_obj_end(r);
-	}
-	rec_arr_end(r);
-	console_rec_emit(r);
-
-	/* Every configuration, a few hundred per record. */
-	for (unsigned w = 0; w < wl_count; w++) {
-		uint32_t cursor = 0, listed = 0;
-		const struct plan_item *it = plan_next(&the_plan, (uint16_t)w, &cursor);
-		while (it) {
-			r = console_rec_open("plan_configs");
-			rec_str(r, "workload", wl_all[w].name);
-			rec_u64(r, "first", listed);
-			rec_arr_begin(r, "configs");
-			for (uint32_t k = 0; it && k < PLAN_CONFIGS_PER_RECORD; k++, listed++) {
-				rec_obj_begin(r, 0);
-				rec_str(r, "name", it->name);
-				if (it->skip) {
-					rec_str(r, "skipped", it->why);
-				} else {
-					rec_u64(r, it->unit == PLAN_UNIT_PAIRS ? "pairs"
-						   : it->unit == PLAN_UNIT_PASSES ? "passes" : "iters", it->units);
-					rec_u64(r, "reps", it->reps);
-					rec_f64(r, "planned_s", it->planned_s, 3);
-				}
-				rec_obj_end(r);
-				it = plan_next(&the_plan, (uint16_t)w, &cursor);
-			}
-			rec_arr_end(r);
-			console_rec_emit(r);
-		}
-	}
-}
-
-static void print_plan(const struct seq_run *s, const struct plan *p)
-{
-	char b[DUR_LEN], e[DUR_LEN], c[DUR_LEN];
-	dur(e, sizeof(e), p->estimated_s);
-	dur(c, sizeof(c), p->spent_s);
-	if (p->budget_s > 0) {
-		dur(b, sizeof(b), p->budget_s);
-		kprintf("\nplan: about %s in all, budget %s (%s); %s so far (start-up and calibration)\n", e, b,
-			p->how, c);
-	} else {
-		kprintf("\nplan: about %s in all, no budget (the quick profile keeps its sizes); %s so far\n", e, c);
-	}
-	if (p->scale < 1)
-		kprintf("plan: iterations and sampled pairs scaled to %.1f%% of the profile's\n", 100 * p->scale);
-	if (p->reps_cap)
-		kprintf("plan: at most %u repetitions per configuration\n", p->reps_cap);
-	if (p->n_skipped)
-		kprintf("plan: %u configuration(s) skipped: they do not fit the budget even at their minimum\n",
-			p->n_skipped);
-	if (p->n_lost)
-		console_error("plan", "%u configurations past the plan's limit of %u were not planned", p->n_lost,
-			      PLAN_MAX_ITEMS);
-	for (unsigned w = 0; w < wl_count; w++) {
-		if (!((s->workloads >> w) & 1))
-			continue;
-		uint32_t n, sk;
-		dur(e, sizeof(e), plan_workload_seconds(p, (uint16_t)w, &n, &sk));
-		kprintf("  %-12s %4u configurations, %u skipped, about %s\n", wl_all[w].name, n, sk, e);
-		if (!s->plan_only)
-			continue;
-		uint32_t cursor = 0;
-		for (const struct plan_item *it = plan_next(&the_plan, (uint16_t)w, &cursor); it;
-		     it = plan_next(&the_plan, (uint16_t)w, &cursor)) {
-			if (it->skip)
-				kprintf("    %-52s skipped: %s\n", it->name, it->why);
-			else if (it->reps)
-				kprintf("    %-52s %12llu %-6s x %3u reps %10.2f s\n", it->name,
-					(unsigned long long)it->units,
-					it->unit == PLAN_UNIT_PAIRS ? "pairs" : it->unit == PLAN_UNIT_PASSES ? "passes" : "iters",
-					it->reps, it->planned_s);
-			else
-				kprintf("    %-52s %12llu %-6s once     %10.2f s\n", it->name,
-					(unsigned long long)it->units,
-					it->unit == PLAN_UNIT_PAIRS ? "pairs" : it->unit == PLAN_UNIT_PASSES ? "passes" : "iters",
-					it->planned_s);
-		}
-	}
-}
-
 /* "clean, cv <= 1.2%", "3 of 33 flagged, cv <= 9.0%", "unchecked (no noise
  * detector), cv <= 4.1%": what a workload's results say about noise. */
 static void noise_mark(char *buf, size_t cap, struct reps_tally t)
@@ -239,29 +164,59 @@ static void noise_mark(char *buf, size_t cap, struct reps_tally t)
 		fmt_snprintf(buf, cap, "clean, cv <= %.1f%%", t.max_cv * 100);
 }
 
+/* The configuration under way is over: what it took goes into the pace. */
+static void item_end(void)
+{
+	struct plan_item *it = cur_item;
+	if (!it)
+		return;
+	cur_item = 0;
+	double took = seq_seconds(tsc_read() - item_start);
+	it->spent_s = took;
+	bool ran = it->reps ? deadline_reps_kept(&dl) > 0 : !dl.stopped || dl.units_done > 0;
+	if (it->skip || !ran)
+		return; /* nothing ran: no pace to learn */
+	uint32_t reps = it->reps ? deadline_reps_kept(&dl) : 0;
+	deadline_pace_add(&dl, plan_item_base_seconds(&the_plan, it, it->units, reps), took);
+}
+
+/* Refit what is left from item `first`, at the pace measured when it is off
+ * the plan's by `by`, and say so when it changed anything. */
+static void refit(uint32_t first, const char *where, double by)
+{
+	struct plan *p = &the_plan;
+	bool off = deadline_pace_off(&dl, p->pace, by); /* a pace within reach of the plan's is noise: kept */
+	double pace = off ? deadline_pace(&dl, p->pace) : p->pace, before = p->estimated_s, spent = now_s();
+	uint32_t skipped_before = p->n_skipped;
+	plan_refit(p, first, spent, pace);
+	seq_report_refit(p, spent, before, skipped_before, first, where);
+}
+
 /* After a workload: fit what is left into what is left of the budget, so
  * that estimates that erred (a calibration under load, a cost that does not
  * scale as assumed) do not carry the run past its budget. */
-static void refit_after(struct seq_run *s, struct plan *p, uint16_t done)
+static void refit_after(struct plan *p, uint16_t done)
 {
-	if (p->budget_s <= 0)
+	if (!budgeted())
 		return;
 	uint32_t first = p->first;
 	for (uint32_t j = p->first; j < p->n; j++)
 		if (p->item[j].workload == done)
 			first = j + 1;
-	if (first >= p->n)
+	if (first < p->n)
+		refit(first, "between workloads", DEADLINE_PACE_NUDGE);
+}
+
+/* The save after a workload, timed: the run keeps room for the last one. */
+static void save(struct seq_run *s)
+{
+	if (!s->after_workload)
 		return;
-	double spent = seq_seconds(tsc_read() - s->start_tsc);
-	double before = p->estimated_s;
-	uint32_t skipped_before = p->n_skipped;
-	plan_refit(p, first, spent);
-	double drift = before - p->estimated_s;
-	if (drift > PLAN_REFIT_NOTE_S || drift < -PLAN_REFIT_NOTE_S || p->n_skipped != skipped_before)
-		kprintf("plan: %.0f s used of %.0f s; the remaining %u configuration(s) refitted (%s): "
-			"the run now ends at about %.0f s%s\n",
-			spent, p->budget_s, p->n - first, p->how, p->estimated_s,
-			p->n_skipped > skipped_before ? ", some skipped to keep the budget" : "");
+	uint64_t t0 = tsc_read();
+	s->after_workload(); /* the kernel saves the log to the stick: a crash keeps what came before */
+	longest_save_s = MAX(longest_save_s, seq_seconds(tsc_read() - t0));
+	if (budgeted())
+		dl.end_s = s->budget_s - end_reserve_s - END_SAVE_MARGIN * longest_save_s;
 }
 
 static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
@@ -275,7 +230,11 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 	s->ctx.index = (uint16_t)i;
 	uint64_t t0 = tsc_read();
 	reps_tally_take();
+	if (the_plan.share[i].skip) /* its configurations say so too, each a skipped result */
+		kprintf("%s skipped: %s\n", wl_all[i].name, the_plan.share[i].why);
 	wl_all[i].run(&s->ctx);
+	slow_pad();
+	item_end();
 	uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
 	uint32_t n, sk;
 	double planned = plan_workload_seconds(&the_plan, (uint16_t)i, &n, &sk);
@@ -294,8 +253,17 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 		     (unsigned long long)ms, finish_failures() == fails0 ? "ok" : "FAIL",
 		     console_errors() - errors0, noise);
 	console_summary_line(line);
-	if (s->after_workload)
-		s->after_workload(); /* the kernel saves the log to the stick: a crash keeps what came before */
+	save(s);
+}
+
+/* What the run keeps at the end of its budget. */
+static double end_reserve(const struct seq_run *s)
+{
+	double r = MIN(END_RESERVE_MAX_S, MAX(END_RESERVE_MIN_S, END_RESERVE_FRACTION * s->budget_s));
+	uint32_t cpus = s->ctx.online ? s->ctx.online->n : 1;
+	if (s->serial_bytes_per_s > 0)
+		r += (END_BYTES + (double)END_BYTES_PER_CPU * cpus) / s->serial_bytes_per_s;
+	return r;
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -318,6 +286,7 @@ void seq_from_options(struct seq_run *s, const struct options *o)
 		.budget_s = o->budget_s ? o->budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
 		.plan_only = o->plan == OPT_ON,
 		.run_timeout_ms = o->run_timeout_ms,
+		.slow = o->slow,
 	};
 }
 
@@ -325,10 +294,16 @@ void seq_go(struct seq_run *s)
 {
 	cur = s;
 	cur_item = 0;
+	next_item = 0;
+	slowing = false;
+	longest_save_s = 0;
 	last_progress = last_status = tsc_read();
 	struct plan *p = &the_plan;
 	plan_reset(p, s->budget_s, s->serial_bytes_per_s);
 	p->bytes_per_rep = reps_samples_on() ? SAMPLE_BYTES : 0;
+	end_reserve_s = s->budget_s > 0 ? end_reserve(s) : 0;
+	p->end_reserve_s = end_reserve_s;
+	deadline_start(&dl, s->budget_s > 0 ? s->budget_s - end_reserve_s : 0);
 	s->ctx.plan = p;
 
 	/* Calibration: each workload adds its configurations and their unit costs. */
@@ -345,47 +320,111 @@ void seq_go(struct seq_run *s)
 		s->ctx.timeout_ms = SEQ_CALIB_TIMEOUT_MS;
 		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS;
 		instr_goal(PMU_GOAL_COUNT); /* no counters while calibrating */
+		uint64_t t0 = tsc_read();
 		wl_all[i].plan(&s->ctx);
+		if (i < PLAN_MAX_WORKLOADS)
+			p->share[i].calibration_s = seq_seconds(tsc_read() - t0);
 	}
 	run_default_timeout_ms = saved_bound;
-	p->spent_s = seq_seconds(tsc_read() - s->start_tsc);
+	p->spent_s = now_s();
 	plan_fit(p);
 	fit_samples(p);
-	print_plan(s, p);
-	emit_plan_records(s, p);
+	seq_report_plan(p, s->workloads, s->plan_only,
+			samples_note[0] ? samples_note : reps_samples_on() ? "kept" : "off (samples=off)",
+			s->slow > 1 ? s->slow : 0, plan_calibration_spread(p));
 	if (s->plan_only)
 		return;
 
+	slowing = s->slow > 1;
+	slow_mark = tsc_read();
 	unsigned k = 0;
 	double first_estimate = p->estimated_s;
 	for (unsigned i = 0; i < wl_count; i++)
 		if ((s->workloads >> i) & 1) {
 			run_one(s, i, ++k, total);
-			refit_after(s, p, (uint16_t)i);
+			refit_after(p, (uint16_t)i);
 		}
 	cur_item = 0;
+	slowing = false;
 	run_default_timeout_ms = saved_bound;
 	char el[DUR_LEN], est[DUR_LEN];
-	dur(el, sizeof(el), seq_seconds(tsc_read() - s->start_tsc));
-	dur(est, sizeof(est), first_estimate);
+	seq_dur(el, sizeof(el), now_s());
+	seq_dur(est, sizeof(est), first_estimate);
 	kprintf("progress: all workloads done in %s (planned %s)\n", el, est);
 }
 
 void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)
 {
 	(void)ctx;
-	cur_item = it;
+	struct plan *p = &the_plan;
+	slow_pad();
+	item_end();
+	uint32_t k = (uint32_t)(it - p->item);
+	cur_item = &p->item[k];
+	next_item = k + 1;
+	p->setup_done |= 1u << it->workload;
+	/* Inside a workload only a run that fell behind is refitted: one ahead
+	 * gives its time back between workloads, and noise does not churn the plan. */
+	double pace = deadline_pace(&dl, p->pace);
+	if (budgeted() && deadline_pace_off(&dl, p->pace, DEADLINE_PACE_OFF) && pace > p->pace &&
+	    MIN(PLAN_PACE_MAX, pace) != p->pace)
+		refit(k, "inside a workload", DEADLINE_PACE_OFF);
+	uint32_t steps = it->reps ? 0 : (uint32_t)MIN(it->units, (uint64_t)UINT32_MAX);
+	deadline_item(&dl, now_s(), it->planned_s, plan_left_s(p, k), plan_rep_seconds(p, it), it->reps,
+		      it->reps ? plan_least_reps(it) : (uint32_t)MIN(it->min_units, (uint64_t)UINT32_MAX), steps, p->pace);
 	item_start = tsc_read();
 	run_default_timeout_ms = seq_timeout_ms(it);
 	seq_tick();
 }
 
+bool seq_rep_fits(void)
+{
+	if (!cur_item || cur_item->skip)
+		return true;
+	slow_pad();
+	return deadline_rep_fits(&dl, now_s());
+}
+
+bool seq_step_fits(void)
+{
+	if (!cur_item || cur_item->skip)
+		return true;
+	slow_pad();
+	return deadline_unit_fits(&dl, now_s());
+}
+
+bool seq_once_fits(void)
+{
+	if (!cur_item || cur_item->skip)
+		return true;
+	return deadline_once_fits(&dl, now_s(), cur_item->planned_s);
+}
+
+const char *seq_stop_reason(void)
+{
+	return dl.stopped ? dl.why : "";
+}
+
+bool seq_workload_skipped(const struct wl_ctx *ctx)
+{
+	return ctx->index < PLAN_MAX_WORKLOADS && the_plan.share[ctx->index].skip;
+}
+
+bool seq_item_short(void)
+{
+	return cur_item && deadline_short(&dl);
+}
+
 uint64_t seq_timeout_ms(const struct plan_item *it)
 {
+	double ms;
 	if (cur && cur->run_timeout_ms)
-		return cur->run_timeout_ms;
-	double ms = plan_rep_seconds(it) * 1000.0 * SEQ_BOUND_MARGIN;
-	return ms > SEQ_BOUND_FLOOR_MS ? (uint64_t)ms : SEQ_BOUND_FLOOR_MS;
+		ms = (double)cur->run_timeout_ms;
+	else
+		ms = MAX(plan_rep_seconds(&the_plan, it) * 1000.0 * SEQ_BOUND_MARGIN, (double)SEQ_BOUND_FLOOR_MS);
+	if (budgeted())
+		ms = deadline_bound_s(&dl, now_s(), ms / 1000.0) * 1000.0;
+	return ms >= 1 ? (uint64_t)ms : 1;
 }
 
 void seq_tick(void)
@@ -401,31 +440,34 @@ void seq_tick(void)
 
 void seq_item_report(struct rec *r, const struct plan_item *it)
 {
+	if (!it)
+		it = cur_item;
+	if (!it)
+		return;
 	rec_f64(r, "planned_s", it->planned_s, 3);
 	rec_f64(r, "measured_s", seq_seconds(tsc_read() - item_start), 3);
+	if (cur_item == it && it->reps) {
+		rec_u64(r, "reps_planned", it->reps);
+		rec_u64(r, "reps_kept", deadline_reps_kept(&dl));
+	}
+	if (cur_item == it && dl.stopped)
+		rec_str(r, "stopped", dl.why);
+	seq_item_mark();
+}
+
+void seq_item_mark(void)
+{
+	if (!cur_item || !dl.stopped)
+		return;
+	bool none = cur_item->reps ? !deadline_reps_kept(&dl) : !dl.units_done;
+	if (none)
+		report_result_demote("skipped", dl.why);
+	else if (deadline_short(&dl))
+		report_result_demote("short", dl.why);
 }
 
 double seq_seconds(uint64_t ticks)
 {
 	uint64_t hz = tsc_hz();
 	return hz ? (double)ticks / (double)hz : 0;
-}
-
-static void empty_fn(const struct run_thread *t)
-{
-	(void)t;
-}
-
-double seq_calibrate_fixed(const struct cpuset *set, bool flush, unsigned tries)
-{
-	static struct run_result res;
-	uint64_t best = ~0ull;
-	for (unsigned i = 0; i < tries; i++) {
-		uint64_t t0 = tsc_read();
-		if (run_on(set, empty_fn, 0, flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK)
-			continue;
-		uint64_t dt = tsc_read() - t0;
-		best = MIN(best, dt);
-	}
-	return best == ~0ull ? 0 : seq_seconds(best);
 }

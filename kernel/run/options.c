@@ -201,6 +201,9 @@ static const struct opt_row opt_rows[] = {
 	{ .name = "lava", .type = OPT_T_CHOICE, .def = OPT_OFF,
 	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(lava),
 	  .help = "a plain qb-lava: line after each result, for LAVA's monitors (the word alone means on)" },
+	{ .name = "slow", .type = OPT_T_UINT, .min = 1, .max = OPT_SLOW_MAX,
+	  .zero_means = "off", .offset = OPT_FIELD(slow),
+	  .help = "debug: after calibration every repetition takes N times as long (a wait outside the timed part), to test the budget" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

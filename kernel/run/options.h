@@ -15,6 +15,7 @@
 #define OPT_BUDGET_MAX_S (7u * 24 * 3600) /* a week: anything longer is a typo */
 #define OPT_BUDGET_FULL_S 1800            /* profile=full without budget=: 30 minutes */
 #define OPT_RUN_TIMEOUT_MS_MAX 3600000    /* an hour */
+#define OPT_SLOW_MAX 16                   /* slow=: a machine 16x slower than calibrated is plenty to test with */
 
 /* profile= : how long the run is. */
 enum opt_profile {
@@ -102,6 +103,7 @@ struct options {
 	uint32_t run_timeout_ms;     /* one bound for every run; 0: from the plan */
 	enum opt_onoff samples;      /* OPT_ON: every repetition's ticks in each result */
 	enum opt_onoff lava;         /* OPT_ON: a qb-lava: text line after each result */
+	uint32_t slow;               /* debug: every repetition after calibration this many times as long; 0: not */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -5,6 +5,7 @@
 #include "memtype.h"
 #include "console.h"
 #include "finish.h"
+#include "fmt.h"
 #include "lib.h"
 #include "tsc.h"
 #ifdef QB_HOST_TWIN
@@ -19,6 +20,8 @@ static struct {
 	const char *of;
 	bool noisy;
 	char implausible[200];
+	const char *demote_check;    /* report_result_demote: what an ok closes as */
+	char demote_reason[160];
 } cur;
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -140,6 +143,12 @@ double report_measures(struct rec *r, const struct report_measure *m, unsigned n
 	return first;
 }
 
+void report_result_demote(const char *check, const char *reason)
+{
+	cur.demote_check = check;
+	fmt_snprintf(cur.demote_reason, sizeof(cur.demote_reason), "%s", reason ? reason : "");
+}
+
 bool report_check_consistent(const char *check, const char *reason)
 {
 	return strcmp(check, "ok") != 0 || reason == 0;
@@ -187,8 +196,11 @@ static void lava_line(const struct rec *r, const char *check)
 			memcpy(med, "0", 2);
 		memcpy(unit, "reps", 5);
 	}
+	/* A short result is not a full measurement: LAVA's fail, its figure marked "(short)". */
+	bool is_short = !strcmp(check, "short");
 	const char *res = !strcmp(check, "ok") ? "pass" : !strcmp(check, "skipped") ? "skip" : "fail";
-	kprintf("qb-lava: %s-%u-%s-%st %s %s %s%s\n", wl, ++lava_seq, var, thr, res, med, unit, noisy ? "(noisy)" : "");
+	kprintf("qb-lava: %s-%u-%s-%st %s %s %s%s%s\n", wl, ++lava_seq, var, thr, res, med, unit, noisy ? "(noisy)" : "",
+		is_short ? "(short)" : "");
 }
 
 void report_result_close(struct rec *r, const char *check, const char *reason)
@@ -196,6 +208,10 @@ void report_result_close(struct rec *r, const char *check, const char *reason)
 	if (!strcmp(check, "ok") && cur.implausible[0]) { /* past what any machine can do */
 		check = "fail";
 		reason = cur.implausible;
+	}
+	if (!strcmp(check, "ok") && cur.demote_check) { /* the budget cut it short (or it never started) */
+		check = cur.demote_check;
+		reason = cur.demote_reason;
 	}
 	bool consistent = report_check_consistent(check, reason);
 #ifdef QB_HOST_TWIN

@@ -67,16 +67,25 @@ double report_measure_value(const struct report_measure *m, double t);
  * since "ok" never has a failure reason. */
 bool report_check_consistent(const char *check, const char *reason);
 
-/* Close the record with check "ok", "fail" or "skipped" (+ reason); a failed
- * check marks the run failed. An "ok" result whose figure broke a physical
- * limit (report_measures) is closed as "fail" with the limit's reason. An "ok" with a reason is a bug: the reason is
+/* Before closing: a result that would close "ok" closes as check instead
+ * ("short": the budget's deadline stopped it with fewer repetitions than a
+ * statistic needs; "skipped": it never started), with reason. The sequence
+ * sets it (seq_item_report); forgotten at the next report_result_open. */
+void report_result_demote(const char *check, const char *reason);
+
+/* Close the record with check "ok", "fail", "overrun" or "skipped" (+
+ * reason); a failed check marks the run failed (a short one does not). An
+ * "ok" result whose figure broke a physical limit (report_measures) is
+ * closed as "fail" with the limit's reason, one the budget cut short as
+ * report_result_demote said. An "ok" with a reason is a bug: the reason is
  * left out and an `error` record says so (the Linux twin asserts). */
 void report_result_close(struct rec *r, const char *check, const char *reason);
 
 /* lava=on: a plain line per result for LAVA's monitors test action (tools/lava/):
  * "qb-lava: <workload>-<n>-<variant>-<threads>t <pass|fail|skip> <median> <unit>",
  * n counting the run's results from 1; the median in ns where it has one, and
- * for a result without a median its timed repetitions: "<n> reps".
+ * for a result without a median its timed repetitions: "<n> reps". A short
+ * result is a fail with "(short)" after its unit.
  * Turning it on first prints the machine's lines (report_lava_machine). */
 void report_lava_lines(bool on);
 

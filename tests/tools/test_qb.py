@@ -443,7 +443,7 @@ def test_run_passes_arguments_to_qemu_run(tmp_path, monkeypatch):
 
     monkeypatch.setattr(launch.subprocess, "call", fake_call)
     log = tmp_path / "logs" / "x.log"
-    rc = qbmain.main(["run", "--smp", "8,sockets=2,cores=2,threads=2", "--numa", "2", "--mem", "2048",
+    rc = qbmain.main(["run", "--quick", "--smp", "8,sockets=2,cores=2,threads=2", "--numa", "2", "--mem", "2048",
                       "--log", str(log), "--", "workloads=counter", "reps=5"])
     assert rc == 3
     cmd, cwd = calls[0]
@@ -468,6 +468,9 @@ def test_run_defaults(monkeypatch):
     assert re.fullmatch(re.escape(os.path.join(ROOT, "build", "qb-run-")) + r"\d{8}-\d{6}\.log",
                         args[args.index("--log") + 1])
     assert args[-1] == "--" and "--efi" not in args
+    assert "--default-profile" not in args  # the kernel's own default profile (full), as on a real machine
+    assert args[args.index("--timeout") + 1] == str(launch.FULL_BUDGET_S + launch.TIMEOUT_MARGIN_S)
+    assert launch.budget_s(["budget=1h30m"]) == 5400 and launch.budget_s(["profile=quick"]) is None
 
 
 def test_run_parses_the_log_and_points_latest_at_it(tmp_path, monkeypatch):

@@ -81,6 +81,9 @@ def pair_verdict(fa, fb, a, b):
     fails = [s for s, r in (("A", a), ("B", b)) if r.get("check") in ("fail", "overrun")]
     if fails:
         notes.append("check failed in " + "+".join(fails))
+    shorts = [s for s, r in (("A", a), ("B", b)) if r.get("check") == "short"]
+    if shorts:  # the budget cut it short: fewer repetitions than a statistic needs
+        notes.append("short in " + "+".join(shorts))
     return v, "; ".join([text] + notes)
 
 

@@ -6,10 +6,13 @@ build/qb-run-<timestamp>.log unless --log names another file, written line
 by line as the run goes (a Ctrl-C keeps what came). The log is then parsed
 into the .run folder beside it, and build/qb-run-latest.log and
 build/qb-run-latest.run are pointed at the newest run, so the next command
-need not name it. The exit status is qemu-run's.
+need not name it. The exit status is qemu-run's. The profile is the
+kernel's default (full, with its 30-minute budget) unless --quick asks for
+the quick one or the arguments name one.
 """
 import datetime
 import os
+import re
 import subprocess
 import sys
 
@@ -17,6 +20,21 @@ from . import run as qbrun
 from .run import QbError
 
 LATEST = "qb-run-latest"
+FULL_BUDGET_S = 1800      # the kernel's budget for profile=full without budget= (kernel/run/options.h)
+TIMEOUT_MARGIN_S = 600    # QEMU's own start and the kernel's boot and calibration, past the budget
+DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+
+
+def budget_s(words):
+    """The run's budget in seconds from its kernel words: budget=, else the full
+    profile's 30 minutes; None for the quick profile without one (no budget)."""
+    for w in words:
+        if w.startswith("budget="):
+            m = DURATION.match(w[len("budget="):])
+            if m and any(m.groups()):
+                h, mi, s = (int(g or 0) for g in m.groups())
+                return h * 3600 + mi * 60 + s
+    return None if "profile=quick" in words else FULL_BUDGET_S
 
 
 def default_log(root, now=None):
@@ -26,12 +44,19 @@ def default_log(root, now=None):
 
 def command(a, tools, log):
     """The qemu-run command line for the parsed `qb run` arguments."""
-    cmd = [sys.executable, os.path.join(tools, "qemu-run"), "--default-profile", "quick",
-           "--smp", str(a.smp), "--mem", str(a.mem), "--numa", str(a.numa), "--log", log]
+    cmd = [sys.executable, os.path.join(tools, "qemu-run")]
+    if getattr(a, "quick", False):  # without it the kernel's own default: profile=full, budget=30m
+        cmd += ["--default-profile", "quick"]
+    cmd += ["--smp", str(a.smp), "--mem", str(a.mem), "--numa", str(a.numa), "--log", log]
     if a.efi:
         cmd += ["--efi", os.path.abspath(a.efi)]
+    words = list(a.args) + (["profile=quick"] if getattr(a, "quick", False) and
+                            not any(w.startswith("profile=") for w in a.args) else [])
+    budget = budget_s(words)
     if a.timeout:
         cmd += ["--timeout", str(a.timeout)]
+    elif budget:  # QEMU must outlast the run's budget
+        cmd += ["--timeout", str(budget + TIMEOUT_MARGIN_S)]
     return cmd + ["--"] + list(a.args)
 
 

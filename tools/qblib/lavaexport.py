@@ -33,6 +33,8 @@ from . import run as qbrun
 SUITE = "quietbench"
 CASE = re.compile(r"^(?P<workload>.+?)-(?P<n>\d+)-(?P<variant>.+)-(?P<threads>\d+)t$")
 CHECK = {"pass": "ok", "fail": "fail", "skip": "skipped"}
+SHORT_MARK = "(short)"  # after the unit of a short result (cut by the budget), whose LAVA result is fail
+NOISY_MARK = "(noisy)"  # after the unit of a noisy figure (fewer than half of its repetitions clean)
 
 
 def looks_like(text):
@@ -123,6 +125,12 @@ def _job_run(path, job, cases):
                 continue
             r = {"kind": "result", "workload": m["workload"], "variant": m["variant"],
                  "threads": int(m["threads"]), "params": {"case": int(m["n"])}, "check": CHECK[c["result"]]}
+            if unit.endswith(SHORT_MARK):  # a short result: LAVA's fail, its unit marked
+                unit = unit[:-len(SHORT_MARK)]
+                r["check"] = "short"
+            if unit.endswith(NOISY_MARK):  # the line says no more than that: no counts, no flags
+                unit = unit[:-len(NOISY_MARK)]
+                r["noisy"] = {"clean": None, "reps": None, "flags": [], "from": "the LAVA line's (noisy) mark"}
             if unit == "reps":
                 r.update(n=int(value) if value is not None else None, median=None, unit=None)
             else:

@@ -33,6 +33,9 @@ NOISY_HATCH = "////"
 NOISY_LABEL = "noisy (hollow, hatched): under half the repetitions clean; figure over all"
 OWN_NOTE = "bars: each timed iteration in the result's measure; hatched: a noisy result"
 CLIP_COLOR = "C3"
+# A bar's colour by its check (a failed or overrun one: red): a short result, cut by the budget, is a figure but
+# not a full one.
+CHECK_COLOR = {"ok": "C0", "short": "C1"}
 
 
 class Skip(Exception):
@@ -173,7 +176,7 @@ def bar_panel(ax, run, res, name=None, label=lambda r: "%s, %s thr" % (r.get("va
     for y, r, f in zip(ys, res, figs):
         if f is None or f.value is None:
             continue
-        color = "C0" if r.get("check") == "ok" else "C3"
+        color = CHECK_COLOR.get(r.get("check"), "C3")
         ax.barh([y], [f.value], xerr=errbar(f), capsize=3, height=0.6, ecolor="0.2", **noisy_style(f, color))
     ax.set_yticks(ys)
     ax.set_yticklabels([label(r) for r in res], fontsize=8 if len(res) < 30 else 6)

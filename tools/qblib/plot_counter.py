@@ -5,7 +5,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
 from . import figure as qbfigure
-from .plot import (WIDE, Skip, apply_scale, errbar, errs, finish, measured, noisy_legend_handle, noisy_style, placement, plt,
+from .plot import (CHECK_COLOR, WIDE, Skip, apply_scale, errbar, errs, finish, measured, noisy_legend_handle, noisy_style, placement, plt,
                    spread_is_wide)
 from .table_counter import PAIR_MEANING, base_figure, is_pair, slowdown
 from .text import sig
@@ -90,7 +90,7 @@ def counter_pairs(run, outdir):
             continue
         hi = errs(f)[1]
         ax.bar([x], [f.value], yerr=errbar(f), capsize=3, width=0.6, ecolor="0.2",
-               **noisy_style(f, "C3" if r.get("check") != "ok" else "C0"))
+               **noisy_style(f, CHECK_COLOR.get(r.get("check"), "C3")))
         pct = slowdown(pairs + res, r, run, f)
         if pct is not None:
             ax.text(x, min(f.value + hi, top), "%.0f%%" % pct, ha="center", va="bottom", fontsize=9)

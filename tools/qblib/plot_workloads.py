@@ -3,7 +3,7 @@ import os
 import textwrap
 
 from . import figure as qbfigure
-from .plot import (OWN_NOTE, WIDE, Skip, apply_scale, bar_panel, bars, choose_scale, errbar, errs, finish, measured,
+from .plot import (CHECK_COLOR, OWN_NOTE, WIDE, Skip, apply_scale, bar_panel, bars, choose_scale, errbar, errs, finish, measured,
                    noisy_legend_handle, noisy_style, placement, plt, spread_is_wide)
 from .table import size_cell
 
@@ -170,7 +170,7 @@ def flush(run, outdir):
             note = textwrap.fill(r.get("cold_pct_note") or "not measured", 42, max_lines=3, placeholder=" ...")
             right.text(1, y, note, va="center", fontsize=7, color="0.4")
             continue
-        right.barh([y], [pct], color="C0" if r.get("check") == "ok" else "C3", height=0.6)
+        right.barh([y], [pct], color=CHECK_COLOR.get(r.get("check"), "C3"), height=0.6)
         right.text(max(pct, 0) + 1, y, "%.0f%%" % pct, va="center", fontsize=8)
     right.axvline(100, color="0.5", linestyle="--", linewidth=0.8)
     right.set_xlim(min(0, min((r.get("cold_pct") or 0) for r in res) - 5),

@@ -94,6 +94,10 @@ def cell(r, run, ref=None):
                                                                           "&#9650;" if up else "&#9660;")
     if r.get("check") == "fail":
         cls.append("fail")
+    elif r.get("check") == "short":  # cut short by the budget: a figure, but not a full measurement
+        cls.append("unstable")
+        text += " (short)"
+        tip.append("short: %s" % (r.get("reason") or "cut by the budget"))
     elif f.cv_pct is not None and f.cv_pct > UNSTABLE_CV_PCT and not f.noisy:
         cls.append("unstable")
     if f.cv_pct is not None:

@@ -18,7 +18,7 @@ PAIR_MEANING = {  # README "counter": one packed pair per topology relation
     "pair-remote": "different packages",
 }
 MATRIX_FULL_MAX = 24  # above this many CPUs the matrix is summarised per row
-CHECK_NOTE = {"ok": "", "overrun": " OVERRUN"}
+CHECK_NOTE = {"ok": "", "overrun": " OVERRUN", "short": " SHORT"}
 
 
 def placement(r):
@@ -96,7 +96,7 @@ def pairs(run, res, ticks=False):
         f = qbfigure.of(r, run, ticks=ticks)
         note = "-- %s, CPUs %s" % (PAIR_MEANING.get(place, place), ",".join(str(c) for c in r.get("cpus", [])))
         fail = "" if r.get("check") == "ok" else "  %s: %s" % (
-            "OVERRUN" if r.get("check") == "overrun" else "FAIL", r.get("reason", ""))
+            {"overrun": "OVERRUN", "short": "SHORT"}.get(r.get("check"), "FAIL"), r.get("reason", ""))
         out.append("  %-13s %9s%s %7s  %s%s" % (place, sig(f.value), f.mark or " ",
                                                 pct(slowdown(res, r, run, f, ticks)), note, fail))
     out.append("")
