@@ -349,7 +349,7 @@ flashtest:
 #   make host        build/quietbench-host
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
 #                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
-TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/measure/deadline.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c kernel/run/options.c kernel/run/options_report.c kernel/console/console_text.c \
+TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/measure/deadline.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c kernel/run/options.c kernel/run/options_table.c kernel/run/options_report.c kernel/console/console_text.c \
 	kernel/run/report.c kernel/measure/topo.c kernel/measure/topo_cache.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/measure/pmu.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
@@ -416,7 +416,7 @@ override FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow \
 FUZZ_ACPI_SRCS := kernel/acpi/acpi.c kernel/acpi/acpi_madt.c kernel/acpi/acpi_srat.c kernel/acpi/acpi_fixed.c kernel/acpi/acpi_dmar.c kernel/acpi/acpi_ivrs.c
 fuzz_acpi_SRCS        := tests/fuzz/fuzz_acpi.c tests/unit/acpi_fixture.c $(FUZZ_ACPI_SRCS)
 fuzz_acpi_table_SRCS  := tests/fuzz/fuzz_acpi_table.c $(FUZZ_ACPI_SRCS)
-fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/run/options.c kernel/lib/fmt.c kernel/lib/fmt_dec.c
+fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/run/options.c kernel/run/options_table.c kernel/lib/fmt.c kernel/lib/fmt_dec.c
 fuzz_mb2_SRCS         := tests/fuzz/fuzz_mb2.c boot/mb2.c boot/mmap.c
 fuzz_efi_mmap_SRCS    := tests/fuzz/fuzz_efi_mmap.c boot/efi_mmap.c boot/mmap.c
 fuzz_record_SRCS      := tests/fuzz/fuzz_record.c tests/fuzz/fuzz_json.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c

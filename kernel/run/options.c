@@ -1,4 +1,4 @@
-/* options.c - a table-driven parser for the key=value command line described in options.h. */
+/* options.c - a table-driven parser for the key=value command line described in options.h (the table: options_table.c). */
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -6,46 +6,23 @@
 #include "lib.h"
 #include "qb_limits.h"
 #include "options.h"
+#include "options_table.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 
 #define OPT_PROGRAM_SUFFIX ".efi"
 #define OPT_LIST_SEP ','
 #define OPT_LIST_ALL "all"     /* workloads=all */
-#define OPT_SET_EMPTY "none"   /* dump=none */
 #define OPT_ELLIPSIS "..."
 #define OPT_PRINTABLE_FIRST 0x20
 #define OPT_PRINTABLE_LAST 0x7e
 #define OPT_BAD_CHAR '?'
 #define OPT_DEC_BASE 10
-#define OPT_CHOICE_LIST_MAX 48  /* "quick|full" and friends */
 #define OPT_HINT_MAX_LEN 31     /* longest word a hint is looked for */
 #define OPT_HINT_EDIT_DIV 3     /* a hint is at most len/3 edits away (at least 1) */
 #define OPT_HINT_MIN_PREFIX 3   /* a prefix this long of exactly one name is a hint too */
 
 /* ---- Types ---------------------------------------------------------------- */
-
-enum opt_type {
-	OPT_T_UINT,       /* decimal in min..max */
-	OPT_T_CHOICE,     /* one of choices[], stored as its index */
-	OPT_T_SET,        /* comma list of choices[] or "none", stored as bits */
-	OPT_T_WORKLOADS,  /* comma list of the caller's names or "all" */
-	OPT_T_IGNORED,    /* accepted and dropped (initrd= from OVMF) */
-	OPT_T_CONSOLE,    /* console=: a UART's place (see options.h), into console* */
-	OPT_T_DURATION,   /* 150, 150s, 30m, 2h, 1h30m: seconds in min..max */
-};
-
-struct opt_row {
-	const char *name;
-	enum opt_type type;
-	uint32_t min, max;            /* OPT_T_UINT limits */
-	uint32_t def;                 /* the default */
-	const char *zero_means;       /* help text when def 0 is a sentinel */
-	const char *const *choices;   /* OPT_T_CHOICE / OPT_T_SET names */
-	unsigned n_choices;
-	size_t offset;                /* uint32_t field in struct options */
-	const char *help;
-};
 
 struct opt_parser {
 	struct opt_error *errs;
@@ -54,162 +31,6 @@ struct opt_parser {
 	const char *const *names;
 	unsigned n_names;
 };
-
-/* The table writes enum fields as uint32_t: they must be the same size. */
-_Static_assert(sizeof(enum opt_profile) == sizeof(uint32_t), "enum size");
-_Static_assert(sizeof(enum opt_finish) == sizeof(uint32_t), "enum size");
-_Static_assert(sizeof(enum opt_flush) == sizeof(uint32_t), "enum size");
-_Static_assert(OPT_MAX_WORKLOADS == sizeof(uint32_t) * __CHAR_BIT__,
-	       "one bit per workload");
-
-/* ---- Private Variables ---------------------------------------------------- */
-
-static const char *const opt_profile_names[] = {
-	[OPT_PROFILE_QUICK] = "quick",
-	[OPT_PROFILE_FULL] = "full",
-};
-
-static const char *const opt_finish_names[] = {
-	[OPT_FINISH_HALT] = "halt",
-	[OPT_FINISH_REBOOT] = "reboot",
-	[OPT_FINISH_POWEROFF] = "poweroff",
-	[OPT_FINISH_QEMU] = "qemu",
-};
-
-static const char *const opt_flush_names[] = {
-	[OPT_FLUSH_WBINVD] = "wbinvd",
-	[OPT_FLUSH_NONE] = "none",
-};
-
-static const char *const opt_selftest_names[] = {
-	[OPT_SELFTEST_NORMAL] = "normal",
-	[OPT_SELFTEST_FAULT_BSP] = "fault-bsp",
-	[OPT_SELFTEST_FAULT_AP] = "fault-ap",
-	[OPT_SELFTEST_AP_SILENT] = "ap-silent",
-	[OPT_SELFTEST_AP_LATE] = "ap-late",
-	[OPT_SELFTEST_HANG_AP] = "hang-ap",
-};
-
-static const char *const opt_onoff_names[] = {
-	[OPT_OFF] = "off",
-	[OPT_ON] = "on",
-};
-
-static const char *const opt_tristate_names[] = {
-	[OPT_KEEP] = "keep",
-	[OPT_SET_OFF] = "off",
-	[OPT_SET_ON] = "on",
-};
-
-static const char *const opt_idle_names[] = {
-	[OPT_IDLE_AUTO] = "auto",
-	[OPT_IDLE_MWAIT] = "mwait",
-	[OPT_IDLE_HLT] = "hlt",
-	[OPT_IDLE_POLL] = "poll",
-};
-
-static const char *const opt_paging_names[] = {
-	[OPT_PAGING_4] = "4",
-	[OPT_PAGING_5] = "5",
-};
-
-/* console= values: the named ports (PC/AT COM1-4) and the prefixes. */
-static const struct {
-	const char *name;
-	uint32_t port;
-} opt_com_ports[] = { { "com1", 0x3f8 }, { "com2", 0x2f8 }, { "com3", 0x3e8 }, { "com4", 0x2e8 } };
-#define OPT_CONSOLE_NONE_WORD "none"
-#define OPT_CONSOLE_IO_PREFIX "io:"
-#define OPT_CONSOLE_MMIO8_PREFIX "mmio:"
-#define OPT_CONSOLE_MMIO32_PREFIX "mmio32:"
-#define OPT_CONSOLE_FORMS "com1..com4|io:0xPORT|mmio:0xADDR|mmio32:0xADDR[,BAUD]|none"
-#define OPT_IO_PORT_MAX 0xfff8u   /* a 16550 spans 8 ports */
-#define OPT_HEX_BASE 16
-
-/* Indexed by bit number of enum opt_dump. */
-static const char *const opt_dump_names[] = { "acpi", "usb" };
-
-#define OPT_FIELD(f) offsetof(struct options, f)
-#define OPT_CHOICES(a) .choices = (a), .n_choices = ARRAY_SIZE(a)
-
-static const struct opt_row opt_rows[] = {
-	{ .name = "workloads", .type = OPT_T_WORKLOADS, .def = OPT_WORKLOADS_ALL,
-	  .offset = OPT_FIELD(workloads),
-	  .help = "comma list of workloads to run" },
-	{ .name = "profile", .type = OPT_T_CHOICE, .def = OPT_PROFILE_FULL,
-	  OPT_CHOICES(opt_profile_names), .offset = OPT_FIELD(profile),
-	  .help = "quick: short smoke run; full: the measurement" },
-	{ .name = "reps", .type = OPT_T_UINT, .min = 1, .max = OPT_REPS_MAX,
-	  .zero_means = "set by profile", .offset = OPT_FIELD(reps),
-	  .help = "repetitions per workload, 1..256 (what one result keeps)" },
-	{ .name = "cpus", .type = OPT_T_UINT, .min = 1, .max = QB_MAX_CPUS,
-	  .zero_means = "all", .offset = OPT_FIELD(cpus),
-	  .help = "most CPUs to use" },
-	{ .name = "finish", .type = OPT_T_CHOICE, .def = OPT_FINISH_HALT,
-	  OPT_CHOICES(opt_finish_names), .offset = OPT_FIELD(finish),
-	  .help = "what to do when done" },
-	{ .name = "flush", .type = OPT_T_CHOICE, .def = OPT_FLUSH_WBINVD,
-	  OPT_CHOICES(opt_flush_names), .offset = OPT_FIELD(flush),
-	  .help = "cache flush before each measurement" },
-	{ .name = "dump", .type = OPT_T_SET, .def = 0, .zero_means = OPT_SET_EMPTY,
-	  OPT_CHOICES(opt_dump_names), .offset = OPT_FIELD(dump),
-	  .help = "comma list of things to dump" },
-	{ .name = "smp_timeout_ms", .type = OPT_T_UINT, .min = 1,
-	  .max = OPT_SMP_TIMEOUT_MS_MAX, .def = OPT_SMP_TIMEOUT_MS_DEFAULT,
-	  .offset = OPT_FIELD(smp_timeout_ms),
-	  .help = "how long to wait for the APs to start" },
-	{ .name = "selftest_iters", .type = OPT_T_UINT, .min = 1,
-	  .max = OPT_SELFTEST_ITERS_MAX, .zero_means = "set by profile",
-	  .offset = OPT_FIELD(selftest_iters),
-	  .help = "self-test iterations" },
-	{ .name = "selftest", .type = OPT_T_CHOICE, .def = OPT_SELFTEST_NORMAL,
-	  OPT_CHOICES(opt_selftest_names), .offset = OPT_FIELD(selftest),
-	  .help = "debug: a page fault on the BSP or an AP, an AP that never or too late checks in, an AP that hangs" },
-	{ .name = "iters", .type = OPT_T_UINT, .min = 1, .max = OPT_ITERS_MAX,
-	  .zero_means = "set by profile", .offset = OPT_FIELD(iters),
-	  .help = "counter: increments per thread (full profile: 2^31/4, as in Duffy's false-sharing test)" },
-	{ .name = "turbo", .type = OPT_T_CHOICE, .def = OPT_KEEP,
-	  OPT_CHOICES(opt_tristate_names), .offset = OPT_FIELD(turbo),
-	  .help = "processor boost: off for a stable frequency, restored at the end" },
-	{ .name = "prefetch", .type = OPT_T_CHOICE, .def = OPT_KEEP,
-	  OPT_CHOICES(opt_tristate_names), .offset = OPT_FIELD(prefetch),
-	  .help = "hardware prefetchers where documented, restored at the end" },
-	{ .name = "safe", .type = OPT_T_CHOICE, .def = OPT_OFF,
-	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(safe),
-	  .help = "no MSR writes at all (the word alone means on)" },
-	{ .name = "console", .type = OPT_T_CONSOLE, .def = OPT_CONSOLE_AUTO,
-	  .offset = OPT_FIELD(console),
-	  .help = "serial console: the SPCR's UART, else COM1, unless given" },
-	{ .name = "paging", .type = OPT_T_CHOICE, .def = OPT_PAGING_4,
-	  OPT_CHOICES(opt_paging_names), .offset = OPT_FIELD(paging),
-	  .help = "multiboot2 path: 5 enters the kernel with 5-level paging, as some firmware does" },
-	{ .name = "idle", .type = OPT_T_CHOICE, .def = OPT_IDLE_AUTO,
-	  OPT_CHOICES(opt_idle_names), .offset = OPT_FIELD(idle),
-	  .help = "how idle CPUs wait: MWAIT on real hardware, else HLT; poll keeps them busy" },
-	{ .name = "budget", .type = OPT_T_DURATION, .min = 1, .max = OPT_BUDGET_MAX_S,
-	  .zero_means = "full 30m, quick none", .offset = OPT_FIELD(budget_s),
-	  .help = "wall-clock time for the whole run: 150s, 30m, 2h, 1h30m" },
-	{ .name = "plan", .type = OPT_T_CHOICE, .def = OPT_OFF,
-	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(plan),
-	  .help = "show the plan (configurations and their estimated time) and stop (the word alone means on)" },
-	{ .name = "run_timeout_ms", .type = OPT_T_UINT, .min = 1, .max = OPT_RUN_TIMEOUT_MS_MAX,
-	  .zero_means = "from the plan", .offset = OPT_FIELD(run_timeout_ms),
-	  .help = "one bound for every run, instead of the planned time x 4" },
-	{ .name = "samples", .type = OPT_T_CHOICE, .def = OPT_ON,
-	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(samples),
-	  .help = "every repetition's ticks in each result, as a samples list, for significance tests (off leaves them out)" },
-	{ .name = "lava", .type = OPT_T_CHOICE, .def = OPT_OFF,
-	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(lava),
-	  .help = "a plain qb-lava: line after each result, for LAVA's monitors (the word alone means on)" },
-	{ .name = "slow", .type = OPT_T_UINT, .min = 1, .max = OPT_SLOW_MAX,
-	  .zero_means = "off", .offset = OPT_FIELD(slow),
-	  .help = "debug: after calibration every repetition takes N times as long (a wait outside the timed part), to test the budget" },
-	{ .name = "initrd", .type = OPT_T_IGNORED,
-	  .help = "added by OVMF; ignored" },
-};
-
-_Static_assert(ARRAY_SIZE(opt_rows) <= sizeof(uint32_t) * __CHAR_BIT__,
-	       "one bit per key in the duplicate mask");
 
 /* ---- Private Functions ---------------------------------------------------- */
 
@@ -398,24 +219,6 @@ static int opt_find(const char *s, size_t len, const char *const *names,
 	return -1;
 }
 
-/* "a|b|c" for the messages; a set also takes "none". */
-static void opt_choice_list(char *buf, size_t cap, const struct opt_row *row)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i <= row->n_choices && len < cap; i++) {
-		const char *name = i < row->n_choices ? row->choices[i]
-			: row->type == OPT_T_SET ? OPT_SET_EMPTY : NULL;
-		int n;
-
-		if (!name)
-			break;
-		n = fmt_snprintf(buf + len, cap - len, "%s%s", i ? "|" : "",
-				 name);
-		len += n > 0 ? (size_t)n : 0;
-	}
-}
 
 static void opt_valid_range(struct opt_parser *p, const struct opt_row *row)
 {
@@ -737,11 +540,6 @@ static void opt_word(struct opt_parser *p, struct options *o, uint32_t *seen,
 	}
 }
 
-static const char *opt_name(const char *const *names, size_t n, unsigned i)
-{
-	return i < n ? names[i] : "?";
-}
-
 /* ---- Public Functions ----------------------------------------------------- */
 
 void options_defaults(struct options *o)
@@ -786,90 +584,4 @@ int options_parse(const char *cmdline, const char *const *workload_names,
 	if (p.n_names < OPT_MAX_WORKLOADS)
 		o->workloads &= (1u << p.n_names) - 1;
 	return (int)MIN(p.count, (unsigned)__INT_MAX__);
-}
-
-const char *options_profile_name(enum opt_profile pr)
-{
-	return opt_name(opt_profile_names, ARRAY_SIZE(opt_profile_names), pr);
-}
-
-const char *options_finish_name(enum opt_finish f)
-{
-	return opt_name(opt_finish_names, ARRAY_SIZE(opt_finish_names), f);
-}
-
-const char *options_flush_name(enum opt_flush f)
-{
-	return opt_name(opt_flush_names, ARRAY_SIZE(opt_flush_names), f);
-}
-
-const char *options_dump_name(unsigned bit)
-{
-	return bit < ARRAY_SIZE(opt_dump_names) ? opt_dump_names[bit] : NULL;
-}
-
-/* Append to a help buffer, counting what does not fit. */
-__attribute__((format(printf, 4, 5)))
-static void opt_append(char *buf, size_t cap, size_t *len, const char *f, ...)
-{
-	size_t room = *len < cap ? cap - *len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, f);
-	n = fmt_vsnprintf(room ? buf + *len : NULL, room, f, ap);
-	va_end(ap);
-	*len += n > 0 ? (size_t)n : 0;
-}
-
-int options_help(char *buf, size_t cap, const char *const *workload_names,
-		 unsigned n_names)
-{
-	size_t len = 0;
-
-	if (cap)
-		buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(opt_rows); i++) {
-		const struct opt_row *row = &opt_rows[i];
-		char vals[OPT_CHOICE_LIST_MAX];
-
-		switch (row->type) {
-		case OPT_T_UINT:
-			fmt_snprintf(vals, sizeof(vals), "%u..%u", row->min,
-				     row->max);
-			break;
-		case OPT_T_WORKLOADS:
-			fmt_snprintf(vals, sizeof(vals), "all|NAME,NAME...");
-			break;
-		case OPT_T_IGNORED:
-			continue;
-		case OPT_T_CONSOLE:
-			opt_append(buf, cap, &len, "%s=%s  %s (default auto)\n", row->name,
-				   OPT_CONSOLE_FORMS, row->help);
-			continue;
-		case OPT_T_DURATION:
-			fmt_snprintf(vals, sizeof(vals), "DURATION");
-			break;
-		default:
-			opt_choice_list(vals, sizeof(vals), row);
-			break;
-		}
-		opt_append(buf, cap, &len, "%s=%s  %s (default ", row->name,
-			   vals, row->help);
-		if (row->type == OPT_T_WORKLOADS)
-			opt_append(buf, cap, &len, "all)\n");
-		else if (row->type == OPT_T_CHOICE)
-			opt_append(buf, cap, &len, "%s)\n", row->choices[row->def]);
-		else if (!row->def && row->zero_means)
-			opt_append(buf, cap, &len, "%s)\n", row->zero_means);
-		else
-			opt_append(buf, cap, &len, "%u)\n", row->def);
-		if (row->type != OPT_T_WORKLOADS || !workload_names)
-			continue;
-		opt_append(buf, cap, &len, "  workload names:");
-		for (unsigned w = 0; w < MIN(n_names, OPT_MAX_WORKLOADS); w++)
-			opt_append(buf, cap, &len, " %s", workload_names[w]);
-		opt_append(buf, cap, &len, "\n");
-	}
-	return (int)MIN(len, (size_t)__INT_MAX__);
 }
