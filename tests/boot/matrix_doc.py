@@ -16,6 +16,9 @@ def write_doc(path, rows, total, jobs, load):
     lines = [
         "# The boot matrix",
         "",
+        "*For developers: the machines QuietBench is booted on under QEMU before a change lands, and how long each",
+        "takes.*",
+        "",
         "`make test-matrix` (tests/boot/matrix.py) boots QuietBench in QEMU 7.2 under TCG with",
         "OVMF in each configuration below, with `%s` unless the cell says otherwise." % QUICK,
         "Every cell checks every record's CRC, `done` ok (and last), that no unexpected",

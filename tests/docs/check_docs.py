@@ -118,6 +118,26 @@ def check_commands(root, path, text, errors, cache):
             errors.append("%s: `%s%s --help` fails: %s" % (path, tool, " " + sub if sub else "", cache[key]))
 
 
+LIMITS_C = os.path.join("kernel", "measure", "limits.c")
+LIMITS_MD = os.path.join("docs", "limits.md")
+
+
+def check_limits(root, errors):
+    """docs/limits.md's table of physical limits is kernel/measure/limits.c's: every name, bound and direction."""
+    with open(os.path.join(root, LIMITS_C), encoding="utf-8") as f:
+        table = re.findall(r'\[LIMIT_\w+\]\s*=\s*\{\s*"(\w+)",\s*"[^"]*",\s*([0-9.]+),\s*"([^"]*)",\s*([01])', f.read())
+    with open(os.path.join(root, LIMITS_MD), encoding="utf-8") as f:
+        doc = f.read()
+    if not table:
+        errors.append("%s: no limits found (the check no longer understands it)" % LIMITS_C)
+    for name, bound, unit, is_max in table:
+        b = float(bound)
+        want = "| `%s` | %s %s %s" % (name, "at most" if is_max == "1" else "at least", ("%g" % b), unit)
+        if want not in doc:
+            errors.append("%s: the limit %s (%s %g %s) is not in its table (expected a row starting %r)"
+                          % (LIMITS_MD, name, "max" if is_max == "1" else "min", b, unit, want))
+
+
 def check_pages(root, paths):
     errors, cache = [], {}
     for path in paths:
@@ -149,6 +169,7 @@ def main():
         return 1
     paths = pages(ROOT)
     errors = check_pages(ROOT, paths)
+    check_limits(ROOT, errors)
     for e in errors:
         print("check_docs: " + e.replace(ROOT + os.sep, ""))
     print("check_docs: %d page(s), %d problem(s)" % (len(paths), len(errors)))
