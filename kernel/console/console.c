@@ -113,7 +113,10 @@ static void result_to_screen(const char *line)
 		place[0] = 0;
 	/* A short result (the budget stopped it early) is a figure, not a failure: said in words. */
 	bool is_short = !strcmp(check, "short");
-	fmt_snprintf(out, sizeof(out), "%.11s %.19s %st%s%.8s %s%s%s", wl, var, thr, place[0] ? " " : "", place,
+	char threads[12] = "";
+	if (thr[0] && strcmp(thr, "0")) /* a skipped result ran on no thread: no "0t" */
+		fmt_snprintf(threads, sizeof(threads), " %st", thr);
+	fmt_snprintf(out, sizeof(out), "%.11s %.19s%s%s%.8s %s%s%s", wl, var, threads, place[0] ? " " : "", place,
 		     is_short ? "short " : "", noisy ? "~" : "", human);
 	fbcon_result_add(out, strcmp(check, "ok") && strcmp(check, "skipped") && !is_short);
 }
