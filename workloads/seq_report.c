@@ -137,8 +137,15 @@ static void print_kinds(const struct plan *p, unsigned w)
 			continue;
 		seq_dur(d, sizeof(d), kf->planned_s);
 		kprintf("      %-10s %4u, about %s", kf->name, kf->n, d);
-		if (kf->scale < 1)
-			kprintf(", iterations at %.2f%%", 100 * kf->scale);
+		if (kf->scale < 1) { /* a share that reads as what it is: never "0.0%" */
+			double pct = 100 * kf->scale;
+			if (pct >= 1)
+				kprintf(", iterations at %.1f%%", pct);
+			else if (pct >= 0.001)
+				kprintf(", iterations at %.3f%%", pct);
+			else
+				kprintf(", iterations at their least (under 0.001%%)");
+		}
 		if (kf->reps_cap)
 			kprintf(", at most %u repetitions", kf->reps_cap);
 		if (kf->dropped)

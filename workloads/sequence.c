@@ -40,6 +40,7 @@ static struct plan_item *cur_item;               /* the configuration under way 
 static uint32_t next_item;                       /* the first configuration not begun */
 static uint64_t item_start, last_progress, last_status;
 static char samples_note[NOTE_LEN];              /* why the plan left the samples out, or empty */
+static struct { const char *name; unsigned k, n; } calibrating; /* the workload calibrating, before the plan */
 static double end_reserve_s, longest_save_s;
 static uint64_t slow_mark;                       /* slow=: the work since here is padded at the next checkpoint */
 static bool slowing;
@@ -100,6 +101,17 @@ static void progress(bool text)
 	char el[DUR_LEN], left[DUR_LEN], line[LINE_LEN];
 	uint64_t now = tsc_read();
 	seq_dur(el, sizeof(el), seq_seconds(now - cur->start_tsc));
+	if (calibrating.name) { /* no plan yet: nothing to count down, no configuration "0 of n" */
+		fmt_snprintf(line, sizeof(line), "%s elapsed: calibrating %s (workload %u of %u), before the plan", el,
+			     calibrating.name, calibrating.k, calibrating.n);
+		if (text) {
+			kprintf("progress: %s\n", line);
+			last_progress = now;
+		}
+		console_status(line);
+		last_status = now;
+		return;
+	}
 	seq_dur(left, sizeof(left), remaining_s());
 	uint32_t k = cur_item ? (uint32_t)(cur_item - the_plan.item) + 1 : next_item;
 	fmt_snprintf(line, sizeof(line), "%s elapsed, about %s left: %s %u of %u%s%s", el, left,
@@ -313,9 +325,12 @@ void seq_go(struct seq_run *s)
 	kprintf("\nplan: calibrating %u workload(s)\n", total);
 	console_status("calibrating: what one unit of each loop costs");
 	uint64_t saved_bound = run_default_timeout_ms;
+	calibrating.n = total;
 	for (unsigned i = 0; i < wl_count; i++) {
 		if (!((s->workloads >> i) & 1))
 			continue;
+		calibrating.name = wl_all[i].name;
+		calibrating.k++;
 		s->ctx.index = (uint16_t)i;
 		s->ctx.timeout_ms = SEQ_CALIB_TIMEOUT_MS;
 		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS;
@@ -326,6 +341,7 @@ void seq_go(struct seq_run *s)
 			p->share[i].calibration_s = seq_seconds(tsc_read() - t0);
 	}
 	run_default_timeout_ms = saved_bound;
+	calibrating.name = 0;
 	p->spent_s = now_s();
 	plan_fit(p);
 	fit_samples(p);

@@ -26,6 +26,7 @@ failing case prints its serial log. The last line is
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -177,6 +178,22 @@ def overrun(recs, errors, wall):
         errors.append("a cpu lost record")
 
 
+def text_says_what_is_true(log, errors):
+    """The text a person reads: no progress line counts "configuration 0 of n" or a time left before there is a
+    plan (calibration says what it calibrates), and no share of iterations reads as 0%."""
+    with open(log, encoding="latin-1") as f:
+        text = f.read()
+    for line in text.splitlines():
+        if line.startswith("progress:") and re.search(r"\b0 of \d+", line):
+            errors.append("progress line counts from 0: %r" % line)
+        if re.search(r"at 0\.0+%|scaled to 0\.0+%", line):
+            errors.append("a share that reads as 0%%: %r" % line)
+    before_plan = text.split("\nplan: ", 2)[1] if text.count("\nplan: ") >= 2 else ""
+    for line in before_plan.splitlines():
+        if line.startswith("progress:") and "calibrating" not in line:
+            errors.append("a progress line during calibration that does not say so: %r" % line)
+
+
 # name, kernel words, check, done status, QEMU timeout, load the host after the plan
 CASES = [
     ("plan-only", "profile=full budget=10m plan finish=qemu", plan_only, "ok", 120, False),
@@ -207,6 +224,8 @@ def main():
             errors.append("done status %s (%s), expected %s" % (d.get("status"), d.get("reason"), want))
         else:
             check(recs, errors, wall)
+        if os.path.exists(log):
+            text_says_what_is_true(log, errors)
         if errors:
             failed += 1
             print("FAIL %s (%.1f s)" % (name, wall))
