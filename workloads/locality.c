@@ -40,14 +40,10 @@
 #define DRAM_MIN_L3_MULTIPLE 4
 #define FREE_FRACTION_DIV 2                   /* use at most half of the free memory */
 #define FALLBACK_LLC_BYTES (8ull << 20)       /* when no cache records exist */
-#define SEED 42                               /* the seed's srand(42) */
-#define LCG_MUL 6364136223846793005ull        /* Knuth, MMIX */
-#define LCG_ADD 1442695040888963407ull
-#define LCG_OUT_SHIFT 33                      /* the high bits are the good ones */
-#define VALUE_RANGE 100                       /* rand() % 100 */
 #define MAX_COUNTS 16
 #define PAGE 4096ull
 #define LARGE_ALIGN (2ull << 20)
+#define DRAM_FULL_RATIO_MAX 4.0               /* a whole pass's cost per byte against the prefix's, at most */
 #define CALIB_DRAM_DIVISOR 16                 /* calibrate DRAM passes on a sixteenth of the array, twice ... */
 #define CALIB_REPS 1                          /* passes timed after a first, untimed one */
 #define REC_BYTES 1300                        /* one result record and its text line */
@@ -125,29 +121,9 @@ static void loc_thread(const struct run_thread *t)
 		run_overran(t);
 }
 
-/* The seed's data: rand() % 100 from a fixed seed (here Knuth's MMIX 64-bit LCG). */
-static void fill(uint32_t *a, uint64_t n)
-{
-	uint64_t x = SEED;
-	for (uint64_t i = 0; i < n; i++) {
-		x = x * LCG_MUL + LCG_ADD;
-		a[i] = (uint32_t)((x >> LCG_OUT_SHIFT) % VALUE_RANGE);
-	}
-}
-
-/* The expected total of a[0..n), computed once at set-up. */
-static uint64_t prefix_total(const uint32_t *a, uint64_t n)
-{
-	uint64_t total = 0;
-	for (uint64_t i = 0; i < n; i++)
-		total += a[i];
-	return total;
-}
-
-/* Page-aligned (2 MiB where possible) workload memory, on node if it has room. */
-/* In whole 2 MiB pages on both platforms where there are some (the kernel
- * maps RAM so; the twin then gets transparent huge pages), else 4 KiB pages;
- * sizes.held says how many 4 KiB pages were taken. */
+/* Workload memory on node if it has room, in whole 2 MiB pages on both
+ * platforms where there are some (the kernel maps RAM so; the twin then gets
+ * transparent huge pages), else 4 KiB pages; sizes.held counts 4 KiB pages. */
 static uint64_t alloc_array(uint64_t bytes, int node)
 {
 	uint64_t large = ALIGN_UP(bytes, LARGE_ALIGN) / PAGE;
@@ -160,19 +136,6 @@ static uint64_t alloc_array(uint64_t bytes, int node)
 		p = pmm_alloc(sizes.held, PMM_ANY_NODE, PAGE, 0, PMM_WORKLOAD);
 	}
 	return p;
-}
-
-static uint64_t cache_bytes(const struct topo *t, uint8_t level, bool smallest)
-{
-	uint64_t best = 0;
-	for (uint32_t i = 0; i < t->ncaches; i++) {
-		const struct topo_cache *c = &t->cache[i];
-		if (c->level != level || c->type == TOPO_CACHE_INSTRUCTION)
-			continue;
-		if (!best || (smallest ? c->size < best : c->size > best))
-			best = c->size;
-	}
-	return best;
 }
 
 /* Before a repetition, as measure does: the slots zeroed and, with
@@ -365,7 +328,7 @@ static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 static uint64_t decide_sizes(const struct wl_ctx *ctx)
 {
 	const struct topo *tp = ctx->topo;
-	uint64_t l3_small = cache_bytes(tp, 3, true), l3_big = cache_bytes(tp, 3, false);
+	uint64_t l3_small = size_level_bytes(tp, 3, false), l3_big = size_level_bytes(tp, 3, true);
 	uint64_t llc_bytes = l3_small ? l3_small / 2 : FALLBACK_LLC_BYTES / 2;
 	uint64_t dram_min = DRAM_MIN_L3_MULTIPLE * (l3_big ? l3_big : FALLBACK_LLC_BYTES);
 	uint64_t dram_bytes = DRAM_INTS * sizeof(uint32_t);
@@ -412,7 +375,6 @@ static uint64_t decide_sizes(const struct wl_ctx *ctx)
 	return phys;
 }
 
-
 static void describe(char *buf, size_t cap, unsigned sz, uint32_t threads, unsigned pl, unsigned v, unsigned ac)
 {
 	fmt_snprintf(buf, cap, "%s %u threads %s %s %s", sizes.name[sz], threads,
@@ -430,9 +392,9 @@ static double setup_cost(uint64_t phys)
 		return 0;
 	uint32_t *a = (uint32_t *)(uintptr_t)phys;
 	uint64_t t0 = tsc_read();
-	fill(a, n);
+	loc_fill(a, n);
 	uint64_t t1 = tsc_read();
-	volatile uint64_t sink = prefix_total(a, n);
+	volatile uint64_t sink = loc_total(a, n);
 	(void)sink;
 	uint64_t t2 = tsc_read();
 	uint64_t summed = 0;
@@ -440,6 +402,38 @@ static double setup_cost(uint64_t phys)
 		summed += sz == DRAM && !sizes.have_dram ? 0 : sizes.bytes[sz];
 	return sizes.alloc_s + seq_seconds(t1 - t0) * (double)sizes.alloc / (double)bytes +
 	       seq_seconds(t2 - t1) * (double)summed / (double)bytes;
+}
+
+/* A pass over the prefix does not cost a pass over the whole array, scaled
+ * by bytes: past the caches, page walks and (under an emulator) its own TLB
+ * grow with the array, and one thread meets that differently from many. One
+ * pass of the whole array against one of the prefix, on `threads` CPUs placed
+ * compact, corrects the size's configurations of that many threads (one
+ * thread: those of one; more: those of more) by their ratio, within
+ * [1/DRAM_FULL_RATIO_MAX, DRAM_FULL_RATIO_MAX]. */
+static void scale_to_full(const struct wl_ctx *ctx, unsigned sz, uint64_t calib, uint64_t bytes, uint32_t threads)
+{
+	if (!place_set(ctx->topo, ctx->cpu_of_topo, PLACE_COMPACT, threads, &set))
+		return;
+	job.variant = BLOCKED;
+	job.acc = PRIVATE;
+	double fixed, spread;
+	job.n = calib / sizeof(uint32_t);
+	double part = time_pass(ctx, &fixed, &spread);
+	job.n = bytes / sizeof(uint32_t);
+	double whole = time_pass(ctx, &fixed, &spread);
+	if (part <= 0 || whole <= 0)
+		return;
+	double ratio = whole / (part * (double)bytes / (double)calib);
+	if (ratio > DRAM_FULL_RATIO_MAX || ratio < 1 / DRAM_FULL_RATIO_MAX)
+		return; /* something else happened: keep the prefix's estimate */
+	uint32_t cursor = 0;
+	struct plan_item *it;
+	while ((it = plan_next(ctx->plan, ctx->index, &cursor)))
+		if (it->param[0] == sz && (threads > 1) == (it->param[1] > 1)) {
+			it->unit_s *= ratio;
+			it->unit_spread_s *= ratio;
+		}
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -501,6 +495,11 @@ void locality_plan(const struct wl_ctx *ctx)
 					}
 			}
 		}
+		if (calib < bytes) {
+			scale_to_full(ctx, sz, calib, bytes, 1);
+			if (ctx->topo->ncpu > 1)
+				scale_to_full(ctx, sz, calib, bytes, ctx->topo->ncpu);
+		}
 	}
 	pmm_free(phys, sizes.held, PMM_WORKLOAD);
 }
@@ -538,10 +537,10 @@ void locality_run(const struct wl_ctx *ctx)
 		return;
 	}
 	uint32_t *a = (uint32_t *)(uintptr_t)phys;
-	fill(a, want / sizeof(uint32_t));
+	loc_fill(a, want / sizeof(uint32_t));
 	uint64_t expect[N_SIZES];
 	for (unsigned sz = 0; sz < N_SIZES; sz++)
-		expect[sz] = prefix_total(a, sizes.bytes[sz] / sizeof(uint32_t));
+		expect[sz] = loc_total(a, sizes.bytes[sz] / sizeof(uint32_t));
 
 	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, array on node %d\n",
 		(unsigned long long)sizes.bytes[SMALL], (unsigned long long)sizes.bytes[LLC],

@@ -1,5 +1,30 @@
-/* locality_loops.c - summing loops of the locality workload; see locality_loops.h. */
+/* locality_loops.c - the locality workload's data and summing loops; see locality_loops.h. */
 #include "locality_loops.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define SEED 42                               /* the seed's srand(42) */
+#define LCG_MUL 6364136223846793005ull        /* Knuth, MMIX */
+#define LCG_ADD 1442695040888963407ull
+#define LCG_OUT_SHIFT 33                      /* the high bits are the good ones */
+#define VALUE_RANGE 100                       /* rand() % 100 */
+
+/* ---- Public Functions ----------------------------------------------------- */
+void loc_fill(uint32_t *a, uint64_t n)
+{
+	uint64_t x = SEED;
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * LCG_MUL + LCG_ADD;
+		a[i] = (uint32_t)((x >> LCG_OUT_SHIFT) % VALUE_RANGE);
+	}
+}
+
+uint64_t loc_total(const uint32_t *a, uint64_t n)
+{
+	uint64_t total = 0;
+	for (uint64_t i = 0; i < n; i++)
+		total += a[i];
+	return total;
+}
 
 void loc_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *start, uint64_t *end)
 {

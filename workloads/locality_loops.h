@@ -1,4 +1,4 @@
-/* locality_loops.h - the locality workload's summing loops: the seed's foo and bar (shared/seeds/002) and the blocked reference.
+/* locality_loops.h - the locality workload's data and summing loops: the seed's foo and bar (shared/seeds/002) and the blocked reference.
  *
  * Thread t of p sums its share of a[0..n) (32-bit values). The _shared
  * versions add through a pointer into a per-thread slot, as the seed does
@@ -9,6 +9,13 @@
 #define QB_WORKLOADS_LOCALITY_LOOPS_H
 
 #include <stdint.h>
+
+/* The seed's data: rand() % 100 from a fixed seed (here Knuth's MMIX 64-bit
+ * LCG), the same values on every run and platform. */
+void loc_fill(uint32_t *a, uint64_t n);
+
+/* The total of a[0..n): what every variant's threads must add up to. */
+uint64_t loc_total(const uint32_t *a, uint64_t n);
 
 /* Thread t's block of the blocked variants: [t*n/p, (t+1)*n/p). Empty when p > n for some t. */
 void loc_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *start, uint64_t *end);

@@ -3,9 +3,8 @@
 #include "fmt.h"
 #include "lib.h"
 
-/* ---- Private Functions ---------------------------------------------------- */
-/* The smallest (or largest) data or unified cache of a level; 0 if none. */
-static uint64_t level_bytes(const struct topo *t, uint8_t level, bool largest)
+/* ---- Public Functions ----------------------------------------------------- */
+uint64_t size_level_bytes(const struct topo *t, uint8_t level, bool largest)
 {
 	uint64_t best = 0;
 	for (uint32_t i = 0; i < t->ncaches; i++) {
@@ -18,7 +17,6 @@ static uint64_t level_bytes(const struct topo *t, uint8_t level, bool largest)
 	return best;
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
 enum size_role size_role_of(const struct topo *t, uint64_t bytes)
 {
 	uint8_t top = 0;
@@ -27,12 +25,12 @@ enum size_role size_role_of(const struct topo *t, uint64_t bytes)
 			top = MAX(top, t->cache[i].level);
 	if (!top || !bytes)
 		return SIZE_ROLE_NONE;
-	uint64_t l1 = level_bytes(t, 1, false), l2 = level_bytes(t, 2, false);
+	uint64_t l1 = size_level_bytes(t, 1, false), l2 = size_level_bytes(t, 2, false);
 	if (l1 && bytes <= l1)
 		return SIZE_ROLE_L1;
 	if (l2 && bytes <= l2 && (!l1 || bytes > l1))
 		return SIZE_ROLE_L2;
-	uint64_t llc = top >= 3 ? level_bytes(t, top, false) : 0, llc_big = level_bytes(t, top, true);
+	uint64_t llc = top >= 3 ? size_level_bytes(t, top, false) : 0, llc_big = size_level_bytes(t, top, true);
 	uint64_t below = l2 ? l2 : l1;
 	if (llc && bytes <= llc && bytes > below)
 		return SIZE_ROLE_LLC;

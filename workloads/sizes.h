@@ -17,6 +17,9 @@ enum size_role { SIZE_ROLE_NONE, SIZE_ROLE_L1, SIZE_ROLE_L2, SIZE_ROLE_LLC, SIZE
 #define SIZE_DRAM_LLC_MULTIPLE 4   /* DRAM: at least this many times the largest LLC */
 #define SIZE_NAME_LEN 16
 
+/* The smallest (or largest) data or unified cache of a level on t; 0 if none. */
+uint64_t size_level_bytes(const struct topo *t, uint8_t level, bool largest);
+
 /*
  * What bytes is on topology t, from its smallest data (or unified) cache of
  * each level: L1 if it fits the L1; L2 if it fits the L2 but not the L1; LLC

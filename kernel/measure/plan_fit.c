@@ -52,6 +52,13 @@ static uint32_t reps_at(const struct plan_item *it, uint32_t cap)
 	return MAX(cap, plan_least_reps(it));
 }
 
+/* need fits in have: sums of the same costs taken in another order differ
+ * in their last bits, and that must never drop a configuration. */
+static bool fits(double need, double have)
+{
+	return need <= have + EPS_S * (1 + MAX(have, -have));
+}
+
 static double cost_at(const struct plan *p, const struct plan_item *it, double f, uint32_t cap)
 {
 	return plan_item_seconds(p, it, units_at(it, f), reps_at(it, cap));
@@ -88,7 +95,7 @@ static uint32_t best_cap(const struct plan *p, int w, int k, double f, uint32_t 
 {
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo + 1) / 2;
-		if (group_at(p, w, k, f, mid) <= avail)
+		if (fits(group_at(p, w, k, f, mid), avail))
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -99,12 +106,12 @@ static uint32_t best_cap(const struct plan *p, int w, int k, double f, uint32_t 
 /* The largest units factor in [0, 1] that fits avail with cap (0 if none does). */
 static double best_factor(const struct plan *p, int w, int k, uint32_t cap, double avail)
 {
-	if (group_at(p, w, k, 1.0, cap) <= avail)
+	if (fits(group_at(p, w, k, 1.0, cap), avail))
 		return 1.0;
 	double lo = 0, hi = 1;
 	for (int i = 0; i < SEARCH_STEPS; i++) {
 		double mid = (lo + hi) / 2;
-		if (group_at(p, w, k, mid, cap) <= avail)
+		if (fits(group_at(p, w, k, mid, cap), avail))
 			lo = mid;
 		else
 			hi = mid;
@@ -121,7 +128,7 @@ static void water(const double *lo, const double *hi, unsigned n, double avail, 
 		top = MAX(top, hi[i]);
 		all += hi[i];
 	}
-	if (all <= avail) { /* everyone gets what it asks */
+	if (fits(all, avail)) { /* everyone gets what it asks */
 		memcpy(out, hi, n * sizeof(*out));
 		return;
 	}
@@ -228,11 +235,11 @@ static double fit_kind(struct plan *p, uint16_t w, uint8_t k, double share)
 		}
 	double f = 1;
 	uint32_t cap = 0, dropped = 0, hi = group_max_reps(p, w, k);
-	if (group_at(p, w, k, 1.0, 0) > share) {
-		if (group_at(p, w, k, 0, 0) <= share) {
+	if (!fits(group_at(p, w, k, 1.0, 0), share)) {
+		if (fits(group_at(p, w, k, 0, 0), share)) {
 			f = best_factor(p, w, k, 0, share);
 		} else {
-			while (group_at(p, w, k, 0, PLAN_MIN_REPS) > share) {
+			while (!fits(group_at(p, w, k, 0, PLAN_MIN_REPS), share)) {
 				struct plan_item *worst = 0;
 				double worst_s = -1;
 				for (uint32_t i = p->first; i < p->n; i++) {
@@ -322,6 +329,21 @@ static double fit_workload(struct plan *p, uint16_t w, double share)
 	double sum = give_back(avail, PLAN_MAX_KINDS, hi, part, used, refit_kind, p, w);
 	s->planned_s = setup + sum;
 	return s->planned_s;
+}
+
+/* Workload w as asked: every kind its whole want, nothing scaled or dropped. */
+static void as_asked(struct plan *p, uint16_t w)
+{
+	struct plan_share *s = &p->share[w];
+	s->share_s = s->want_s;
+	if (s->want_s <= 0)
+		return;
+	double sum = setup_now(p, w);
+	for (uint8_t k = 0; k < PLAN_MAX_KINDS; k++) {
+		s->kind[k].share_s = s->kind[k].want_s;
+		sum += s->kind[k].n ? fit_kind(p, w, k, s->kind[k].want_s) : 0;
+	}
+	s->planned_s = sum;
 }
 
 static double refit_workload(struct plan *p, uint16_t unused, unsigned w, double share)
@@ -437,11 +459,8 @@ uint32_t plan_fit(struct plan *p)
 		want += p->share[w].want_s;
 	bool budget = p->budget_s > 0;
 	if (!budget || want <= avail) { /* everything as asked */
-		for (uint16_t w = 0; w < PLAN_MAX_WORKLOADS; w++) {
-			p->share[w].share_s = p->share[w].want_s;
-			if (p->share[w].want_s > 0)
-				fit_workload(p, w, p->share[w].want_s);
-		}
+		for (uint16_t w = 0; w < PLAN_MAX_WORKLOADS; w++)
+			as_asked(p, w);
 		sum_up(p, budget);
 		return p->n_skipped;
 	}

@@ -146,7 +146,8 @@ def check_locality(recs, errors):
             for acc in ("shared-slot", "private"):
                 for n in counts:
                     for place in ("compact", "scatter"):
-                        got = [r for r in res if r["variant"] == variant and r["threads"] == n
+                        got = [r for r in res if r["variant"] == variant
+                               and (r["threads"] or r.get("params", {}).get("threads")) == n
                                and r.get("params", {}).get("size") == size
                                and r["params"].get("accumulator") == acc
                                and (r["params"].get("placement") == place or place in r.get("same_placements", ()))]

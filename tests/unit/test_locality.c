@@ -1,4 +1,4 @@
-/* test_locality.c - host tests of the locality workload's loops (workloads/locality_loops.c): every element summed exactly once. */
+/* test_locality.c - host tests of the locality workload's loops (workloads/locality_loops.c): every element summed exactly once, the seed's data. */
 #include <stdlib.h>
 #include "check.h"
 #include "locality_loops.h"
@@ -95,10 +95,36 @@ TEST(sums_match_a_reference)
 			CHECK_EQ_U(total(v, MAX_N, p), want);
 }
 
+/* The seed's data: Knuth's MMIX LCG from 42, the high bits mod 100 (the
+ * first values worked out apart from the code), every value in range and
+ * each of the 100 present; the total is the plain sum. */
+TEST(the_seed_data_and_its_total)
+{
+	static uint32_t big[10000];
+	static const uint32_t first[6] = { 34, 26, 38, 3, 94, 56 };
+	loc_fill(big, 10000);
+	for (unsigned i = 0; i < 6; i++)
+		CHECK_EQ_U(big[i], first[i]);
+	unsigned seen[100] = { 0 };
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < 10000; i++) {
+		CHECK(big[i] < 100);
+		if (big[i] < 100)
+			seen[big[i]]++;
+		sum += big[i];
+	}
+	for (unsigned v = 0; v < 100; v++)
+		CHECK(seen[v] > 0);
+	CHECK_EQ_U(loc_total(big, 10000), sum);
+	CHECK_EQ_U(loc_total(big, 0), 0);
+	CHECK_EQ_U(loc_total(big, 3), 34 + 26 + 38);
+}
+
 int main(void)
 {
 	RUN(every_element_exactly_once);
 	RUN(blocks_tile_the_array);
 	RUN(sums_match_a_reference);
+	RUN(the_seed_data_and_its_total);
 	return check_summary("locality");
 }

@@ -522,6 +522,36 @@ TEST(walking_a_workload_and_the_limit)
 	CHECK(strlen(P.share[0].kind[3].name) == PLAN_KIND_LEN - 1);
 }
 
+/* A quick run's locality (the case CI met): whole passes at the least
+ * repetitions, costs with every last bit set. The fit may add up the same
+ * costs in another order; with no budget, or one just large enough, no
+ * configuration may be dropped or cut for a rounding. */
+TEST(rounding_never_drops_a_configuration)
+{
+	uint32_t drops = 0;
+	for (unsigned seed = 1; seed <= 2000; seed++) {
+		srand(seed);
+		double total = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			srand(seed);
+			plan_reset(&P, pass ? total / (1 - PLAN_RESERVE) : 0, 0);
+			for (uint8_t k = 0; k < 3; k++) {
+				plan_kind(&P, W_LOCALITY, k, k == 0 ? "l2" : k == 1 ? "512kib" : "2mib");
+				for (int i = 0; i < 18; i++)
+					kitem(W_LOCALITY, k, i == 0, "locality", PLAN_UNIT_PASSES, 1, 1, PLAN_MIN_REPS,
+					      (rand() + 1.0) / RAND_MAX * 3e-3 / 3.0, (rand() + 1.0) / RAND_MAX * 1e-4 / 7.0,
+					      1300);
+			}
+			plan_set_setup(&P, W_LOCALITY, (rand() + 1.0) / RAND_MAX * 0.04 / 3.0);
+			plan_fit(&P);
+			total = P.estimated_s;
+			for (uint32_t i = 0; i < P.n; i++)
+				drops += P.item[i].skip || P.item[i].reps != PLAN_MIN_REPS || P.item[i].units != 1;
+		}
+	}
+	CHECK_EQ_U(drops, 0);
+}
+
 int main(void)
 {
 	RUN(desktop_fits_as_asked_with_an_ample_budget);
@@ -536,6 +566,7 @@ int main(void)
 	RUN(a_larger_budget_never_plans_less);
 	RUN(budget_spent_before_the_workloads);
 	RUN(no_budget_keeps_everything);
+	RUN(rounding_never_drops_a_configuration);
 	RUN(what_is_left_and_the_end_reserve);
 	RUN(walking_a_workload_and_the_limit);
 	return check_summary("plan");
