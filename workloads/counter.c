@@ -92,7 +92,6 @@ struct counter_outcome {
 static uint64_t cbuf[(QB_MAX_CPUS + 2) * BLOCK_WORDS] __attribute__((aligned(4096)));
 static struct counter_job job;
 static struct counter_outcome out;
-static struct run_result res;
 static double top_pct[N_LAYOUTS];            /* slowdown at the most threads, compact */
 static uint32_t top_threads;
 static struct cpuset set;
@@ -202,7 +201,7 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 		if (ctx->flush) /* the counters start in memory on both platforms (docs/timing.md) */
 			run_evict_lines(cbuf, (uint64_t)(n + 2) * BLOCK_WORDS * sizeof(cbuf[0]));
 		uint64_t timeout_ms = it ? seq_timeout_ms(it) : SEQ_CALIB_TIMEOUT_MS;
-		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
+		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, 0);
 		if (st == RUN_OVERRUN) {
 			uint64_t least = job.iters;
 			for (uint32_t t = 0; t < n; t++)
@@ -226,7 +225,7 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 			break;
 		}
 		if (r > 0) /* the first is an untimed warm-up */
-			reps_add(out.reps, job.ticks, res.instr);
+			reps_add(out.reps, job.ticks, run_last()->instr);
 		seq_tick();
 		if (r > 0)
 			wall += tsc_read() - w0;

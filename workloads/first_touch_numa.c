@@ -50,7 +50,6 @@ static struct numa_job job;
 static struct chase_job chase;
 static struct cpuset one, all;
 static double lat[MAX_NODES_SHOWN][MAX_NODES_SHOWN], bw[MAX_NODES_SHOWN][MAX_NODES_SHOWN];
-static struct run_result res;
 static uint64_t node_memory[QB_MAX_NODES];   /* free bytes per node before the workload */
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -130,7 +129,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 	struct reps *log = reps_begin(all.n);
 	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
-		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, run_default_timeout_ms, &res) != RUN_OK) {
+		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, run_default_timeout_ms, 0) != RUN_OK) {
 			ok = false;
 			fail = "the summing run failed";
 			break;
@@ -144,7 +143,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 			fail = "the sums do not match what was written";
 		}
 		if (rep > 0) /* the first is an untimed warm-up */
-			reps_add(log, job.ticks, res.instr);
+			reps_add(log, job.ticks, run_last()->instr);
 	}
 	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, wl_flush_name(ctx));
 	reps_report(rec, log);

@@ -75,7 +75,6 @@ struct loc_job {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct loc_job job;
 static uint64_t slot_line[QB_MAX_CPUS] __attribute__((aligned(64)));
-static struct run_result res;
 static struct cpuset set;
 static double summary[N_SIZES][N_VARIANTS][N_ACCS];   /* median ticks at all CPUs, compact */
 static double last_median;                              /* of the last configuration reported */
@@ -161,7 +160,7 @@ static bool measure(const struct wl_ctx *ctx, const struct plan_item *it, uint64
 	for (uint32_t r = 0; r <= it->reps && seq_rep_fits(); r++) {
 		uint64_t timeout_ms = seq_timeout_ms(it);
 		prepare_rep(ctx);
-		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
+		enum run_status st = run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, 0);
 		seq_tick();
 		if (st != RUN_OK) {
 			*why = st == RUN_OVERRUN ? "overrun: a pass passed the bound" : run_status_name(st);
@@ -175,7 +174,7 @@ static bool measure(const struct wl_ctx *ctx, const struct plan_item *it, uint64
 			return false;
 		}
 		if (r > 0) /* the first is an untimed warm-up */
-			reps_add(log, job.ticks, res.instr);
+			reps_add(log, job.ticks, run_last()->instr);
 	}
 	return true;
 }
@@ -299,7 +298,7 @@ static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 	for (unsigned r = 0; r <= CALIB_REPS; r++) {
 		uint64_t w0 = tsc_read();
 		prepare_rep(ctx);
-		if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, &res) != RUN_OK) {
+		if (run_on(&set, loc_thread, &job, ctx->flush ? RUN_FLUSH : 0, SEQ_CALIB_TIMEOUT_MS, 0) != RUN_OK) {
 			console_error("locality", "a calibration pass failed");
 			return 0;
 		}

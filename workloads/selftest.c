@@ -41,7 +41,6 @@ struct selftest_arg {
 };
 
 static struct slot slots[QB_MAX_CPUS];
-static struct run_result res;
 static uint64_t ticks[QB_MAX_CPUS], skew[REPS_MAX], scratch[REPS_MAX];
 
 static void increment(const struct run_thread *t)
@@ -70,7 +69,7 @@ static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t t
 		slots[t].count = 0;
 	if (ctx->flush) /* the slots start in memory on both platforms (docs/timing.md) */
 		run_evict_lines(slots, ctx->online->n * sizeof(slots[0]));
-	enum run_status s = run_on(ctx->online, increment, a, ctx->flush ? RUN_FLUSH : 0, timeout_ms, &res);
+	enum run_status s = run_on(ctx->online, increment, a, ctx->flush ? RUN_FLUSH : 0, timeout_ms, 0);
 	if (s != RUN_OK) {
 		if (s == RUN_OVERRUN) {
 			static char reached[96];
@@ -92,10 +91,11 @@ static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t t
 		}
 	}
 	if (log) {
-		for (uint32_t t = 0; t < res.n; t++)
-			ticks[t] = res.end[t] - res.start[t];
-		reps_add(log, ticks, res.instr);
-		*sk = res.start_skew;
+		const struct run_result *res = run_last();
+		for (uint32_t t = 0; t < res->n; t++)
+			ticks[t] = res->end[t] - res->start[t];
+		reps_add(log, ticks, res->instr);
+		*sk = res->start_skew;
 	}
 	return true;
 }

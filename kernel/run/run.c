@@ -109,6 +109,11 @@ static bool valid_set(const struct cpuset *set, uint32_t *bsp_thread)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+const struct run_result *run_last(void)
+{
+	return &scratch_res;
+}
+
 enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned flags,
 		       uint64_t timeout_ms, struct run_result *res)
 {

@@ -78,10 +78,15 @@ struct run_result {
  * early past it (run_overdue, run_overran: RUN_OVERRUN). Reaching the
  * barrier has its own bound, the longer of timeout_ms and RUN_ARRIVAL_MIN_MS. A CPU that does not arrive, or has not returned
  * RUN_GRACE past the bound, is reported in an error record, stopped (INIT)
- * and marked lost (RUN_NO_START, RUN_TIMEOUT). res may be NULL. Must be
- * called on the BSP. */
+ * and marked lost (RUN_NO_START, RUN_TIMEOUT). res may be NULL: run_last()
+ * then holds the result. Must be called on the BSP. */
 enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned flags,
 		       uint64_t timeout_ms, struct run_result *res);
+
+/* The result of the last run_on given no res: one result shared by the
+ * workloads, which run one at a time (it saves each its own 200 KiB at
+ * QB_MAX_CPUS); valid until the next such call. */
+const struct run_result *run_last(void);
 
 /* How long past the bound a thread may take to notice it and return, before
  * it counts as lost: a quarter of the bound, at least RUN_GRACE_MIN_MS. */
