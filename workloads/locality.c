@@ -16,7 +16,8 @@
  * Every size x thread count x placement x variant x accumulator is a
  * configuration of the plan (workloads/sequence.h): one pass per repetition,
  * timed once each at calibration (a DRAM pass on a prefix still well past
- * the L3, scaled up). */
+ * the L3, scaled up and corrected by one whole pass at one and at all
+ * threads). */
 #include "workload.h"
 #include "console.h"
 #include "finish.h"
