@@ -1,2 +1,2 @@
 UNIT_TESTS += first_touch_measures
-first_touch_measures_SRCS := tests/unit/test_first_touch_measures.c workloads/first_touch_measures.c kernel/run/report.c kernel/run/report_machine.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c
+first_touch_measures_SRCS := tests/unit/test_first_touch_measures.c tests/unit/report_stubs.c workloads/first_touch_measures.c kernel/run/report.c kernel/run/report_machine.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c
