@@ -62,9 +62,14 @@ static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, co
 	return ok;
 }
 
+/* Each way of zeroing ends with SFENCE, so that every zeroing window ends
+ * the same way: the stores of a fast string operation may be performed out
+ * of order, as MOVNTI's and CLZERO's may (Intel SDM vol. 3A, "Memory-Ordering
+ * Model for String Operations on Write-Back (WB) Memory"). */
 static void zero_rep_stosb(void *p, uint64_t n)
 {
 	__asm__ volatile("rep stosb" : "+D"(p), "+c"(n) : "a"(0) : "memory");
+	__asm__ volatile("sfence" ::: "memory");
 }
 
 static void zero_nt(void *p, uint64_t n)
