@@ -157,8 +157,7 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 			fail = "the fault count is not the number of fresh pages touched";
 		}
 	}
-	struct rec *r = ft_result_open(ctx, case_names[c], ft_bsp(ctx), bytes,
-				       ctx->has_wbinvd ? "wbinvd-each-iteration" : "eviction-read-each-iteration");
+	struct rec *r = ft_result_open(ctx, case_names[c], ft_bsp(ctx), bytes, true, "-each-iteration");
 	reps_report(r, log);
 	struct ft_measures fm;
 	char text[TEXT_LEN];

@@ -145,7 +145,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 		if (rep > 0) /* the first is an untimed warm-up */
 			reps_add(log, job.ticks, run_last()->instr);
 	}
-	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, wl_flush_name(ctx));
+	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, ctx->flush, 0);
 	reps_report(rec, log);
 	/* Every CPU sums whole pages of its part: the bytes read in a repetition. */
 	uint64_t summed = job.words / (FT_PAGE / sizeof(uint64_t)) * FT_PAGE;

@@ -102,14 +102,14 @@ bool ft_has_clzero(const struct wl_ctx *ctx)
 }
 
 struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
-			   uint64_t bytes, const char *flush)
+			   uint64_t bytes, bool flushed, const char *suffix)
 {
 	(void)ctx;
 	struct rec *r = report_result_open("first-touch", variant, set);
 	rec_obj_begin(r, "params");
 	if (bytes)
 		rec_u64(r, "bytes", bytes);
-	rec_str(r, "flush", flush);
+	flushcheck_params(r, flushed, suffix);
 	rec_obj_end(r);
 	return r;
 }
@@ -130,7 +130,7 @@ double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_ki
 	struct stats st;
 	n = MIN(n, (uint64_t)FT_MAX_SAMPLES);
 	stats_compute(per, n, scratch, &st);
-	struct rec *rec = ft_result_open(ctx, variant, ft_bsp(ctx), faults ? n * page : 0, wl_flush_method(ctx));
+	struct rec *rec = ft_result_open(ctx, variant, ft_bsp(ctx), faults ? n * page : 0, true, 0);
 	if (bytes)
 		rec_u64(rec, "page_bytes", page);
 	report_stats(rec, "ticks", &st);

@@ -2,6 +2,7 @@
 #include "instr.h"
 #include "console.h"
 #include "cpu.h"
+#include "flushcheck.h"
 #include "fmt.h"
 #include "idle.h"
 #include "iommu.h"
@@ -336,6 +337,7 @@ static void emit_run_state(const char *phase)
 	bool readable = usb.after >= 0 && msr_read_safe(MSR_SMI_COUNT, &now) == MSR_OK;
 	rec_count(r, "smis_since", readable ? (int64_t)((now & 0xffffffffu) - (uint64_t)usb.after) : -1);
 	rec_obj_end(r);
+	flushcheck_rec(r);                        /* each flush judged at the start, and the fallback */
 	usb_handoff_rec(r);                       /* every USB controller, as taken at start-up */
 	iommu_rec(r);                             /* and every DMA remapping unit */
 	console_rec_emit(r);

@@ -6,6 +6,7 @@
 
 #include "instr.h"
 #include "console.h"
+#include "flushcheck.h"
 #include "hostcpu.h"
 #include "lib.h"
 #include "perfcount.h"
@@ -153,6 +154,7 @@ static void emit_state(const char *phase)
 	rec_bool(r, "context_switches", true);
 	rec_bool(r, "migrations", true);
 	rec_obj_end(r);
+	flushcheck_rec(r);                   /* each flush judged at the start, and the fallback */
 	console_rec_emit(r);
 }
 
