@@ -129,6 +129,8 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 	struct reps *log = reps_begin(all.n);
 	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
+		if (ctx->flush) /* its own data in memory, whatever the flush does */
+			run_evict_lines(job.buf, job.words * sizeof(uint64_t));
 		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, run_default_timeout_ms, 0) != RUN_OK) {
 			ok = false;
 			fail = "the summing run failed";
@@ -254,6 +256,7 @@ static void node_matrix(const struct wl_ctx *ctx)
 			chase.lines = bytes / FT_LINE;
 			chase.steps = ctx->quick ? CHASE_STEPS_QUICK : CHASE_STEPS_FULL;
 			build_chase(chase.buf, chase.lines);
+			run_evict_lines(chase.buf, bytes); /* in memory on node j, whatever the flush does */
 			one.n = 1;
 			one.cpu[0] = (uint32_t)cpu;
 			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, run_default_timeout_ms, 0) == RUN_OK) {

@@ -245,6 +245,7 @@ void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
 		}
 		uint64_t pages_now = MIN(n, it->units);
 		memset(pages, FILL_BYTE, pages_now * FT_PAGE);
+		run_evict_lines(pages, pages_now * FT_PAGE); /* its own data in memory, whatever the flush does */
 		run_flush(ft_bsp(ctx));
 		struct instr_mark mark;
 		struct instr_thread span;
