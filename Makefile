@@ -386,6 +386,10 @@ hosttest: $(BUILD)/quietbench-host-asan
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$< $(TWIN_TEST_ARGS) > $(BUILD)/twin/hosttest.log; status=$$?; \
 		python3 tests/twin/check_twin.py --here --exit-status $$status $(BUILD)/twin/hosttest.log
+	@echo "  RUN $< profile=quick workloads=selftest flush_noop=on"
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$< profile=quick workloads=selftest flush_noop=on > $(BUILD)/twin/flush-noop.log; status=$$?; \
+		python3 tests/twin/check_twin.py --flush-noop --workloads selftest --exit-status $$status $(BUILD)/twin/flush-noop.log
 	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/interrupt_test.py $<
 # ---- host twin (end) --------------------------------------------------------
 
