@@ -35,6 +35,8 @@ uint64_t run_default_timeout_ms = 60000;
 bool tsc_have_rdtscp, tsc_mfence;
 
 uint64_t tsc_overhead(void) { return 0; }
+uint64_t tsc_hz(void) { return 0; }
+uint64_t tsc_to_us(uint64_t ticks) { return ticks / 1000; }
 void kprintf(const char *fmt, ...) { (void)fmt; }
 
 void chase_make(volatile uint64_t *set, uint64_t lines) { (void)set; (void)lines; }
@@ -199,6 +201,7 @@ TEST(wbinvd_that_works)
 	CHECK(has(s, "\"method\":\"wbinvd-per-domain\",\"used_for\":\"flush's wbinvd-per-domain\",\"cpus\":1"));
 	CHECK(has(s, "\"cold_pct\":100.0,\"verdict\":\"effective\""));
 	CHECK(has(s, "\"run_flush\":\"wbinvd\",\"verdict\":\"effective\",\"fallback\":null"));
+	CHECK(has(s, "\"flush_check\":{\"set_bytes\":524288,\"rounds\":7,\"took_s\":null,\"methods\":["));
 	CHECK(!strstr(s, "ineffective") && !strstr(s, "eviction-read"));
 	CHECK_EQ_U(fake.evict_setups, 0);
 	CHECK(!fake.fell_back);
