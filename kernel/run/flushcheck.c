@@ -42,7 +42,6 @@ static struct {
 	const struct row *run_row;       /* the row of the flush the results get */
 	const struct row *replaced;      /* after a fallback: the run's flush it replaced */
 	const char *fallback_why;        /* no fallback although the run's flush was ineffective: why */
-	const char *not_checked;         /* the probe could not run: why */
 	bool has_wbinvd;
 } fc;
 static struct cpuset domains;
@@ -126,7 +125,8 @@ static bool round_of(volatile uint64_t *set, uint64_t lines, uint64_t bytes, uin
 	return true;
 }
 
-/* Rows first.. measured over one set: an untimed round, then the timed ones. */
+/* The rows from `first` on, measured over one working set: an untimed
+ * round, then FLUSHCHECK_ROUNDS timed ones. */
 static void measure(const struct flushcheck_cfg *cfg, uint32_t first)
 {
 	uint64_t pages, bytes = fc.set_bytes;
@@ -177,7 +177,7 @@ static struct row *add_row(const char *method, const char *used_for, enum run_fl
 static const char *verdict_of(const struct row *r)
 {
 	if (!r)
-		return fc.not_checked ? fc.not_checked : "not checked";
+		return "not checked";
 	return r->why ? r->why : cold_verdict_name(r->j.verdict);
 }
 
@@ -301,7 +301,7 @@ void flushcheck_rec(struct rec *r)
 	} else {
 		rec_null(r, "fallback");
 	}
-	if (fc.fallback_why || fc.replaced)
+	if (fc.replaced)
 		rec_u64(r, "evict_bytes", evict_bytes());
 	rec_obj_end(r);
 }
