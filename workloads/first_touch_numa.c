@@ -212,6 +212,9 @@ static void emit_matrix(const char *variant, const char *unit, double m[][MAX_NO
 	rec_str(r, "workload", "first-touch");
 	rec_str(r, "variant", variant);
 	rec_str(r, "unit", unit);
+	rec_obj_begin(r, "params"); /* each cell's buffer CLFLUSHed, then the run's flush on its CPU */
+	flushcheck_params(r, true, 0);
+	rec_obj_end(r);
 	rec_arr_begin(r, "nodes");
 	for (uint32_t i = 0; i < n; i++)
 		rec_u64(r, 0, i);
