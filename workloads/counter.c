@@ -278,7 +278,7 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum la
 	if (l == SHARED_ATOMIC)
 		rec_u64(r, "total_increments", job.iters * s->n);
 	rec_str(r, "placement", placement);
-	rec_str(r, "flush", wl_flush_name(ctx));
+	flushcheck_params(r, ctx->flush, 0);
 	rec_obj_end(r);
 	if (same) { /* one measurement that both placements name */
 		rec_arr_begin(r, "same_placements");

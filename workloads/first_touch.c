@@ -133,6 +133,13 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 	uint64_t ticks[ITERATIONS], faults[ITERATIONS];
 	struct reps *log = reps_begin(1);
 	for (int it = 0; it < ITERATIONS; it++) {
+		/* Its own data starts in memory, whatever the flush does: CLFLUSH of
+		 * what is mapped (iteration 1: only what was warmed; a CLFLUSH of a
+		 * fresh page would fault it in), then the run's flush. */
+		if (it > 0 || c >= WARM_SRC)
+			run_evict_lines(s, bytes);
+		if (it > 0 || c == WARM_BOTH)
+			run_evict_lines(d, bytes);
 		run_flush(ft_bsp(ctx));
 		uint64_t f0 = demand_faults(src) + demand_faults(dst);
 		struct instr_mark mark;
@@ -157,8 +164,7 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 			fail = "the fault count is not the number of fresh pages touched";
 		}
 	}
-	struct rec *r = ft_result_open(ctx, case_names[c], ft_bsp(ctx), bytes,
-				       ctx->has_wbinvd ? "wbinvd-each-iteration" : "eviction-read-each-iteration");
+	struct rec *r = ft_result_open(ctx, case_names[c], ft_bsp(ctx), bytes, true, "-each-iteration");
 	reps_report(r, log);
 	struct ft_measures fm;
 	char text[TEXT_LEN];
@@ -235,7 +241,8 @@ static double time_faults(uint64_t page, uint64_t n)
 struct ft_costs {
 	double copy_b;    /* seconds per byte of a cache-cold copy (copy_case's loop) */
 	double sum_b;     /* seconds per byte of the checksum read after it (sum32) */
-	double flush_s;   /* one flush of the BSP's caches */
+	double clflush_b; /* seconds per byte of CLFLUSH over a workload's own data (run_evict_lines) */
+	double flush_s;   /* one flush of the BSP's caches (the run's: WBINVD, or the fallback's eviction read) */
 	double fault_s;   /* one 4 KiB demand-zero fault */
 	double large_s;   /* one 2 MiB demand-zero fault */
 };
@@ -260,6 +267,9 @@ static void time_copy(const struct wl_ctx *ctx, struct ft_costs *c)
 		src[i] = (uint32_t)i * SRC_PATTERN;
 	for (uint64_t i = 0; i < n; i++)
 		dst[i] = sp[i];
+	uint64_t tc = tsc_read();
+	run_evict_lines(src, CALIB_COPY_BYTES);
+	run_evict_lines(dst, CALIB_COPY_BYTES);
 	uint64_t t0 = tsc_read();
 	run_flush(ft_bsp(ctx));
 	uint64_t t1 = tsc_read();
@@ -271,21 +281,22 @@ static void time_copy(const struct wl_ctx *ctx, struct ft_costs *c)
 	uint64_t t3 = tsc_read();
 	demand_destroy(d);
 	demand_destroy(s);
+	c->clflush_b = seq_seconds(t0 - tc) / (double)(2 * CALIB_COPY_BYTES);
 	c->flush_s = seq_seconds(t1 - t0);
 	c->copy_b = seq_seconds(t2 - t1) / (double)CALIB_COPY_BYTES;
 	c->sum_b = seq_seconds(t3 - t2) / (double)CALIB_COPY_BYTES;
 }
 
-/* One copy case: ITERATIONS of (flush, copy, checksum), the checksum of the
- * source before, the warming writes, and a fault for every fresh page
- * touched (copy_case: unwarmed, the source is read fresh, reset, then both
- * fault in iteration 1). */
+/* One copy case: ITERATIONS of (CLFLUSH of both buffers, flush, copy,
+ * checksum), the checksum of the source before, the warming writes, and a
+ * fault for every fresh page touched (copy_case: unwarmed, the source is
+ * read fresh, reset, then both fault in iteration 1). */
 static double copy_case_s(const struct ft_costs *c, enum copy_case k, uint64_t bytes)
 {
 	double b = (double)bytes, pages = b / FT_PAGE;
 	double faults = (k == WARM_NONE ? 3 : 2) * pages;
-	return ITERATIONS * (c->flush_s + b * (c->copy_b + c->sum_b)) + b * c->sum_b + (double)k * b * c->copy_b +
-	       faults * c->fault_s;
+	return ITERATIONS * (c->flush_s + b * (2 * c->clflush_b + c->copy_b + c->sum_b)) + b * c->sum_b +
+	       (double)k * b * c->copy_b + faults * c->fault_s;
 }
 
 static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t kind, bool essential, uint8_t unit,
@@ -365,7 +376,7 @@ void first_touch_plan(const struct wl_ctx *ctx)
 	if ((it = add(ctx, "demand-zero-2m", PK_LARGE, true, PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES,
 		      large + DEMAND_PAGE_2M * c.sum_b)))
 		it->once_s = c.flush_s;
-	double zero = FT_PAGE * (2 * c.copy_b + c.sum_b);
+	double zero = FT_PAGE * (2 * c.copy_b + c.sum_b + c.clflush_b); /* fill, CLFLUSH, zero, check */
 	if ((it = add(ctx, "zero-rep-stosb", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, zero)))
 		it->once_s = c.flush_s;
 	if ((it = add(ctx, "zero-nt", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, zero)))
@@ -375,7 +386,8 @@ void first_touch_plan(const struct wl_ctx *ctx)
 		it->once_s = c.flush_s;
 	/* Populated (a fault's work per page), then read twice; three results. */
 	if (ctx->has_fault_internals && (it = add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PK_PAGES, false,
-						  PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault + 2 * check))) {
+						  PLAN_UNIT_ITERS, sz.pages, MIN_PAGES,
+						  fault + 2 * (check + FT_PAGE * c.clflush_b)))) {
 		it->once_s = 2 * c.flush_s;
 		it->out_bytes *= TLB_RESULTS;
 	}
@@ -384,8 +396,12 @@ void first_touch_plan(const struct wl_ctx *ctx)
 		uint64_t mb = ctx->quick ? NUMA_MATRIX_BYTES_QUICK : NUMA_MATRIX_BYTES_FULL;
 		uint64_t steps = ctx->quick ? NUMA_CHASE_STEPS_QUICK : NUMA_CHASE_STEPS_FULL;
 		double nn = (double)ctx->nodes * ctx->nodes;
+		/* Each summing repetition of the two cases (with flush=) and each
+		 * matrix cell starts with its data CLFLUSHed and a flush. */
+		double sums = ctx->flush ? 2.0 * (MIN(ctx->reps, (uint32_t)REPS_MAX) + 1) : 0;
 		double s = NUMA_PASSES * (double)nb * copy + 2.0 * (double)(nb / FT_PAGE) * fault +
-			   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP);
+			   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP) +
+			   sums * ((double)nb * c.clflush_b + c.flush_s) + nn * ((double)mb * c.clflush_b + c.flush_s);
 		add(ctx, "numa placement and node matrices", PK_NUMA, false, PLAN_UNIT_PASSES, 1, 1, s);
 	}
 }

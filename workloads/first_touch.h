@@ -16,10 +16,11 @@ struct demand_region;
 struct instr_thread;
 
 /* A result record for first-touch with the common params (params.bytes left
- * out when bytes is 0: a variant for which a byte count means nothing). Close
- * it with report_result_close. */
+ * out when bytes is 0: a variant for which a byte count means nothing), and
+ * the flush it got (flushcheck_params: the run's flush and suffix, or "none"
+ * when !flushed; with its verdict). Close it with report_result_close. */
 struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
-			   uint64_t bytes, const char *flush);
+			   uint64_t bytes, bool flushed, const char *suffix);
 
 /* A skipped result for variant with the reason. */
 void ft_skip(const char *variant, const char *why);

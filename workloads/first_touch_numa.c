@@ -129,6 +129,8 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	uint32_t reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
 	struct reps *log = reps_begin(all.n);
 	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
+		if (ctx->flush) /* its own data in memory, whatever the flush does */
+			run_evict_lines(job.buf, job.words * sizeof(uint64_t));
 		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, run_default_timeout_ms, 0) != RUN_OK) {
 			ok = false;
 			fail = "the summing run failed";
@@ -145,7 +147,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 		if (rep > 0) /* the first is an untimed warm-up */
 			reps_add(log, job.ticks, run_last()->instr);
 	}
-	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, wl_flush_name(ctx));
+	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, ctx->flush, 0);
 	reps_report(rec, log);
 	/* Every CPU sums whole pages of its part: the bytes read in a repetition. */
 	uint64_t summed = job.words / (FT_PAGE / sizeof(uint64_t)) * FT_PAGE;
@@ -210,6 +212,9 @@ static void emit_matrix(const char *variant, const char *unit, double m[][MAX_NO
 	rec_str(r, "workload", "first-touch");
 	rec_str(r, "variant", variant);
 	rec_str(r, "unit", unit);
+	rec_obj_begin(r, "params"); /* each cell's buffer CLFLUSHed, then the run's flush on its CPU */
+	flushcheck_params(r, true, 0);
+	rec_obj_end(r);
 	rec_arr_begin(r, "nodes");
 	for (uint32_t i = 0; i < n; i++)
 		rec_u64(r, 0, i);
@@ -254,6 +259,7 @@ static void node_matrix(const struct wl_ctx *ctx)
 			chase.lines = bytes / FT_LINE;
 			chase.steps = ctx->quick ? CHASE_STEPS_QUICK : CHASE_STEPS_FULL;
 			build_chase(chase.buf, chase.lines);
+			run_evict_lines(chase.buf, bytes); /* in memory on node j, whatever the flush does */
 			one.n = 1;
 			one.cpu[0] = (uint32_t)cpu;
 			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, run_default_timeout_ms, 0) == RUN_OK) {

@@ -204,7 +204,7 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum si
 	rec_u64(r, "ints", job.n);
 	rec_u64(r, "bytes", bytes);
 	rec_str(r, "placement", placement);
-	rec_str(r, "flush", wl_flush_name(ctx));
+	flushcheck_params(r, ctx->flush, 0);
 	rec_obj_end(r);
 	if (same) {
 		rec_arr_begin(r, "same_placements");

@@ -220,7 +220,7 @@ void selftest_run(const struct wl_ctx *ctx)
 	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
 	rec_obj_begin(rec, "params");
 	rec_u64(rec, "iters", a.iters);
-	rec_str(rec, "flush", wl_flush_name(ctx));
+	flushcheck_params(rec, ctx->flush, 0);
 	rec_obj_end(rec);
 	reps_report(rec, log);
 	struct report_measure inc = { "ns_per_increment", "ns/increment", report_ns_scale((double)a.iters), false,

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cpuid_snap.h"
+#include "flushcheck.h"
 #include "plan.h"
 #include "pmu.h"
 #include "run.h"
@@ -31,7 +32,7 @@ struct wl_ctx {
 	/* What the platform can do. The kernel can do everything; the Linux twin
 	 * (tools/twin) cannot, and a workload reports what it skips and why. */
 	const char *platform;          /* "bare-metal" or "linux" */
-	bool has_wbinvd;               /* flushes are WBINVD (else an eviction read from every CPU) */
+	bool has_wbinvd;               /* the platform's own flush is WBINVD (else an eviction read from every CPU) */
 	bool has_fault_internals;      /* page-fault handler timings, prezeroed pools, TLB flushes on demand */
 	/* The plan (workloads/sequence.h): plan() adds this workload's
 	 * configurations with their calibrated costs, run() walks them. */
@@ -50,10 +51,15 @@ struct workload {
 	enum pmu_goal counters;        /* what the performance counters measure during its runs */
 };
 
-/* How this platform empties caches before a repetition, for the records. */
+/* How the run empties caches before a repetition, for the text: the
+ * platform's own flush ("wbinvd", or "eviction-read" on Linux), or after the
+ * flush check found it ineffective "clflush+eviction-read"
+ * (kernel/run/flushcheck.h); a result's params say it with the verdict
+ * (flushcheck_params). */
 static inline const char *wl_flush_method(const struct wl_ctx *ctx)
 {
-	return ctx->has_wbinvd ? "wbinvd" : "eviction-read";
+	(void)ctx;
+	return flushcheck_run_flush();
 }
 
 /* The flush= setting as applied: the method, or "none". */

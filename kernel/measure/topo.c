@@ -357,3 +357,26 @@ const char *topo_cache_type_name(enum topo_cache_type type)
 
 	return (unsigned)type < ARRAY_SIZE(names) && names[type] ? names[type] : "?";
 }
+
+uint32_t topo_l3s(const struct topo *t, const uint32_t *cpu_of_topo, uint32_t *l3_of, uint32_t *first)
+{
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < QB_MAX_CPUS; c++)
+		l3_of[c] = TOPO_NO_L3;
+	for (uint32_t i = 0; t && i < t->ncaches && n < QB_MAX_CPUS; i++) {
+		const struct topo_cache *k = &t->cache[i];
+		bool any = false;
+		if (k->level != 3 || k->type == TOPO_CACHE_INSTRUCTION)
+			continue;
+		for (uint32_t c = 0; c < t->ncpu; c++) {
+			if (!topo_cpuset_has(&k->shared_by, c) || cpu_of_topo[c] >= QB_MAX_CPUS)
+				continue;
+			if (!any)
+				first[n] = cpu_of_topo[c];
+			l3_of[cpu_of_topo[c]] = n;
+			any = true;
+		}
+		n += any;
+	}
+	return n;
+}

@@ -134,6 +134,19 @@ const struct topo_cache *topo_cpu_cache(const struct topo *t, uint32_t cpu,
 /* Returns "data", "instruction" or "unified". */
 const char *topo_cache_type_name(enum topo_cache_type type);
 
+#define TOPO_NO_L3 UINT32_MAX
+
+/*
+ * The one walk over each L3 and its CPUs, for the kernel and the Linux twin
+ * alike (each L3's counters are one set, counted once per L3): the data or
+ * unified level-3 caches of t, numbered from 0 in t's cache order. For each
+ * topology CPU k, l3_of[cpu_of_topo[k]] is its L3's number (every other
+ * entry of l3_of, QB_MAX_CPUS of them, is TOPO_NO_L3), and first[n] (room
+ * for QB_MAX_CPUS) is L3 n's first CPU slot in topology order. Returns the
+ * number of L3s.
+ */
+uint32_t topo_l3s(const struct topo *t, const uint32_t *cpu_of_topo, uint32_t *l3_of, uint32_t *first);
+
 /*
  * For the decoder's units (topo.c, topo_cache.c): records a message in t.
  * fmt may hold %s (prints s) and up to three %u/%x (print a, b, c in order,

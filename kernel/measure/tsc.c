@@ -48,13 +48,12 @@ static void set_fence(const struct cpuid_snap *s)
 		de = lfence_make_serialising();
 	enum tsc_fence f = tsc_choice_fence(need, de);
 	if (f == TSC_FENCE_MFENCE_LFENCE) {
-		fence_why = need != TSC_FENCE_NEED_DE_CFG ? "LFENCE is not known to order RDTSC on this vendor"
-			  : de == TSC_DE_CFG_NOT_TRIED ? "safe: no MSR writes, DE_CFG[1] left clear"
-			  : "DE_CFG[1] could not be set (#GP, or the write did not stick)";
+		fence_why = tsc_choice_fence_why(need, de);
 		__atomic_store_n(&tsc_mfence, true, __ATOMIC_RELEASE);
 		__atomic_store_n(&fence, f, __ATOMIC_RELEASE);
 	} else if (!tsc_mfence && f != TSC_FENCE_LFENCE_ARCH) {
 		fence = f;
+		fence_why = tsc_choice_fence_why(need, de); /* the twin: what it relies on Linux for */
 	}
 }
 

@@ -95,3 +95,22 @@ const char *tsc_choice_fence_name(enum tsc_fence f)
 	}
 	return "unknown";
 }
+
+const char *tsc_choice_fence_why(enum tsc_fence_need need, enum tsc_de_cfg de_cfg)
+{
+	if (need == TSC_FENCE_NEED_NONE)
+		return 0;
+	if (need != TSC_FENCE_NEED_DE_CFG)
+		return "LFENCE is not known to order RDTSC on this vendor";
+	switch (de_cfg) {
+	case TSC_DE_CFG_SET:
+		return 0;
+	case TSC_DE_CFG_BY_OS:
+		return "by the OS: CPUID 8000_0021h:EAX[2] is clear, and Linux sets DE_CFG[1] (MSR C001_1029h) on this "
+		       "family (arch/x86/kernel/cpu/amd.c, X86_FEATURE_LFENCE_RDTSC); user space cannot read the MSR to check";
+	case TSC_DE_CFG_NOT_TRIED:
+		return "safe: no MSR writes, DE_CFG[1] left clear";
+	default:
+		return "DE_CFG[1] could not be set (#GP, or the write did not stick)";
+	}
+}

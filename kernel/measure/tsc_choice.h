@@ -64,4 +64,11 @@ enum tsc_fence tsc_choice_fence(enum tsc_fence_need need, enum tsc_de_cfg de_cfg
 /* The boot record's words for a fence. */
 const char *tsc_choice_fence_name(enum tsc_fence f);
 
+/* Why a CPU that needs `need` gets its fence, given what DE_CFG did, for the
+ * boot record's rdtsc_fence_why: MFENCE;LFENCE for want of a way, or LFENCE
+ * on the OS's word (the Linux twin, which cannot read the MSR and relies on
+ * Linux having set the bit); NULL where LFENCE orders RDTSC by architecture
+ * (CPUID 8000_0021h:EAX[2] among the reasons) or DE_CFG[1] was read back set. */
+const char *tsc_choice_fence_why(enum tsc_fence_need need, enum tsc_de_cfg de_cfg);
+
 #endif

@@ -2,6 +2,7 @@
 #include "instr.h"
 #include "console.h"
 #include "cpu.h"
+#include "flushcheck.h"
 #include "fmt.h"
 #include "idle.h"
 #include "iommu.h"
@@ -19,7 +20,6 @@
 #define FREQ_SAMPLE_US 2000          /* APERF/MPERF window for the per-CPU state record */
 #define BIOS_SIGN_ID_REV_SHIFT 32    /* Intel: IA32_BIOS_SIGN_ID[63:32] is the revision */
 #define AMD_PATCH_LEVEL_MASK 0xffffffffull
-#define NO_L3 UINT32_MAX
 #define CPUID_16_EAX_BASE_MHZ CPUID_MASK(15, 0) /* Intel SDM vol. 2A, CPUID leaf 16H */
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -27,7 +27,7 @@ static struct noise_caps ncaps[QB_MAX_CPUS];
 static struct pmu_caps pcaps[QB_MAX_CPUS];
 static struct pmu_plan plans[QB_MAX_CPUS];
 static bool l3_leader[QB_MAX_CPUS];   /* the first CPU of each L3: probes its counters */
-static uint32_t l3_id[QB_MAX_CPUS];    /* each CPU's L3 (a cache index of the topology), or NO_L3 */
+static uint32_t l3_id[QB_MAX_CPUS];    /* each CPU's L3 (topo_l3s' number), or TOPO_NO_L3 */
 static bool l3_counts[QB_MAX_CPUS];    /* counts its L3 in the current run */
 static volatile bool in_run;           /* between instr_run_set and instr_run_done */
 static struct mstate_saved saved[QB_MAX_CPUS];
@@ -337,6 +337,7 @@ static void emit_run_state(const char *phase)
 	bool readable = usb.after >= 0 && msr_read_safe(MSR_SMI_COUNT, &now) == MSR_OK;
 	rec_count(r, "smis_since", readable ? (int64_t)((now & 0xffffffffu) - (uint64_t)usb.after) : -1);
 	rec_obj_end(r);
+	flushcheck_rec(r);                        /* each flush judged at the start, and the fallback */
 	usb_handoff_rec(r);                       /* every USB controller, as taken at start-up */
 	iommu_rec(r);                             /* and every DMA remapping unit */
 	console_rec_emit(r);
@@ -395,28 +396,16 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 		      : prefetch == INSTR_ON ? MSTATE_PREFETCH_ON : MSTATE_PREFETCH_KEEP;
 	/* From the snapshots taken at boot, before anything was changed. */
 	mcaps = mstate_detect(&percpu[0].snap);
-	const struct topo *t = topo_online();
-	const uint32_t *cpu_of = topo_online_cpu_of_topo();
 	for (uint32_t c = 0; c < smp_cpu_slots(); c++) {
 		ncaps[c] = noise_detect(&percpu[c].snap);
 		pcaps[c] = pmu_detect(&percpu[c].snap);
 	}
 	/* Each L3's counters are one set, shared by its CPUs: the first CPU of
 	 * it probes them, and in each run the run's first CPU on it counts them. */
+	static uint32_t first[QB_MAX_CPUS];
+	uint32_t n_l3 = topo_l3s(topo_online(), topo_online_cpu_of_topo(), l3_id, first);
 	for (uint32_t c = 0; c < QB_MAX_CPUS; c++)
-		l3_id[c] = NO_L3;
-	for (uint32_t i = 0; i < t->ncaches; i++) {
-		const struct topo_cache *k = &t->cache[i];
-		if (k->level != 3 || k->type == TOPO_CACHE_INSTRUCTION)
-			continue;
-		bool first = true;
-		for (uint32_t n = 0; n < t->ncpu; n++)
-			if (topo_cpuset_has(&k->shared_by, n)) {
-				l3_leader[cpu_of[n]] = first;
-				l3_id[cpu_of[n]] = i;
-				first = false;
-			}
-	}
+		l3_leader[c] = l3_id[c] != TOPO_NO_L3 && l3_id[c] < n_l3 && first[l3_id[c]] == c;
 	/* What CPUID promised, tried on every CPU: a #GP drops that part. */
 	static struct cpuset all;
 	run_online_set(&all, 0);
@@ -528,7 +517,7 @@ void instr_begin(struct instr_mark *m)
 	if (!in_run)
 		instr_prepare();
 	m->counting = counting && plans[c].n;
-	m->with_l3 = in_run ? l3_counts[c] : l3_id[c] != NO_L3;
+	m->with_l3 = in_run ? l3_counts[c] : l3_id[c] != TOPO_NO_L3;
 	if (m->counting)
 		pmu_start(&plans[c], m->with_l3, rd, wr);
 	sample(&ncaps[c], &m->s);

@@ -6,7 +6,7 @@
  *   service                          header             bare metal                     Linux twin
  *   start code on a set of CPUs,     this file          run/run_hw.c: mailboxes,       twin/run.c: pinned threads,
  *     wait with a bound, lose one      (run_plat_*)       MWAIT/HLT, INIT               futex, left running
- *   flush the caches                 this file          WBINVD                         twin/evict.c: eviction read
+ *   flush the caches                 this file          WBINVD                         run/evict.c: eviction read
  *   read the timer                   measure/tsc.h,     RDTSC; measure/timer.c:        RDTSC; twin/timer.c:
  *                                    measure/timer.h      HPET, ACPI PM timer            CLOCK_MONOTONIC_RAW
  *   serialise TSC reads              measure/lfence.h   measure/lfence.c: DE_CFG[1]    twin/lfence.c: Linux did it
@@ -54,7 +54,8 @@ struct run_job;
  * time it reads. */
 bool run_plat_cpu(uint32_t cpu, int64_t *tsc_offset);
 
-/* RUN_FLUSH, on the calling CPU before the barrier: WBINVD, or an eviction read. */
+/* The platform's own flush on the calling CPU (RUN_FLUSH_PLATFORM, and
+ * RUN_FLUSH unless the run fell back): WBINVD, or an eviction read. */
 void run_plat_flush(void);
 
 /* Hand j to cpu's mailbox and wake it if it rests. */

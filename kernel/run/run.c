@@ -7,6 +7,7 @@
  * finishes late never writes into a later run. */
 #include "run.h"
 #include "console.h"
+#include "evict.h"
 #include "lib.h"
 #include "platform.h"
 #include "tsc.h"
@@ -48,6 +49,7 @@ struct run_job {
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct run_result scratch_res;
+static bool flush_fallback, flush_noop;
 const unsigned long run_job_bytes = sizeof(struct run_job);
 uint64_t run_default_timeout_ms = 60000;
 
@@ -55,7 +57,7 @@ uint64_t run_default_timeout_ms = 60000;
 static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordinator)
 {
 	if (j->flags & RUN_FLUSH)
-		run_plat_flush();
+		run_flush_here(RUN_FLUSH_RUNS);
 	instr_prepare();
 	__atomic_add_fetch(&j->arrived, 1, __ATOMIC_ACQ_REL);
 	if (coordinator) {
@@ -227,6 +229,29 @@ static void flush_fn(const struct run_thread *t)
 enum run_status run_flush(const struct cpuset *set)
 {
 	return run_on(set, flush_fn, 0, RUN_FLUSH, run_default_timeout_ms, 0);
+}
+
+void run_flush_here(enum run_flush_way w)
+{
+	if (w == RUN_FLUSH_EVICTION || (w == RUN_FLUSH_RUNS && flush_fallback))
+		evict_run();
+	else if (!flush_noop)
+		run_plat_flush();
+}
+
+void run_flush_fallback(bool on)
+{
+	flush_fallback = on;
+}
+
+bool run_flush_fell_back(void)
+{
+	return flush_fallback;
+}
+
+void run_flush_noop(bool on)
+{
+	flush_noop = on;
 }
 
 void run_evict_lines(const volatile void *p, uint64_t bytes)

@@ -47,7 +47,14 @@ static inline void run_overran(const struct run_thread *t)
 typedef void (*run_fn)(const struct run_thread *t);
 
 /* Flags for run_on. */
-#define RUN_FLUSH (1u << 0)   /* each CPU runs WBINVD before it reaches the barrier */
+#define RUN_FLUSH (1u << 0)   /* each CPU runs the run's flush (RUN_FLUSH_RUNS) before it reaches the barrier */
+
+/* The ways a CPU empties its caches. */
+enum run_flush_way {
+	RUN_FLUSH_RUNS,       /* the run's flush: the platform's own, or the fallback once run_flush_fallback chose it */
+	RUN_FLUSH_PLATFORM,   /* the platform's own, whatever its verdict: WBINVD on bare metal, the eviction read on Linux */
+	RUN_FLUSH_EVICTION,   /* the fallback: the eviction read of kernel/run/evict.h, on either platform */
+};
 
 /* Outcome of a run. */
 enum run_status {
@@ -94,14 +101,32 @@ const struct run_result *run_last(void);
 #define RUN_ARRIVAL_MIN_MS 1000  /* every CPU reaches the barrier within this (or the bound, if longer) */
 uint64_t run_grace_ms(uint64_t timeout_ms);
 
-/* WBINVD on every CPU of the set, one call each, in parallel. */
+/* The run's flush on every CPU of the set, one call each, in parallel. */
 enum run_status run_flush(const struct cpuset *set);
+
+/* Empty the calling CPU's caches one way (RUN_FLUSH does the first). */
+void run_flush_here(enum run_flush_way w);
+
+/* From the flush check (kernel/run/flushcheck.h), after it found the
+ * platform's own flush ineffective and set up the eviction buffer: the run's
+ * flush becomes the eviction read (on = true). */
+void run_flush_fallback(bool on);
+
+/* True once run_flush_fallback chose the eviction read. */
+bool run_flush_fell_back(void);
+
+/* flush_noop=on (debug): the platform's own flush does nothing, as a
+ * hypervisor that ignores WBINVD would have it; the flush check must then
+ * call it ineffective and fall back. */
+void run_flush_noop(bool on);
 
 /* Write back and evict every line of [p, p + bytes) from every cache
  * (CLFLUSH, unprivileged, in every x86-64 CPU), then MFENCE: a workload's own
  * data, just set up, starts each repetition in memory on both platforms,
- * where an eviction read (the Linux twin's flush) could leave the lines the
- * setting-up CPU just wrote in its caches. */
+ * where an eviction read (the Linux twin's flush, either platform's
+ * fallback) could leave the lines the setting-up CPU just wrote in its
+ * caches, and a flush found ineffective leaves them all. Every workload that
+ * flushes does it to its own data (docs/timing.md). */
 void run_evict_lines(const volatile void *p, uint64_t bytes);
 
 /* The online CPUs, BSP first, at most `limit` of them (0 = all). */

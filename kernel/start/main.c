@@ -12,6 +12,7 @@
 #include "fault.h"
 #include "fbcon.h" /* fbcon hook */
 #include "finish.h"
+#include "flushcheck.h"
 #include "gdt.h"
 #include "instr.h"
 #include "iommu.h"
@@ -173,6 +174,17 @@ static uint64_t budget_deadline(void)
 	return bi.entry_tsc + (uint64_t)(s.budget_s * (double)tsc_hz());
 }
 
+/* Each flush the run will use, tried at the start and judged (flush_noop=on:
+ * the platform's own does nothing); the run falls back to eviction reads
+ * where WBINVD is ineffective, and the plan then prices them. */
+static void check_flushes(void)
+{
+	struct flushcheck_cfg cfg = { &online, topo_online(), topo_online_cpu_of_topo(), opts.profile == OPT_PROFILE_QUICK,
+				      true };
+	run_flush_noop(opts.flush_noop == OPT_ON);
+	flushcheck_run(&cfg);
+}
+
 static void run_workloads(void)
 {
 	static struct seq_run seq;
@@ -257,10 +269,11 @@ void kernel_entry(struct boot_info *bi_in)
 		machine_dump_acpi(&acpi);
 	instr_init((enum instr_setting)opts.turbo, (enum instr_setting)opts.prefetch, /* noise sources, counters */
 		   opts.safe == OPT_ON);
+	run_online_set(&online, opts.cpus);
+	check_flushes();                                     /* every flush judged; an ineffective one replaced */
 	instr_state_apply();                                 /* turbo and prefetchers as asked; state records */
 	reps_keep_samples(opts.samples == OPT_ON);           /* samples=on: every repetition in the results */
 	report_lava_lines(opts.lava == OPT_ON);              /* lava=on: a qb-lava: line per result */
-	run_online_set(&online, opts.cpus);
 	run_workloads();
 	instr_state_restore();                               /* exactly what was changed, put back */
 	finish_now(true);

@@ -241,6 +241,39 @@ def check_flush(recs, errors):
             check(r.get("cold_pct") is not None or r.get("cold_pct_note"), "flush %s: no coldness and no note" % m, errors)
             note = r.get("cold_pct_note") or ""
             check("within 5%" not in note, "flush %s: the old note %r" % (m, note), errors)
+            # TCG: no scale, so each method's verdict is the flush check's "cannot tell"; the references have none.
+            want = None if m in ("clflush", "none") else CANNOT_TELL
+            check(r.get("verdict") == want, "flush %s: verdict %r, expected %r" % (m, r.get("verdict"), want), errors)
+            check(r.get("flush_ticks") is not None, "flush %s: flush_ticks null" % m, errors)
+
+
+CANNOT_TELL = "cannot tell: no visible caches"
+
+
+def check_flush_cannot_tell(recs, errors):
+    """The run's flush check under QEMU TCG, which models no caches: CLFLUSH of the set makes no difference, so
+    every flush is "cannot tell" with no cold_pct, nothing is replaced, and every result that flushed names WBINVD
+    with that verdict (kernel/run/flushcheck.c; the verdict is never asserted from a time)."""
+    runs = [s for s in qbrecords.of_kind(recs, "state") if s.get("scope") == "run"]
+    fc = runs[0].get("flush_check") if runs else None
+    rows = fc.get("methods") if isinstance(fc, dict) else None
+    check(isinstance(rows, list) and [r.get("method") for r in rows] == ["wbinvd-all", "wbinvd-per-domain"],
+          "state flush_check: %r" % (fc,), errors)
+    for r in rows or []:
+        check(r.get("verdict") == CANNOT_TELL and r.get("cold_pct") is None,
+              "flush_check %s: verdict %r, cold_pct %r" % (r.get("method"), r.get("verdict"), r.get("cold_pct")), errors)
+    if isinstance(fc, dict):
+        check(fc.get("run_flush") == "wbinvd" and fc.get("verdict") == CANNOT_TELL and fc.get("fallback") is None,
+              "flush_check: run_flush %r, verdict %r, fallback %r" % (fc.get("run_flush"), fc.get("verdict"),
+                                                                     fc.get("fallback")), errors)
+    for r in qbrecords.of_kind(recs, "result"):
+        p = r.get("params") or {}
+        if p.get("flush") in (None, "none"):
+            continue
+        check(p["flush"] in ("wbinvd", "wbinvd-each-iteration") and p.get("flush_verdict") == CANNOT_TELL
+              and "flush_fallback" not in p,
+              "%s/%s: params flush %r, flush_verdict %r" % (r.get("workload"), r.get("variant"), p.get("flush"),
+                                                          p.get("flush_verdict")), errors)
 
 
 def check_state(safe, writes, turbo_word="unavailable"):

@@ -5,7 +5,9 @@ Each case runs tools/qemu-run with a timeout, then checks: every record's CRC,
 done ok, cpus_online == cpus_found == the configured count, one cpu record
 per CPU with the expected package/core/thread/node, cache records that cover
 every CPU with sharing that matches the configuration, and selftest results
-with check ok. A failing case prints its serial log. The last line is the
+with check ok, and the flush check's "cannot tell: no visible caches" (TCG
+has no caches) in the state record and every flushed result. A failing case
+prints its serial log. The last line is the
 "N passed, N failed" summary.
 """
 import argparse
@@ -147,6 +149,7 @@ def check_common(case, recs, problems, errors):
                                                                mem.get("pat0")), errors)
     check(not [e for e in qbrecords.of_kind(recs, "error") if e.get("what") == "mtrr mismatch"],
           "mtrr mismatch records", errors)
+    check_flush_cannot_tell(recs, errors)
     results = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
     check(len(results) >= 1 or "workloads=" in case.args, "no selftest results", errors)
     for r in results:

@@ -175,3 +175,24 @@ def test_compare_marks_only_the_significant(tmp_path):
     r = qb("compare", base, doubled)
     (row,) = rows(r.stdout, "counter")
     assert "*" not in row and " 1 " in row, row  # compared per increment, not in total ticks
+
+
+def test_compare_shows_the_flush_each_run_got(tmp_path):
+    """A run whose WBINVD was found ineffective (it fell back to eviction reads) against one whose flush was not
+    judged (an old log): still paired result by result, and the header says how the flushes differ."""
+    out = []
+    for ln in data("counter-smp4.log").decode("latin-1").split("\n"):
+        if '"kind":"result"' in ln:
+            rec = json.loads(ln[ln.index("{"): ln.rindex("}") + 1])
+            if "flush" in rec.get("params", {}):
+                rec["params"].update(flush="clflush+eviction-read", flush_verdict="effective",
+                                     flush_fallback="wbinvd-all was ineffective")
+            ln = rec_line(rec) + "\r"
+        out.append(ln)
+    b = write(tmp_path, "b.log", "\n".join(out).encode("latin-1"))
+    r = qb("compare", os.path.join(DATA, "counter-smp4.log"), b)
+    assert r.returncode == 0, r.stderr
+    assert ("they differ in flush (wbinvd / clflush+eviction-read); flush_fallback (- / wbinvd-all was ineffective); "
+            "flush_verdict (- / effective)") in r.stdout
+    assert "35 paired" in r.stdout
+

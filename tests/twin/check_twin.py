@@ -19,6 +19,13 @@ Checks, each counted as passed or failed:
 - the `state` record names the PMU and the noise sources; every result's
   `smis` is a count or "unavailable: <reason>", its `counters` an object of
   numbers or "unavailable" with `counters_note` "unavailable: <reason>";
+- the state record's flush_check judged the eviction read (the run's flush)
+  with one of the verdicts, fell back where it was ineffective and only
+  then, and every result that flushed names the flush it got and its
+  verdict as the state record says (params.flush, flush_verdict,
+  flush_fallback); flush's own methods carry a verdict. With --flush-noop
+  (the run had flush_noop=on): the eviction read was found ineffective and
+  the run fell back;
 - with --here (the log was just made on this machine): `smis` is a count
   exactly when perf's msr PMU lists `smi` and the run was root, and without
   a core PMU driver in sysfs no result has counters and the state record
@@ -243,6 +250,58 @@ def check_perf(recs, args, t):
                     % (r.get("workload"), r.get("variant")))
 
 
+VERDICTS = ("effective", "ineffective", "cannot tell: no visible caches")
+FALLBACK = "clflush+eviction-read"
+
+
+def check_flush_check(recs, args, t):
+    """The run's flush check in the state record, and every flushed result naming what it got."""
+    runs = [s for s in qbrecords.of_kind(recs, "state") if s.get("scope") == "run"]
+    fc = runs[0].get("flush_check") if runs else None
+    if not t.check(isinstance(fc, dict) and isinstance(fc.get("methods"), list) and fc["methods"],
+                   "state: no flush_check: %r" % (fc,)):
+        return
+    rows = fc["methods"]
+    first = rows[0]
+    t.check(first.get("method") == "eviction-read" and first.get("used_for") == "the run's flush",
+            "flush_check: the run's flush is %r" % first)
+    t.check(all(r.get("verdict") in VERDICTS for r in rows), "flush_check verdicts %s" % [r.get("verdict") for r in rows])
+    for r in rows:
+        if r.get("verdict") in ("effective", "ineffective"):
+            t.check(isinstance(r.get("cold_pct"), (int, float)) and
+                    (r["cold_pct"] < 25) == (r["verdict"] == "ineffective"),
+                    "flush_check %s: cold_pct %s but %s" % (r.get("method"), r.get("cold_pct"), r.get("verdict")))
+    fell_back = first.get("verdict") == "ineffective"
+    if args.flush_noop:
+        t.check(fell_back, "flush_noop=on: the no-op eviction read was judged %r (%s%% cold), not ineffective"
+                % (first.get("verdict"), first.get("cold_pct")))
+    want_flush = FALLBACK if fell_back else "eviction-read"
+    t.check(fc.get("run_flush") == want_flush, "flush_check: run_flush %r, expected %r" % (fc.get("run_flush"), want_flush))
+    if fell_back:
+        fb = [r for r in rows if r.get("used_for") == "the fallback"]
+        t.check(len(fb) == 1 and fc.get("verdict") == fb[0].get("verdict"),
+                "flush_check: the fallback's row %s, verdict %r" % (fb, fc.get("verdict")))
+        t.check(fc.get("fallback") == FALLBACK + ": eviction-read was ineffective", "flush_check: fallback %r" % fc.get("fallback"))
+    else:
+        t.check(len(rows) == 1 and fc.get("fallback") is None and fc.get("verdict") == first.get("verdict"),
+                "flush_check: a fallback without an ineffective flush: %r" % fc)
+    flushed = [r for r in qbrecords.of_kind(recs, "result")
+               if (r.get("params") or {}).get("flush") not in (None, "none")]
+    t.check(flushed, "no result says what flush it got")
+    for r in flushed:
+        p = r["params"]
+        name = "%s/%s" % (r.get("workload"), r.get("variant"))
+        t.check(p["flush"] in (want_flush, want_flush + "-each-iteration"),
+                "%s: params.flush %r, the run's flush is %r" % (name, p["flush"], want_flush))
+        t.check(p.get("flush_verdict") == fc.get("verdict"), "%s: flush_verdict %r, state says %r"
+                % (name, p.get("flush_verdict"), fc.get("verdict")))
+        t.check((p.get("flush_fallback") == "eviction-read was ineffective") == fell_back and
+                ("flush_fallback" in p) == fell_back, "%s: flush_fallback %r" % (name, p.get("flush_fallback")))
+    for r in qbrecords.of_kind(recs, "result"):
+        if r.get("workload") == "flush" and r.get("check") == "ok" and r.get("variant", "").startswith("evict-"):
+            t.check(r.get("verdict") in VERDICTS, "flush %s: verdict %r" % (r.get("variant"), r.get("verdict")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log")
@@ -250,12 +309,15 @@ def main():
     ap.add_argument("--workloads", default=DEFAULT_WORKLOADS, help="comma list that must have run")
     ap.add_argument("--allow-error", action="append", default=[], metavar="WHAT",
                     help="an error record's `what` that does not fail the check (repeatable)")
+    ap.add_argument("--flush-noop", action="store_true",
+                    help="the run had flush_noop=on: its eviction read must be found ineffective, and the run fall back")
     ap.add_argument("--here", action="store_true",
                     help="the log was just made on this machine: check perf's answers against its sysfs")
     args = ap.parse_args()
     recs, problems = qbrecords.parse_file(args.log)
     t = Tally()
     check_run(recs, problems, args, t)
+    check_flush_check(recs, args, t)
     check_perf(recs, args, t)
     if t.failed:
         with open(args.log, encoding="latin-1") as f:

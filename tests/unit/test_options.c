@@ -563,10 +563,25 @@ TEST(samples_key)
 	CHECK_EQ_U(parse("samples=all"), 1);
 }
 
+/* flush_noop (debug): off unless asked; on/off or the bare word. */
+TEST(flush_noop_key)
+{
+	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.flush_noop, OPT_OFF);
+	CHECK_EQ_U(parse("flush_noop=on"), 0);
+	CHECK_EQ_U(opts.flush_noop, OPT_ON);
+	CHECK_EQ_U(parse("flush_noop"), 0);
+	CHECK_EQ_U(opts.flush_noop, OPT_ON);
+	CHECK_EQ_U(parse("flush_noop=yes"), 1);
+	CHECK_STR(errs[0].key, "flush_noop");
+	CHECK_EQ_U(opts.flush_noop, OPT_OFF);
+}
+
 int main(void)
 {
 	RUN(defaults_and_empty_lines);
 	RUN(samples_key);
+	RUN(flush_noop_key);
 	RUN(typos_get_did_you_mean);
 	RUN(every_key_good);
 	RUN(number_limits);

@@ -238,10 +238,51 @@ TEST(test_fam10h_without_node_msr)
 	CHECK(topo_shares_cache(&T, 0, 11, 3) && !topo_shares_cache(&T, 0, 12, 3));
 }
 
+/* The one L3 walk (topo_l3s, the kernel's and the twin's counters): on a
+ * 2-socket EPYC 7742 (32 CCX L3s), a two-die Opteron (4 L3s) and a Core
+ * i9 (one L3), every CPU is on the L3 that topo_shares_cache says, the L3s
+ * are as many as the cache records, and each L3's first CPU is its lowest,
+ * with the topology numbers mapped through cpu_of_topo (here reversed). */
+TEST(test_l3_walk)
+{
+	static const struct { const char *name; uint32_t l3s; } want[] = {
+		{ "epyc-7742-2p", 32 }, { "opteron-6238-2p", 4 }, { "core-i9-14900k", 1 },
+	};
+	static uint32_t cpu_of[QB_MAX_CPUS], l3_of[QB_MAX_CPUS], first[QB_MAX_CPUS];
+	for (unsigned m = 0; m < ARRAY_SIZE(want); m++) {
+		bool loaded = cpuid_fixture_load(want[m].name);
+		CHECK(loaded);
+		if (!loaded)
+			continue;
+		for (uint32_t i = 0; i < cpuid_fixture_cpus(); i++)
+			cpuid_fixture_snap(i, &snaps[i]);
+		CHECK_EQ_U(topo_decode(snaps, NULL, cpuid_fixture_cpus(), &T), 0);
+		for (uint32_t k = 0; k < T.ncpu; k++)
+			cpu_of[k] = T.ncpu - 1 - k;
+		uint32_t n = topo_l3s(&T, cpu_of, l3_of, first);
+		CHECK_EQ_U(n, want[m].l3s);
+		uint32_t bad = 0;
+		for (uint32_t a = 0; a < T.ncpu; a++) {
+			uint32_t la = l3_of[cpu_of[a]];
+			bad += la >= n;
+			for (uint32_t b = 0; b < T.ncpu && la < n; b++)
+				bad += (l3_of[cpu_of[b]] == la) != topo_shares_cache(&T, a, b, 3);
+			/* the first CPU of its L3: no lower topology number shares it */
+			bool lowest = true;
+			for (uint32_t b = 0; b < a; b++)
+				lowest &= !topo_shares_cache(&T, a, b, 3);
+			bad += la < n && (first[la] == cpu_of[a]) != lowest;
+		}
+		CHECK_EQ_U(bad, 0);
+		CHECK_EQ_U(l3_of[T.ncpu], TOPO_NO_L3); /* a slot past the topology's CPUs has none */
+	}
+}
+
 int main(void)
 {
 	RUN(test_real_cpus);
 	RUN(test_l3_is_the_die);
 	RUN(test_fam10h_without_node_msr);
+	RUN(test_l3_walk);
 	return check_summary("topo_real");
 }

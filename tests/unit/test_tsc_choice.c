@@ -240,6 +240,23 @@ TEST(de_cfg_outcomes)
 		  "mfence+lfence");
 }
 
+/* rdtsc_fence_why: nothing to say where LFENCE orders RDTSC by architecture
+ * or the bit was read back; the twin's LFENCE says it is the OS's word, and
+ * each MFENCE;LFENCE says why. */
+TEST(fence_why)
+{
+	CHECK(tsc_choice_fence_why(TSC_FENCE_NEED_NONE, TSC_DE_CFG_BY_OS) == NULL);
+	CHECK(tsc_choice_fence_why(TSC_FENCE_NEED_DE_CFG, TSC_DE_CFG_SET) == NULL);
+	const char *os = tsc_choice_fence_why(TSC_FENCE_NEED_DE_CFG, TSC_DE_CFG_BY_OS);
+	CHECK(os && !strncmp(os, "by the OS: ", 11) && strstr(os, "8000_0021h:EAX[2]") && strstr(os, "Linux"));
+	CHECK_STR(tsc_choice_fence_why(TSC_FENCE_NEED_DE_CFG, TSC_DE_CFG_NOT_TRIED),
+		  "safe: no MSR writes, DE_CFG[1] left clear");
+	CHECK_STR(tsc_choice_fence_why(TSC_FENCE_NEED_DE_CFG, TSC_DE_CFG_FAILED),
+		  "DE_CFG[1] could not be set (#GP, or the write did not stick)");
+	CHECK_STR(tsc_choice_fence_why(TSC_FENCE_NEED_MFENCE, TSC_DE_CFG_NOT_TRIED),
+		  "LFENCE is not known to order RDTSC on this vendor");
+}
+
 /* 8000_0021h:EAX[2] LFenceAlwaysSerializing (AMD APM vol. 3, modelled on the
  * 5950X table): no DE_CFG needed. Without the bit, family 19h asks for it as
  * Linux does. */
@@ -282,6 +299,7 @@ int main(void)
 {
 	RUN(skylake_leaf16_is_an_estimate);
 	RUN(alder_lake_crystal_is_exact);
+	RUN(fence_why);
 	RUN(goldmont_and_ice_lake_crystals);
 	RUN(denverton_ratio_only);
 	RUN(ratio_without_crystal_gives_nothing);

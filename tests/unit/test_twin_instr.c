@@ -26,6 +26,14 @@ static char state_rec[4096];
 static struct rec open_rec;
 
 uint32_t hostcpu_self(void) { return self; }
+
+/* The flush check's part of the state record (kernel/run/flushcheck.c, its own test). */
+void flushcheck_rec(struct rec *r)
+{
+	rec_obj_begin(r, "flush_check");
+	rec_str(r, "verdict", "stub");
+	rec_obj_end(r);
+}
 uint64_t tsc_hz(void) { return 2000000000ull; }
 const struct topo *topo_online(void) { return &T; }
 const uint32_t *topo_online_cpu_of_topo(void) { return cpu_of; }
@@ -95,6 +103,7 @@ TEST(test_counts_deltas_and_l3_once)
 	CHECK(strstr(state_rec, "\"pmu\":\"amd perfmon v2, 6 gp, l3 6\""));
 	CHECK(strstr(state_rec, "\"smi_count\":true"));
 	CHECK(strstr(state_rec, "l3: the amd_l3 PMU on each L3's first CPU"));
+	CHECK(strstr(state_rec, "\"flush_check\":{\"verdict\":\"stub\"}"));
 	CHECK_EQ_U(fake_open_count(), 0);
 
 	instr_goal(PMU_GOAL_LLC);

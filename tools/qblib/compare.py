@@ -14,8 +14,9 @@ from . import match
 from . import signif
 from .text import grid, sig, value
 
-# Params that say how a run was done, not what it measured: shown when they differ.
-PLATFORM_PARAMS = ("flush", "platform", "os", "loader")
+# Params that say how a run was done, not what it measured: shown when they differ (the flush a result got,
+# its verdict from the run's flush check and the fallback, among them).
+PLATFORM_PARAMS = ("flush", "flush_verdict", "flush_fallback", "platform", "os", "loader")
 # Params in which a workload adapts to the machine it runs on (flush sizes its sets to the LLC, picks
 # CLFLUSHOPT where it exists, and has a WBINVD reference only on bare metal): shown, never paired on.
 ADAPTED_PARAMS = {"flush": ("set_bytes", "evict_bytes", "instruction", "cold_reference")}

@@ -6,6 +6,7 @@
 
 #include "instr.h"
 #include "console.h"
+#include "flushcheck.h"
 #include "hostcpu.h"
 #include "lib.h"
 #include "perfcount.h"
@@ -14,7 +15,6 @@
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define NO_L3 UINT32_MAX
 #define NO_MSR_WRITES "unavailable: user space cannot write MSRs"
 #define NO_THERM "unavailable: user space reads no thermal status MSR (perf's msr PMU has no throttle log)"
 #define STATE_LEN (4 * PERF_WHY_LEN)
@@ -39,7 +39,7 @@ static struct slot {
 static struct perfcount_group l3grp[QB_MAX_CPUS];
 static int l3_os_cpu[QB_MAX_CPUS];
 static uint32_t n_l3;
-static uint32_t l3_id[QB_MAX_CPUS];           /* each CPU's L3 number, or NO_L3 */
+static uint32_t l3_id[QB_MAX_CPUS];           /* each CPU's L3 number (topo_l3s), or TOPO_NO_L3 */
 static bool l3_counts[QB_MAX_CPUS];           /* counts its L3 in the current run */
 static volatile bool in_run;
 
@@ -62,28 +62,13 @@ static void keep_thread_why(int err)
 		perf_why(thread_why, sizeof(thread_why), -err, true);
 }
 
-/* Each CPU's L3, numbered in topology order, and each L3's first online CPU (as the kernel's instr_init). */
+/* Each CPU's L3 and each L3's first online CPU, by the walk the kernel's instr_init takes (topo_l3s). */
 static void find_l3s(void)
 {
-	const struct topo *t = topo_online();
-	const uint32_t *cpu_of = topo_online_cpu_of_topo();
-	for (uint32_t c = 0; c < QB_MAX_CPUS; c++)
-		l3_id[c] = NO_L3;
-	n_l3 = 0;
-	for (uint32_t i = 0; t && i < t->ncaches && n_l3 < QB_MAX_CPUS; i++) {
-		const struct topo_cache *k = &t->cache[i];
-		if (k->level != 3 || k->type == TOPO_CACHE_INSTRUCTION)
-			continue;
-		bool first = true;
-		for (uint32_t n = 0; n < t->ncpu; n++)
-			if (topo_cpuset_has(&k->shared_by, n)) {
-				if (first)
-					l3_os_cpu[n_l3] = (int)hostcpu[cpu_of[n]].os_cpu;
-				l3_id[cpu_of[n]] = n_l3;
-				first = false;
-			}
-		n_l3 += !first;
-	}
+	static uint32_t first[QB_MAX_CPUS];
+	n_l3 = topo_l3s(topo_online(), topo_online_cpu_of_topo(), l3_id, first);
+	for (uint32_t i = 0; i < n_l3; i++)
+		l3_os_cpu[i] = (int)hostcpu[first[i]].os_cpu;
 }
 
 static bool plan_has(enum pmu_scope scope)
@@ -169,6 +154,7 @@ static void emit_state(const char *phase)
 	rec_bool(r, "context_switches", true);
 	rec_bool(r, "migrations", true);
 	rec_obj_end(r);
+	flushcheck_rec(r);                   /* each flush judged at the start, and the fallback */
 	console_rec_emit(r);
 }
 
@@ -263,7 +249,7 @@ void instr_begin(struct instr_mark *m)
 	m->cpu = sched_getcpu();
 	if (s && counting) {
 		uint32_t l3 = l3_id[c];
-		m->with_l3 = choice.has_l3 && l3 != NO_L3 && (in_run ? l3_counts[c] : true);
+		m->with_l3 = choice.has_l3 && l3 != TOPO_NO_L3 && (in_run ? l3_counts[c] : true);
 		m->counting = (!have_core || perfcount_read(&s->core, m->pmu_start) == 0) &&
 			      (!m->with_l3 || perfcount_read(&l3grp[l3], m->pmu_start) == 0);
 	}

@@ -6,6 +6,7 @@
 #include "console.h"
 #include "evict.h"
 #include "finish.h"
+#include "flushcheck.h"
 #include "hostcpu.h"
 #include "hostfault.h"
 #include "hostmachine.h"
@@ -132,6 +133,17 @@ static bool want_help(int argc, char **argv)
 	return true;
 }
 
+/* As kernel/start/main.c's check_flushes: the run's flush is the eviction
+ * read (flush_noop=on: the platform's own read does nothing, and the check
+ * must fall back to the shared one). */
+static void check_flushes(void)
+{
+	struct flushcheck_cfg cfg = { &online, topo_online(), topo_online_cpu_of_topo(), opts.profile == OPT_PROFILE_QUICK,
+				      false };
+	run_flush_noop(opts.flush_noop == OPT_ON);
+	flushcheck_run(&cfg);
+}
+
 /* As kernel/start/main.c's run_workloads, on the platform's own terms. */
 static void run_workloads(uint64_t boot_tsc)
 {
@@ -180,9 +192,10 @@ int main(int argc, char **argv)
 	hostmachine_report_cpus();
 	hostmachine_report_caches();
 	instr_init(INSTR_KEEP, INSTR_KEEP, false);           /* perf: the kernel's counter plans, SMIs, APERF/MPERF */
+	run_online_set(&online, opts.cpus);
+	check_flushes();                                     /* the eviction read judged; a no-op one replaced */
 	instr_state_apply();                                 /* the state record: what perf offered, and why not */
 	report_lava_lines(opts.lava == OPT_ON);              /* after the machine: its qb-lava: lines, then one per result */
-	run_online_set(&online, opts.cpus);
 	run_workloads(boot_tsc);
 	instr_state_restore();                               /* perf's events closed; the closing state record */
 	finish_now(true);
