@@ -192,7 +192,14 @@ def side_by_side(sides):
                 cells.append(_spread(vals, count))
         rows.append(["  attributed: " + ATTR_NAMES.get(k, (k, k))[1]] + cells)
     rows.append(row("loop seconds per CPU", lambda r: _num(gap(r).get("seconds")), lambda v: sig(v, 3)))
-    rows.append(["thresholds"] + [thresholds(rs[0]) or "-" if rs else "not run" for rs in per])
+    def over(r, key, loop):
+        ns = _num(gap(r).get(key))
+        if ns is None:
+            return "-"
+        return duration(ns) + (" (loop minimum %s ticks)" % gap(r)["loop_min_ticks"]
+                               if loop and gap(r).get("loop_min_ticks") is not None else "")
+    rows.append(["gaps counted over"] + [over(rs[0], "threshold_ns", True) if rs else "not run" for rs in per])
+    rows.append(["attributed over"] + [over(rs[0], "attribute_ns", False) if rs else "not run" for rs in per])
     head = ["noise workload"] + [name for name, _ in sides]
     return ["noise: gaps in a loop reading the TSC on every CPU (the noise workload), time lost in parts per "
             "million"] + grid(head, rows, right=()) + [""]

@@ -5,7 +5,8 @@ A histogram's bins are the record's own (`gaps.hist`: the lower edge of each bin
 from the loop's minimum, the last bin open: 100 ms and beyond), drawn as steps over them; the open bin
 is drawn as wide as a power of two and labelled so. Counts are divided by the CPU-seconds of the run
 (its CPUs times its seconds per CPU), so runs of other lengths and CPU counts, and the two platforms,
-share one axis: gaps per CPU-second. Empty bins have no place on a log axis and are left out.
+share one axis: gaps per CPU-second. Empty bins have no place on a log axis: they sit on the axis'
+floor, a third of the smallest bin drawn, from which every bin rises.
 """
 import os
 
@@ -39,20 +40,30 @@ def hist(r):
     return ends, dens, counts, secs is not None
 
 
-def draw(ax, r, label, color, style="-"):
-    """One histogram as steps; empty bins left out. Returns False when the result has none."""
+def floor(results):
+    """The value axis' floor for these results: a third of the smallest non-empty bin (1 without any)."""
+    got = [h[1][h[1] > 0] for h in (hist(r) for r in results) if h is not None]
+    low = [float(g.min()) for g in got if g.size]
+    return min(low) / 3.0 if low else 1.0
+
+
+def draw(ax, r, label, color, style="-", base=None):
+    """One histogram as steps rising from `base` (the axis' floor; empty bins lie on it). Returns False when
+    the result has none."""
     got = hist(r)
     if got is None:
         return False
     ends, dens, _, _ = got
-    vals = np.where(dens > 0, dens, np.nan)
-    ax.stairs(vals, ends, color=color, linestyle=style, linewidth=1.4, label=label, baseline=None)
+    base = floor([r]) if base is None else base
+    ax.stairs(np.where(dens > 0, dens, base), ends, color=color, linestyle=style, linewidth=1.4, label=label,
+              baseline=base)
     return True
 
 
-def _axes(ax, results):
+def _axes(ax, results, base):
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_ylim(bottom=base)
     ax.set_xlabel(X_LABEL, fontsize=9)
     ax.set_ylabel(Y_LABEL, fontsize=9)
     ax.grid(True, which="both", alpha=0.25)
@@ -60,8 +71,8 @@ def _axes(ax, results):
     if opens:  # the open bin: every gap of 100 ms and more
         x = max(opens)
         ax.axvline(x, color="0.5", linewidth=0.8, linestyle=":")
-        ax.text(x, 0.98, " %s and beyond" % qbnoise.duration(x), transform=ax.get_xaxis_transform(),
-                fontsize=7, color="0.35", va="top", ha="left")
+        ax.text(x, 0.03, "%s and beyond " % qbnoise.duration(x), transform=ax.get_xaxis_transform(),
+                fontsize=7, color="0.35", va="bottom", ha="right", rotation=90)
 
 
 def _label(run, r):
@@ -76,10 +87,11 @@ def histogram(run, outdir):
     if not res:
         raise Skip("no noise workload with a histogram")
     fig, ax = plt.subplots(figsize=WIDE)
+    base = floor(res)
     for i, r in enumerate(res):
-        draw(ax, r, _label(run, r), SIDE_COLORS[i % len(SIDE_COLORS)])
-    _axes(ax, res)
-    ax.legend(fontsize=8, loc="upper right")
+        draw(ax, r, _label(run, r), SIDE_COLORS[i % len(SIDE_COLORS)], base=base)
+    _axes(ax, res, base)
+    ax.legend(fontsize=8, loc="best")
     ax.set_title("noise: gaps in a loop reading the TSC on every CPU")
     notes = ["; ".join(qbnoise.line(r) for r in res), "; ".join(qbnoise.thresholds(r) for r in res)]
     return [finish(fig, run, os.path.join(outdir, "noise-histogram.png"), notes=notes)]
@@ -88,20 +100,20 @@ def histogram(run, outdir):
 def overlay(groups, path, title="noise: gaps in a loop reading the TSC, per CPU-second"):
     """Several runs' histograms on one log-log axis: groups are (name, runs), a colour each, a line per run.
     Returns the path, or None when no run has a noise histogram."""
-    drawn = []
+    todo = [(k, j, run, r) for k, (_, runs) in enumerate(groups) for j, run in enumerate(runs)
+            for r in qbnoise.results(run)[:1] if hist(r) is not None]
+    if not todo:
+        return None
+    base = floor([r for _, _, _, r in todo])
     fig, ax = plt.subplots(figsize=WIDE)
     styles = ("-", "--", ":", "-.")
-    for k, (name, runs) in enumerate(groups):
-        color = SIDE_COLORS[k % len(SIDE_COLORS)]
-        for j, run in enumerate(runs):
-            for r in qbnoise.results(run)[:1]:
-                if draw(ax, r, "%s %s" % (name, _label(run, r)), color, styles[j % len(styles)]):
-                    drawn.append((run, r))
-    if not drawn:
-        plt.close(fig)
-        return None
-    _axes(ax, [r for _, r in drawn])
-    ax.legend(fontsize=7, loc="upper right")
+    drawn = []
+    for k, j, run, r in todo:
+        draw(ax, r, "%s %s" % (groups[k][0], _label(run, r)), SIDE_COLORS[k % len(SIDE_COLORS)],
+             styles[j % len(styles)], base=base)
+        drawn.append((run, r))
+    _axes(ax, [r for _, r in drawn], base)
+    ax.legend(fontsize=7, loc="best")
     ax.set_title(title)
     machines = []
     for name, runs in groups:
