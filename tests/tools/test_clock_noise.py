@@ -8,7 +8,6 @@ import json
 import os
 import re
 
-import numpy as np
 import pytest
 
 from qbtest import DATA, WIDE, png_size, qb, rec_line, synthetic_log, write

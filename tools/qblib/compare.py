@@ -187,9 +187,9 @@ def section(wl, pairs, na, label_reps):
         v = p.verdict
         ratio = v.ratio if v is not None else None
         ci = "%s-%s" % (sig(v.ci[0], 3), sig(v.ci[1], 3)) if v is not None and v.ci else "-"
-        out_rows.append(lab + [cell(p.a, p.fa, not one), cell(p.b, p.fb, not one),
-                               p.fa.cv_text() if not _skipped(p.a) else "-", p.fb.cv_text() if not _skipped(p.b) else "-",
-                               sig(ratio, 3), ci, p.difference(label_reps)])
+        cvs = [f.cv_text() if not _skipped(c) else "-" for c, f in ((p.a, p.fa), (p.b, p.fb))]
+        out_rows.append(lab + [cell(p.a, p.fa, not one), cell(p.b, p.fb, not one)] + cvs +
+                        [sig(ratio, 3), ci, p.difference(label_reps)])
     n = len(header)
     return [head] + grid(header, out_rows, right=range(n - 7, n - 2)) + [""]
 
@@ -338,7 +338,8 @@ def spread(sa, sb, ticks=False):
         pairs = [p for p in pairs if p.fa.values or p.fb.values]
         if not pairs:
             continue
-        _, head = measure_head(wl, pairs)
+        one, head = measure_head(wl, pairs)
+        head = "%s: cv %% of %s" % (wl, head.split(": ", 1)[1] if one else "each result's figure, in its own unit")
         header, labels = label_cells(pairs, len(sa))
         header += ["A within", "A between", "B within", "B between", "runs A/B"]
         rows = [lab + [_cv(p.fa.within_cv), _cv(p.fa.between_cv), _cv(p.fb.within_cv), _cv(p.fb.between_cv),

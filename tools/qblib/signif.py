@@ -41,7 +41,6 @@ STATED_REPS = ("Mann-Whitney U, two-sided, on each side's repetitions in the mea
 STATED_RUNS = ("Welch's t on the runs' medians, two-sided (with %d runs a side or more, Mann-Whitney U on the "
                "same medians as well, labelled rank)" % RUNS_RANK_MIN)
 METHOD = "Benjamini-Hochberg false discovery rate"
-UNDERSTATES = "tests repetitions within a run: this understates the spread between boots"
 
 SIGNIFICANT, NOT_SIGNIFICANT, CANNOT_TELL = "significant", "not significant", "cannot tell"
 
