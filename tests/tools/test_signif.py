@@ -98,8 +98,8 @@ def test_report_uses_the_same_test(monkeypatch):
 
 
 # ---- many tests, corrected: Benjamini-Hochberg ----------------------------------------------------------
-# Benjamini and Hochberg (1995), section 4.1: the 15 p-values of a trial of a front-loaded thrombolytic treatment
-# (Neuhaus et al. 1992). At q = 0.05 their procedure rejects the four smallest (p <= 0.0095, the largest k with
+# Benjamini and Hochberg (1995), their worked example: the 15 p-values of a trial of a front-loaded thrombolytic
+# treatment (Neuhaus et al. 1992). At q = 0.05 their procedure rejects the four smallest (p <= 0.0095, the largest k with
 # p(k) <= k/15 x 0.05 being 4); Bonferroni's 0.05/15 rejects three; each alone at 0.05 would reject nine.
 BH1995 = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.3240, 0.4262, 0.5719,
           0.6528, 0.7590, 1.000]
