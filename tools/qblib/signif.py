@@ -34,7 +34,6 @@ SEED = 23
 RUNS_MIN = 3       # runs a side from which the runs' medians are tested (Welch's t)
 RUNS_RANK_MIN = 5  # runs a side from which Mann-Whitney U on the runs' medians is added
 REPS, RUNS = "repetitions", "runs"
-STATED = "Mann-Whitney U, two-sided, alpha %g, on each side's repetitions in the measure" % ALPHA
 STATED_REPS = ("Mann-Whitney U, two-sided, on each side's repetitions in the measure (repetitions of one boot, "
                "taken back to back: this understates the spread between boots; give %d runs a side to test "
                "the runs)" % RUNS_MIN)
