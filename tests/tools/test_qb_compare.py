@@ -99,7 +99,7 @@ def test_compare_says_when_runs_differ_and_pairs_flush(tmp_path):
     assert "warning: B ran on a virtual machine (KVM): caches, SMT siblings and timers are virtual" in r.stdout
     assert "warning: A ran" not in r.stdout
     per_a, per_b = 100 / ((1 << 20) / 64), 300 / ((32 << 20) / 64)  # ticks at 1 GHz per line chased
-    assert re.search(r"^  clflush +1 +%.4g +%.4g +%.3g +- +cannot tell: no samples in A$"
+    assert re.search(r"^  clflush +1 +%.4g +%.4g +- +- +%.3g +- +cannot tell: no samples in A$"
                      % (per_a, per_b, per_b / per_a), r.stdout, re.M), r.stdout
     assert "1 paired" in r.stdout
     same = qb("compare", a, a)
@@ -111,9 +111,9 @@ def test_compare_skipped_pairs_match_measured():
     assert r.returncode == 0, r.stderr
     smt = next(x for x in qbrecords.parse_file(os.path.join(DATA, "counter-2sockets-smt.log"))[0]
                if x["kind"] == "result" and x["params"].get("placement") == "pair-smt")
-    assert re.search(r"^  packed +2 +pair-smt +skipped +%.4g +- +- +skipped in A$"
+    assert re.search(r"^  packed +2 +pair-smt +skipped +%.4g +- +[0-9.]+/- +- +- +skipped in A$"
                      % (smt["median_ns"] / smt["params"]["iters"]), r.stdout, re.M), r.stdout
-    assert re.search(r"^  packed +- +pair-l2 +skipped +skipped +- +- +skipped in A\+B$", r.stdout, re.M)
+    assert re.search(r"^  packed +- +pair-l2 +skipped +skipped +- +- +- +- +skipped in A\+B$", r.stdout, re.M)
     assert "10 only in B" in r.stdout  # its 8 threads, which the 4-CPU run has not
 
 
@@ -136,7 +136,7 @@ def test_compare_qemu_against_twin_pairs_what_both_measured():
     for var, thr, place in both:
         row = [ln for ln in body if re.match(r"  %s +%d +%s " % (re.escape(var), thr, re.escape(place)), ln)]
         assert len(row) == 1, (var, thr, place, row)
-        assert re.search(r"(cannot tell: .+|p=[0-9.e-]+( \*)?)$", row[0]), row[0]
+        assert re.search(r"(cannot tell: .+|p=[0-9.e-]+ adj=[0-9.e-]+( \*)?)$", row[0]), row[0]
     assert r.stdout.split("\ncounter: ", 1)[1].startswith("ns per increment")  # one unit for both sides
     for key in set(a) - set(b):
         if (key[0], key[2]) in b_skipped:
@@ -167,11 +167,11 @@ def test_compare_marks_only_the_significant(tmp_path):
     doubled = significance_log(tmp_path, "d.log", range(2000, 2020, 2), iters=2000)  # twice the work, same rate
     r = qb("compare", base, apart)
     (row,) = rows(r.stdout, "counter")
-    assert row.endswith(" *") and "p=1.1e-05" in row, row  # two samples of 10 apart: 2 / C(20, 10)
+    assert row.endswith(" *") and "p=1.1e-05 adj=1.1e-05" in row, row  # two samples of 10 apart: 2 / C(20, 10)
     assert "1 paired: 1 significant" in r.stdout
     r = qb("compare", base, same)
     (row,) = rows(r.stdout, "counter")
-    assert row.endswith("p=1") and "*" not in row, row
+    assert row.endswith("p=1 adj=1") and "*" not in row, row
     r = qb("compare", base, doubled)
     (row,) = rows(r.stdout, "counter")
     assert "*" not in row and " 1 " in row, row  # compared per increment, not in total ticks

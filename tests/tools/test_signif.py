@@ -1,5 +1,7 @@
 """test_signif - is a difference real (tools/qblib/signif.py): Mann-Whitney U against cases whose answer is known,
-on samples converted to the measure; a side without samples cannot tell; qb report uses the same test."""
+on samples converted to the measure; a side without samples cannot tell; qb report uses the same test;
+Benjamini-Hochberg against the worked example of its paper; Welch's t against R's published output and scipy;
+runs tested as runs."""
 import math
 import statistics
 
@@ -93,3 +95,83 @@ def test_report_uses_the_same_test(monkeypatch):
     monkeypatch.setattr(report.signif, "test", fake)
     text, _, tip = report.cell(b.r, Run(), ref=a)
     assert "&#9650;" not in text and "p=0.5" in tip and len(calls) == 1
+
+
+# ---- many tests, corrected: Benjamini-Hochberg ----------------------------------------------------------
+# Benjamini and Hochberg (1995), their worked example: the 15 p-values of a trial of a front-loaded thrombolytic
+# treatment (Neuhaus et al. 1992). At q = 0.05 their procedure rejects the four smallest (p <= 0.0095, the largest k with
+# p(k) <= k/15 x 0.05 being 4); Bonferroni's 0.05/15 rejects three; each alone at 0.05 would reject nine.
+BH1995 = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.3240, 0.4262, 0.5719,
+          0.6528, 0.7590, 1.000]
+
+
+def test_benjamini_hochberg_rejects_what_the_paper_rejects():
+    assert signif.bh_reject(BH1995, 0.05) == [True] * 4 + [False] * 11
+    assert sum(p < 0.05 for p in BH1995) == 9 and sum(p <= 0.05 / 15 for p in BH1995) == 3
+    # The adjusted values, min over j >= i of p(j) x 15 / j, worked by hand: p(6) takes p(7)'s 0.0298 x 15/7.
+    want = [0.0015, 0.003, 0.0095, 0.035625, 0.0603, 0.0298 * 15 / 7, 0.0298 * 15 / 7, 0.0645, 0.0765, 0.486,
+            0.4262 * 15 / 11, 0.714875, 0.6528 * 15 / 13, 0.7590 * 15 / 14, 1.0]
+    assert signif.bh_adjust(BH1995) == pytest.approx(want)
+
+
+def test_benjamini_hochberg_keeps_the_order_and_skips_what_was_not_tested():
+    shuffled = [BH1995[i] for i in (14, 3, 0, 9, 5, 1, 13, 2)] + [None]
+    adj = signif.bh_adjust(shuffled)
+    assert adj[-1] is None and signif.bh_reject(shuffled)[-1] is False
+    assert adj[:8] == pytest.approx(signif.bh_adjust(shuffled[:8]))
+    # of these 8 the five smallest survive (0.0278 x 8/5 = 0.0445), 0.3240 x 8/6 does not
+    assert [a <= 0.05 for a in adj[:8]] == [False, True, True, False, True, True, False, True]
+    assert adj[4] == pytest.approx(0.0278 * 8 / 5)
+    assert signif.bh_adjust([]) == [] and signif.bh_adjust([0.3]) == [0.3]
+
+
+def test_correct_marks_only_what_survives():
+    """Seven pairs, one of them 5 against 5 repetitions fully apart (p = 2/252 = 0.0079), the rest alike:
+    significant alone, not after the correction over seven (0.0079 x 7 = 0.056)."""
+    apart = signif.test(fig(range(100, 105)), fig(range(200, 205)))
+    same = [signif.test(fig(range(100, 110)), fig(range(100, 110))) for _ in range(6)]
+    assert apart.significant and apart.p == pytest.approx(2 / 252)
+    tests, raw, kept = signif.correct([apart] + same + [None])
+    assert (tests, raw, kept) == (7, 1, 0)
+    assert apart.state == signif.NOT_SIGNIFICANT and apart.p_adj == pytest.approx(7 * 2 / 252)
+    assert apart.text() == "p=0.0079 adj=0.056"
+    alone = signif.test(fig(range(100, 105)), fig(range(200, 205)))
+    assert signif.correct([alone]) == (1, 1, 1) and alone.text() == "p=0.0079 adj=0.0079 significant"
+    assert "Benjamini-Hochberg" in signif.correction_line((7, 1, 0)) and "0.05" in signif.correction_line((7, 1, 0))
+
+
+# ---- runs as runs: Welch's t on the runs' medians ----------------------------------------------------------
+# Student's sleep data (Cushny and Peebles 1905; R's `sleep`): extra hours of sleep under two drugs. R's
+# t.test(extra ~ group, data = sleep), Welch's by default, prints t = -1.8608, df = 17.776, p-value = 0.07939.
+SLEEP_1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]
+SLEEP_2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
+
+
+def test_welch_against_published_values_and_scipy():
+    from scipy import stats
+    t, df, p = signif.welch(SLEEP_1, SLEEP_2)
+    assert t == pytest.approx(-1.8608, abs=1e-4) and df == pytest.approx(17.776, abs=1e-3)
+    assert p == pytest.approx(0.07939, abs=1e-5)
+    assert p == pytest.approx(stats.t.sf(abs(t), df) * 2)  # the p of that t at those degrees of freedom
+    ref = stats.ttest_ind(SLEEP_1, SLEEP_2, equal_var=False)
+    assert (t, p) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    # Welch is not Student: with unequal spreads and sizes the pooled test differs
+    a, b = [10.0, 10.2, 9.9, 10.1], [12.0, 8.0, 15.0, 7.0, 13.0, 9.0, 14.0]
+    assert signif.welch(a, b)[2] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    assert signif.welch(a, b)[2] != pytest.approx(stats.ttest_ind(a, b).pvalue, rel=0.05)
+
+
+def test_runs_are_tested_by_welch_from_three_and_by_rank_as_well_from_five():
+    v = signif.test_runs([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])
+    assert v.method == signif.RUNS and v.rank_p is None
+    assert v.p == pytest.approx(signif.welch([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])[2]) and v.p < 0.001
+    assert v.ratio == pytest.approx(2.0) and v.text().startswith("Welch p=")
+    five = signif.test_runs([1.0, 1.1, 0.9, 1.05, 0.95], [2.0, 2.1, 1.9, 2.05, 1.95])
+    assert five.rank_p == pytest.approx(2 / 252)  # Mann-Whitney on five medians against five, fully apart
+    signif.correct([five])
+    assert five.significant and "; rank p=0.0079 adj=0.0079" in five.text()
+    few = signif.test_runs([1.0, 1.1], [2.0, 2.1, 1.9])
+    assert few.state == signif.CANNOT_TELL and "fewer than 3 runs" in few.why
+    flat = signif.test_runs([1.0] * 3, [2.0] * 3)
+    assert flat.state == signif.CANNOT_TELL and "no spread" in flat.why
+    assert signif.test_runs([1.0] * 3, [1.0] * 3).state == signif.NOT_SIGNIFICANT

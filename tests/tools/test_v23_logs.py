@@ -57,7 +57,7 @@ def test_qemu_against_twin_pairs_everything_both_have():
     assert paired == sig + notsig + cannot + skipped
     assert sig > 0 and cannot == 0  # five repetitions a side: the rank test can tell
     # The same units on both sides of a row, and a verdict on every measured one.
-    rows = [l for l in lines[:-1] if re.search(r" (p=[0-9.e-]+( \*)?|cannot tell.*)$", l)]
+    rows = [l for l in lines[:-1] if re.search(r" (p=[0-9.e-]+ adj=[0-9.e-]+( \*)?|cannot tell.*)$", l)]
     assert len(rows) == sig + notsig + cannot
     for l in lines:
         if "ns/increment" in l and " p=" in l:

@@ -1,6 +1,6 @@
 """plot.py - PNG plots of a run with matplotlib's Agg backend (python3-matplotlib): what every figure shares.
 
-One plotter per figure (plot_counter.py, plot_matrix.py, plot_workloads.py). Each finds its records
+One plotter per figure (plot_counter.py, plot_matrix.py, plot_workloads.py, plot_noise.py). Each finds its records
 by the field names of docs/records.md and raises Skip when its data is absent. Every figure draws a
 result's figure (figure.py: clean first) in the unit its experiment speaks, with error bars from the
 quartiles q1..q3 (none where a record has no quartiles: an older run without samples), on an axis
@@ -198,7 +198,7 @@ def bars(run, res, path, title):
 
 
 def plotters():
-    from . import plot_counter, plot_matrix, plot_workloads
+    from . import plot_counter, plot_matrix, plot_noise, plot_workloads
     return [
         ("counter slowdown", plot_counter.counter_slowdown),
         ("counter pairs", plot_counter.counter_pairs),
@@ -208,6 +208,7 @@ def plotters():
         ("first-touch per-page", plot_workloads.first_touch_pages),
         ("first-touch other", plot_workloads.first_touch_other),
         ("flush", plot_workloads.flush),
+        ("noise histogram", plot_noise.histogram),
         ("other workloads", plot_workloads.others),
     ]
 

@@ -10,7 +10,7 @@ from .table import size_cell
 LOCALITY_ORDER = ["interleaved", "blocked-strided", "blocked"]
 PAGE_VARIANTS = ["page-fault-entry", "zero-rep-stosb", "zero-nt", "zero-clzero", "demand-zero-4k", "demand-zero-2m",
                  "tlb-miss", "tlb-miss-cached", "hot-access"]
-OWN_PLOTTERS = ("counter", "locality", "first-touch", "flush")  # workloads with their own figures
+OWN_PLOTTERS = ("counter", "locality", "first-touch", "flush", "noise")  # workloads with their own figures
 
 
 # ---- locality ----------------------------------------------------------------------

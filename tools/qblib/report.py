@@ -7,9 +7,13 @@ The page has, in order, each with an anchor in its contents:
     them (match.py), a column per run; each cell the result's figure (figure.py: clean first) in the
     unit its experiment speaks, its quartiles below it; noisy cells hatched and marked ~, failed ones
     red, unstable ones (cv > 5%) tinted; a cell whose difference from the row's first run is
-    significant (signif.py, the test qb compare uses) carries an arrow up or down;
-  - where a machine ran more than once, its runs in time order, the spread of each figure over them;
-  - every run's plots (qb plot), embedded as PNG data.
+    significant (signif.py, the test qb compare uses, adjusted by Benjamini-Hochberg over every test on
+    the page, as qb compare adjusts over its own) carries an arrow up or down;
+  - where a machine ran more than once, its runs in time order, the spread of each figure over them and
+    both coefficients of variation qb compare gives: within a run and between the runs (sides.py);
+  - every run's plots (qb plot), embedded as PNG data, and the noise histograms of every run that ran
+    the noise workload on one log-log axis (plot_noise.py).
+The machines table gives each run's clock and noise (report_machines.py).
 A run out of a LAVA result export (lavaexport.py) has the machine's CPU, CPUs, NUMA nodes, memory and
 TSC and each result's median in the unit its line printed; the page says of everything else that the
 export does not hold it. Nothing is fetched: styles and images are in the file, so it reads offline,
@@ -27,6 +31,7 @@ from . import figure as qbfigure
 from . import match
 from . import signif
 from .report_machines import machine_key, machines_table
+from .sides import SideFigure
 from .text import UNSTABLE_CV_PCT, sig
 
 CSS = """
@@ -69,8 +74,9 @@ def when(run):
     return run.mtime or datetime.datetime.fromtimestamp(0).astimezone()
 
 
-def cell(r, run, ref=None):
-    """A result as a table cell: (html, css class, tooltip). ref: the row's first figure, to test against."""
+def cell(r, run, ref=None, verdict=None):
+    """A result as a table cell: (html, css class, tooltip). ref: the row's first figure, to test against;
+    verdict: that test, already corrected with the page's others (without it: tested here, alone)."""
     if r is None:
         return "", "", ""
     if r.get("check") == "skipped":
@@ -85,8 +91,11 @@ def cell(r, run, ref=None):
         cls.append("noisy")
         text += '<span class="mark">%s</span>' % qbfigure.MARK
         tip.append(f.noisy_text())
-    if ref is not None and ref is not f:
-        v = signif.test(ref, f)
+    if verdict is None and ref is not None and ref is not f:
+        verdict = signif.test(ref, f)
+        signif.correct([verdict])
+    if verdict is not None:
+        v = verdict
         tip.append("against the row's first run: " + v.text())
         if v.significant:
             up = f.value > ref.value
@@ -135,8 +144,26 @@ def reference(row, runs):
     return next((f for f in figs if f.samples), figs[0] if figs else None)
 
 
-def results_table(runs, labels, rows, extra_header=(), extra=None):
-    """A table: the row's labels, its unit, a cell per run (tested against the row's first figure)."""
+def tests(runs, rows):
+    """{(id(row), run index): verdict} of every cell tested against its row's reference (uncorrected)."""
+    out = {}
+    for row in rows:
+        ref = reference(row, runs)
+        for i, r in enumerate(row.cells):
+            if ref is None or r is None or ref.r is r or r.get("check") == "skipped":
+                continue
+            f = qbfigure.of(r, runs[i])
+            if f.value is not None:
+                out[(id(row), i)] = signif.test(ref, f)
+    return out
+
+
+def results_table(runs, labels, rows, extra_header=(), extra=None, verdicts=None):
+    """A table: the row's labels, its unit, a cell per run (tested against the row's first figure; verdicts:
+    those tests, corrected over the page, else tested and corrected over this table)."""
+    if verdicts is None:
+        verdicts = tests(runs, rows)
+        signif.correct(list(verdicts.values()))
     out = ["<table><tr><th>variant</th><th>threads</th><th>placement</th><th>size</th><th>params</th>"
            "<th>unit</th>%s%s</tr>" % ("".join("<th>%s</th>" % esc(x) for x in labels),
                                        "".join("<th>%s</th>" % esc(x) for x in extra_header))]
@@ -145,7 +172,8 @@ def results_table(runs, labels, rows, extra_header=(), extra=None):
         tds = []
         for i, r in enumerate(row.cells):
             mine = ref is not None and ref.r is r
-            text, cls, tip = cell(r, runs[i], None if mine or r is None or r.get("check") == "skipped" else ref)
+            text, cls, tip = cell(r, runs[i], None if mine or r is None or r.get("check") == "skipped" else ref,
+                                  verdicts.get((id(row), i)))
             if mine and len(row.present) > 1:
                 cls += " ref"
                 tip += "; the row's reference: the others are tested against it"
@@ -161,6 +189,26 @@ def spread(row, runs):
     v = [qbfigure.of(r, runs[i]).value for i, r in enumerate(row.cells) if r is not None]
     v = [x for x in v if x]
     return "%.1f%%" % ((max(v) / min(v) - 1) * 100) if len(v) > 1 and min(v) > 0 else ""
+
+
+def spreads(row, runs):
+    """The over-time columns of a row: spread, cv within a run (median over the runs), cv between the runs."""
+    f = SideFigure(row.cells, runs)
+    return [spread(row, runs)] + ["" if v is None else "%.1f%%" % v for v in (f.within_cv, f.between_cv)]
+
+
+def noise_plot(runs, labels, tmp):
+    """Every run's noise histogram on one log-log axis, as base64 PNG, or None where no run has one."""
+    from . import plot_noise
+    groups = {}
+    for run, label in zip(runs, labels):
+        if not run.lava_job:
+            groups.setdefault(label.split(":", 1)[0], []).append(run)
+    path = plot_noise.overlay(list(groups.items()), os.path.join(tmp, "noise-histograms.png"))
+    if path is None:
+        return None
+    with open(path, "rb") as f:
+        return base64.b64encode(f.read()).decode()
 
 
 def plots(run, tmp):
@@ -181,10 +229,13 @@ LEGEND = ('<ul class="note legend">'
           '<li><span class="mark">~</span> on a hatched cell: noisy, fewer than half of the repetitions clean: '
           "the figure is over all of them.</li>"
           '<li><span class="up">&#9650;</span> / <span class="down">&#9660;</span>: higher or lower than the '
-          "row's reference (outlined: its first run with samples), and significantly so (%s). No arrow: not "
-          "significant, or the test cannot tell (no samples).</li>"
+          "row's reference (outlined: its first run with samples), and significantly so: %s, each p adjusted by "
+          "the %s over every test on this page, an arrow only where the adjusted p is at most %g; @CORRECTION@. No "
+          "arrow: not significant, or the test cannot tell (no samples). Repetitions of one run are taken back "
+          "to back and understate the spread between boots: for runs as runs, qb compare takes several a "
+          "side.</li>"
           "<li>Red: a failed check. Tinted: cv over %g%%. A cell's tooltip has the details.</li></ul>"
-          % (esc(signif.STATED), UNSTABLE_CV_PCT))
+          % (esc(signif.STATED_REPS), esc(signif.METHOD), signif.Q, UNSTABLE_CV_PCT))
 
 
 def render(runs, names, with_plots=True):
@@ -216,32 +267,52 @@ def render(runs, names, with_plots=True):
     h.append('<h2 id="machines">Machines</h2>')
     h.append(machines_table(runs, labels))
 
+    # Every test on the page first, to correct them together; then the tables.
+    result_rows = [(w, match.align(runs, w)) for w in workloads]
+    over_time = []
+    for k, rs in repeated:
+        rs = sorted(rs, key=when)
+        over_time.append((k, rs, [(w, match.align(rs, w)) for w in workloads]))
+    verdicts = {}
+    for _, rows in result_rows:
+        verdicts.update(tests(runs, rows))
+    for _, rs, tables in over_time:
+        for _, rows in tables:
+            verdicts.update(tests(rs, rows))
+    counts = signif.correct(list(verdicts.values()))
+
     h.append('<h2 id="results">Results</h2>')
-    h.append(LEGEND)
-    for w in workloads:
+    h.append(LEGEND.replace("@CORRECTION@", esc(signif.correction_line(counts))))
+    for w, rows in result_rows:
         h.append('<h3 id="%s">%s</h3>' % (anchor("results", w), esc(w)))
-        h.append(results_table(runs, labels, match.align(runs, w)))
+        h.append(results_table(runs, labels, rows, verdicts=verdicts))
 
     h.append('<h2 id="over-time">Over time</h2>')
     if not repeated:
         h.append('<p class="note">No machine ran more than once.</p>')
-    for k, rs in repeated:
-        rs = sorted(rs, key=when)
+    for k, rs, tables in over_time:
         cols = [when(r).strftime("%Y-%m-%d %H:%M") + " " + os.path.basename(names[runs.index(r)].rstrip("/"))
                 for r in rs]
         h.append('<h3 id="%s">M%d: %s, %s CPUs, %d runs</h3>' % (anchor("over-time", mach_no[k]), mach_no[k],
                                                                  esc(k[0]), esc(k[1]), len(rs)))
         h.append('<p class="note">Oldest first; arrows against the outlined reference, the oldest run with '
-                 "samples; spread: the largest figure over the smallest, less one.</p>")
-        for w in workloads:
-            rows = match.align(rs, w)
+                 "samples; spread: the largest figure over the smallest, less one; cv within: the coefficient of "
+                 "variation of a run's repetitions, the median over these runs; cv between: of the runs' figures "
+                 "(sample standard deviation over the mean), the spread from one boot to the next.</p>")
+        for w, rows in tables:
             if rows:
                 h.append("<h4>%s</h4>" % esc(w))
-                h.append(results_table(rs, cols, rows, ["spread"], lambda row, rs=rs: [spread(row, rs)]))
+                h.append(results_table(rs, cols, rows, ["spread", "cv within", "cv between"],
+                                       lambda row, rs=rs: spreads(row, rs), verdicts=verdicts))
 
     if with_plots:
         h.append('<h2 id="plots">Plots</h2>')
         with tempfile.TemporaryDirectory(prefix="qb-report-") as tmp:
+            noise_png = noise_plot(runs, labels, tmp)
+            if noise_png:
+                h.append('<h3 id="plots-noise">Noise: every run</h3>')
+                h.append('<figure><img alt="noise histograms" src="data:image/png;base64,%s"><figcaption>the noise '
+                         "workload's gaps of every run on one axis</figcaption></figure>" % noise_png)
             for i, (run, label) in enumerate(zip(runs, labels)):
                 figs = [] if run.lava_job else plots(run, tmp)
                 h.append('<h3 id="%s">%s</h3>' % (anchor("plots", i + 1), esc(label)))

@@ -3,11 +3,14 @@
 Runs on one machine share CPU model, CPUs found, memory and firmware (machine_key). The table names a
 hypervisor where one ran the machine, with the line saying what is virtual there, and says of what a
 record does not hold why it is missing (a LAVA result export; the Linux twin's firmware), never "None".
+Each run's core clock (clock.py) and its noise workload's line (noise.py) have a row each.
 """
 import html
 
+from . import clock
 from . import compare
 from . import machine
+from . import noise as qbnoise
 
 
 def esc(v):
@@ -43,6 +46,18 @@ def noise_state(run):
         s.get("turbo"), s.get("prefetch"), s.get("idle_wait"), s.get("pmu"), ", ".join(have) or "none")
 
 
+def clock_cell(run):
+    return clock.run_text(run).split(": ", 1)[1]
+
+
+def noise_cell(run):
+    """The noise workload's line, or what stood in its place (skipped, not run)."""
+    got = qbnoise.results(run)
+    if got:
+        return " / ".join(qbnoise.line(r).split(": ", 1)[1] for r in got)
+    return "; ".join(qbnoise.skipped(run)) or "no noise workload in this run"
+
+
 def virtual(run):
     return machine.virtual_note(run) or "no hypervisor (CPUID.1:ECX[31] clear): bare metal"
 
@@ -74,6 +89,8 @@ MACHINE_ROWS = [
     ("firmware", machine.firmware),
     ("platform, loader", lambda r: "%s, %s" % (machine.platform(r), r.boot.get("loader"))),
     ("TSC", tsc),
+    ("core clock", clock_cell),
+    ("noise workload", noise_cell),
     ("profile, budget", budget),
     ("noise state", noise_state),
     ("build", lambda r: r.boot.get("build")),

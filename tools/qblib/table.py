@@ -4,12 +4,15 @@ Every result shows its figure (figure.py): the median of its clean repetitions a
 or, when fewer than half of them are clean, the median over all of them with the noisy mark "~".
 Figures are in the unit each experiment speaks (measure.py): ns per increment, ns per element and
 GB/s, ns per page and GB/s of zeroing, ns per access; `--ticks` gives the same in TSC ticks. cv is
-in percent. counter gets the seed's lists (table_counter.py); every other workload a row per result.
+in percent. counter gets the seed's lists (table_counter.py); every other workload a row per result,
+the noise workload its line too (noise.py). The header says the run's core clock (clock.py).
 """
+from . import clock
 from . import figure as qbfigure
 from . import machine
 from . import match
 from . import measure as qbmeasure
+from . import noise as qbnoise
 from . import run as qbrun
 from . import table_counter
 from .table_counter import matrix
@@ -153,6 +156,7 @@ def generic(run, wl, ticks=False):
         if labels:
             out.append("  " + "; ".join(labels))
         out += grid(header, rows) + noise_line(res, run) + (size_notes(res, run) if sized else [])
+        out += qbnoise.table_lines(run) if wl == qbnoise.WORKLOAD else []
         notes = [r for r in res if r.get("cold_pct") is None and r.get("cold_pct_note")]
         out += ["  cold %% of %s: %s" % (r.get("variant", "-"), r["cold_pct_note"]) for r in notes]
         out += [""]
@@ -208,6 +212,7 @@ def header(run):
                    "no build, command line, records or error records in it" % (run.lava_job["id"], run.source))
     elif b:
         out.append("run: build %s, cmdline \"%s\", log %s" % (b.get("build", "?"), b.get("cmdline", ""), run.source))
+        out.append(clock.run_text(run))
     out.append(LEGEND_LAVA if run.lava_job else LEGEND)
     return out
 
