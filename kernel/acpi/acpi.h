@@ -160,9 +160,9 @@ struct acpi_slit_info {
 
 /* The HMAT (5.2.28): what the firmware claims memory costs each initiator. */
 #define ACPI_HMAT_MAX_DOMAINS QB_MAX_NODES /* memory proximity domain attributes kept */
-#define ACPI_HMAT_MAX_LB 24            /* latency and bandwidth structures kept */
+#define ACPI_HMAT_MAX_LB 16            /* latency and bandwidth structures kept */
 #define ACPI_HMAT_MAX_LIST QB_MAX_NODES /* initiators, or targets, of one structure */
-#define ACPI_HMAT_MAX_ENTRIES (4u * QB_MAX_NODES * QB_MAX_NODES) /* entries of all kept structures */
+#define ACPI_HMAT_MAX_ENTRIES (2u * QB_MAX_NODES * QB_MAX_NODES) /* entries of all kept structures */
 #define ACPI_HMAT_MAX_CACHES 16        /* memory-side caches kept */
 
 /* 5.2.28.4 Table 5.149: what a latency and bandwidth structure gives. */
@@ -184,6 +184,9 @@ struct acpi_hmat_domain {
 };
 
 /* 5.2.28.4: one latency or bandwidth structure, its entries in acpi_hmat_info.entries. */
+#define ACPI_HMAT_MIN_TRANSFER (1u << 4) /* Flags bit 4: values need the minimum transfer size */
+#define ACPI_HMAT_NON_SEQUENTIAL (1u << 5) /* Flags bit 5: values are for non-sequential transfers */
+
 struct acpi_hmat_lb {
 	uint8_t flags;                 /* as read: hierarchy, min-transfer and non-sequential bits */
 	uint8_t hierarchy;             /* 0 memory, 1-3 a memory-side cache level */

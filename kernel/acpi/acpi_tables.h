@@ -431,9 +431,7 @@ _Static_assert(sizeof(struct acpi_hmat_domain_raw) == 40, "ACPI 6.5 5.2.28.3: 40
 /* 5.2.28.4 System Locality Latency and Bandwidth Information Structure:
  * then the initiator and target proximity domain lists (4 bytes each) and
  * n_initiators x n_targets 16-bit entries, row by initiator. */
-#define ACPI_HMAT_HIERARCHY_MASK 0x0fu  /* Flags bits 3:0: 0 memory, 1-3 memory-side cache level */
-#define ACPI_HMAT_MIN_TRANSFER (1u << 4) /* Flags bit 4: values need the minimum transfer size */
-#define ACPI_HMAT_NON_SEQUENTIAL (1u << 5) /* Flags bit 5: values are for non-sequential transfers */
+#define ACPI_HMAT_HIERARCHY_MASK 0x0fu  /* Flags bits 3:0: 0 memory, 1-3 memory-side cache level (acpi.h: bits 4, 5) */
 #define ACPI_HMAT_ENTRY_NONE 0u         /* an entry of 0: not provided */
 #define ACPI_HMAT_ENTRY_INVALID 0xffffu /* read as no value, as Linux does (hmat_normalize) */
 struct acpi_hmat_locality_raw {

@@ -104,6 +104,7 @@ struct options {
 	enum opt_onoff samples;      /* OPT_ON: every repetition's ticks in each result */
 	enum opt_onoff lava;         /* OPT_ON: a qb-lava: text line after each result */
 	uint32_t slow;               /* debug: every repetition after calibration this many times as long; 0: not */
+	enum opt_onoff sp_memory;    /* OPT_ON: first-touch measures specific-purpose memory too */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -141,6 +141,9 @@ const struct opt_row opt_rows[OPT_N_ROWS] = {
 	{ .name = "slow", .type = OPT_T_UINT, .min = 1, .max = OPT_SLOW_MAX,
 	  .zero_means = "off", .offset = OPT_FIELD(slow),
 	  .help = "debug: after calibration every repetition takes N times as long (a wait outside the timed part), to test the budget" },
+	{ .name = "sp_memory", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(sp_memory),
+	  .help = "first-touch: also measure specific-purpose memory (EFI_MEMORY_SP: CXL, HBM), which the firmware reserved for a purpose" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };
