@@ -9,6 +9,7 @@ in percent. counter gets the seed's lists (table_counter.py); every other worklo
 from . import figure as qbfigure
 from . import machine
 from . import match
+from . import numa_claims
 from . import measure as qbmeasure
 from . import run as qbrun
 from . import table_counter
@@ -158,6 +159,8 @@ def generic(run, wl, ticks=False):
         out += [""]
     for m in run.matrices(wl):
         out += matrix(m, run)
+    if wl == "first-touch":
+        out += numa_claims.text_lines(run)
     return out
 
 
