@@ -2,6 +2,8 @@
 qb report and qb plot, on synthetic records: under TCG the measured latencies mean nothing, so the view logic is
 tested on numbers chosen here. A claim 10x off must be called out; one within 2x must not; bandwidth is shown but
 never judged; a matrix whose rows come as matrix_row records reads the same as one inline."""
+import os
+
 import qbtest
 from qblib import numa_claims
 from qblib import run as qbrun
@@ -125,3 +127,24 @@ def test_no_claims_no_claims_plot(tmp_path):
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "plots" / "first-touch-numa-claims.png").exists()
     assert "no NUMA matrix with the firmware's latency claims" in r.stdout
+
+
+def test_real_qemu_log_every_pair_with_its_claim(tmp_path):
+    """The boot case's log (tests/tools/data/README.md): QEMU's claims as configured, beside every measured pair,
+    the CPU-less nodes' columns included; the views read it."""
+    path = os.path.join(qbtest.DATA, "numa-hmat-memory-only.log")
+    run = qbrun.load(path)
+    lat, bw = numa_claims.matrices(run)
+    pairs = numa_claims.latency_pairs(lat)
+    assert [p["target"] for p in pairs[:4]] == ["node 0", "node 1", "node 2 (no CPUs)", "node 3 (no CPUs)"]
+    claimed = {(p["row"], p["target"][:6]): p["claimed_ns"] for p in pairs}
+    assert claimed == {(0, "node 0"): 90, (0, "node 1"): 160, (0, "node 2"): 250, (0, "node 3"): 400,
+                       (1, "node 0"): 160, (1, "node 1"): 90, (1, "node 2"): 400, (1, "node 3"): 250}
+    assert all(p["measured_ns"] and p["ratio"] for p in pairs)
+    assert len(numa_claims.findings(lat)) == lat["claims_off"]
+    assert "under a hypervisor" in numa_claims.verdict(lat, run) or not numa_claims.findings(lat)
+    assert all(p["claimed_gb_per_s"] for p in numa_claims.bandwidth_pairs(bw))
+    r = qbtest.qb("table", path)
+    assert r.returncode == 0 and "firmware's claims beside the measurements (acpi, HMAT read-latency" in r.stdout
+    r = qbtest.qb("plot", path, "-o", tmp_path / "plots")
+    assert r.returncode == 0 and (tmp_path / "plots" / "first-touch-numa-claims.png").exists()
