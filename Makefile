@@ -418,7 +418,7 @@ override FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DQB_HOST_TEST $(KINC) -Iboot -Itests/unit -Itests/fuzz
 
-FUZZ_ACPI_SRCS := kernel/acpi/acpi.c kernel/acpi/acpi_madt.c kernel/acpi/acpi_srat.c kernel/acpi/acpi_fixed.c kernel/acpi/acpi_dmar.c kernel/acpi/acpi_ivrs.c
+FUZZ_ACPI_SRCS := kernel/acpi/acpi.c kernel/acpi/acpi_madt.c kernel/acpi/acpi_srat.c kernel/acpi/acpi_slit.c kernel/acpi/acpi_hmat.c kernel/acpi/acpi_fixed.c kernel/acpi/acpi_dmar.c kernel/acpi/acpi_ivrs.c
 fuzz_acpi_SRCS        := tests/fuzz/fuzz_acpi.c tests/unit/acpi_fixture.c $(FUZZ_ACPI_SRCS)
 fuzz_acpi_table_SRCS  := tests/fuzz/fuzz_acpi_table.c $(FUZZ_ACPI_SRCS)
 fuzz_options_SRCS     := tests/fuzz/fuzz_options.c kernel/run/options.c kernel/run/options_table.c kernel/lib/fmt.c kernel/lib/fmt_dec.c

@@ -160,7 +160,8 @@ def of_kind(records, kind):
 def matrices(records):
     """The matrix records, each with its values: a large matrix says "rows": n and its
     rows follow as matrix_row records (one per row, "row": i); they are put back
-    together here. A row that is missing leaves the matrix's "values" None."""
+    together here, and so is every other per-row field a row carries (first-touch's
+    "ns", "claimed_ns", ...). A row that is missing leaves the matrix's "values" None."""
     out = []
     pending = None
     for r in records:
@@ -177,7 +178,12 @@ def matrices(records):
             i = r.get("row")
             if (r.get("workload"), r.get("variant")) == (pending.get("workload"), pending.get("variant")) and \
                     isinstance(i, int) and 0 <= i < len(pending["values"]):
-                pending["values"][i] = r.get("values")
+                for key, v in r.items():
+                    if key in ("v", "kind", "workload", "variant", "row"):
+                        continue
+                    if not isinstance(pending.get(key), list) or len(pending[key]) != pending["rows"]:
+                        pending[key] = [None] * pending["rows"]
+                    pending[key][i] = v
     for m in out:
         if isinstance(m.get("values"), list) and any(v is None for v in m["values"]):
             m["values"] = None

@@ -3,13 +3,17 @@
  * (a) one CPU warms the whole buffer, as the seed's code does, so every page
  * lands on its node; (b) each CPU first-touches the part it will use, as the
  * seed's commenter recommends. Then every CPU sums its part and the two are
- * compared. A node x node matrix gives latency (a dependent pointer chase)
- * and bandwidth (a sequential read) from a CPU on node i to memory on node j. */
+ * compared. A node x memory matrix gives latency (a dependent pointer chase)
+ * and bandwidth (a sequential read) from a CPU on node i to memory on node j:
+ * every memory node, with or without CPUs, and with sp_memory=on each node's
+ * specific-purpose memory (numa_targets.c, which sets the firmware's claims
+ * beside the measurements). */
 #include "first_touch.h"
 #include "console.h"
 #include "demand.h"
 #include "finish.h"
 #include "lib.h"
+#include "numa_targets.h"
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
@@ -24,7 +28,6 @@
 #define QUICK_MATRIX_BYTES (2ull << 20)
 #define CHASE_STEPS_QUICK 20000ull
 #define CHASE_STEPS_FULL 2000000ull
-#define MAX_NODES_SHOWN 64
 #define LCG_MUL 6364136223846793005ull     /* Knuth, MMIX: the chase's shuffle */
 #define LCG_ADD 1442695040888963407ull
 #define LCG_OUT_SHIFT 33
@@ -49,7 +52,7 @@ struct chase_job {
 static struct numa_job job;
 static struct chase_job chase;
 static struct cpuset one, all;
-static double lat[MAX_NODES_SHOWN][MAX_NODES_SHOWN], bw[MAX_NODES_SHOWN][MAX_NODES_SHOWN];
+static struct numa_matrix matrix;
 static uint64_t node_memory[QB_MAX_NODES];   /* free bytes per node before the workload */
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -206,55 +209,25 @@ static void build_chase(uint64_t *buf, uint64_t lines)
 	}
 }
 
-static void emit_matrix(const char *variant, const char *unit, double m[][MAX_NODES_SHOWN], uint32_t n)
-{
-	struct rec *r = console_rec_open("matrix");
-	rec_str(r, "workload", "first-touch");
-	rec_str(r, "variant", variant);
-	rec_str(r, "unit", unit);
-	rec_obj_begin(r, "params"); /* each cell's buffer CLFLUSHed, then the run's flush on its CPU */
-	flushcheck_params(r, true, 0);
-	rec_obj_end(r);
-	rec_arr_begin(r, "nodes");
-	for (uint32_t i = 0; i < n; i++)
-		rec_u64(r, 0, i);
-	rec_arr_end(r);
-	rec_arr_begin(r, "values");
-	for (uint32_t i = 0; i < n; i++) {
-		rec_arr_begin(r, 0);
-		for (uint32_t j = 0; j < n; j++) {
-			if (m[i][j] < 0)
-				rec_null(r, 0);
-			else
-				rec_f64(r, 0, m[i][j], 3);
-		}
-		rec_arr_end(r);
-	}
-	rec_arr_end(r);
-	rec_str(r, "check", "ok");
-	console_rec_emit(r);
-}
-
 static void node_matrix(const struct wl_ctx *ctx)
 {
-	uint32_t n = MIN(ctx->nodes, (uint32_t)MAX_NODES_SHOWN);
+	struct numa_matrix *m = &matrix;
 	uint64_t bytes = ctx->quick ? QUICK_MATRIX_BYTES : FULL_MATRIX_BYTES;
-	kprintf("\n  node x node: latency (ticks per dependent load) and bandwidth (bytes per tick)\n");
-	for (uint32_t i = 0; i < n; i++) {
-		int cpu = -1;
-		for (uint32_t k = 0; k < ctx->topo->ncpu && cpu < 0; k++)
-			if (ctx->topo->cpu[k].node == i)
-				cpu = (int)ctx->cpu_of_topo[k];
-		for (uint32_t j = 0; j < n; j++) {
-			lat[i][j] = bw[i][j] = -1;
+	numa_targets(ctx, m);
+	kprintf("\n  node x memory: latency (ticks per dependent load) and bandwidth (bytes per tick)\n");
+	for (uint32_t i = 0; i < m->rows; i++) {
+		int cpu = m->cpu[i];
+		for (uint32_t j = 0; j < m->n_targets && cpu >= 0; j++) {
+			struct numa_target *t = &m->target[j];
+			const char *why = 0;
 			/* In whole 2 MiB pages, as the kernel maps RAM (the twin then asks
 			 * for transparent huge pages): 4 KiB pages would add a page walk
 			 * to the chase's loads on one platform only. */
-			uint64_t phys = cpu >= 0 ? pmm_alloc(bytes / FT_PAGE, (int)j, DEMAND_PAGE_2M, 0, PMM_WORKLOAD) : 0;
-			if (cpu >= 0 && !phys)
-				phys = pmm_alloc(bytes / FT_PAGE, (int)j, FT_PAGE, 0, PMM_WORKLOAD);
-			if (!phys)
-				continue; /* a node without CPUs or without memory: null in the matrix */
+			uint64_t phys = numa_target_alloc(t, bytes, DEMAND_PAGE_2M, &why);
+			if (!phys) {
+				t->why = why; /* a null column that says why */
+				continue;
+			}
 			chase.buf = (uint64_t *)(uintptr_t)phys;
 			chase.lines = bytes / FT_LINE;
 			chase.steps = ctx->quick ? CHASE_STEPS_QUICK : CHASE_STEPS_FULL;
@@ -263,16 +236,15 @@ static void node_matrix(const struct wl_ctx *ctx)
 			one.n = 1;
 			one.cpu[0] = (uint32_t)cpu;
 			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, run_default_timeout_ms, 0) == RUN_OK) {
-				lat[i][j] = (double)chase.chase_ticks / (double)chase.steps;
-				bw[i][j] = chase.read_ticks ? (double)bytes / (double)chase.read_ticks : 0;
+				m->lat[i][j] = (double)chase.chase_ticks / (double)chase.steps;
+				m->bw[i][j] = chase.read_ticks ? (double)bytes / (double)chase.read_ticks : 0;
 			}
-			pmm_free(phys, bytes / FT_PAGE, PMM_WORKLOAD);
-			kprintf("  cpu %3d node %u -> memory node %u: %9.1f ticks/load %8.3f bytes/tick\n", cpu, i, j,
-				lat[i][j], bw[i][j]);
+			numa_target_free(t, phys, bytes);
+			kprintf("  cpu %3d node %u -> %-32s %9.1f ticks/load %8.3f bytes/tick\n", cpu, i, t->name,
+				m->lat[i][j], m->bw[i][j]);
 		}
 	}
-	emit_matrix("numa-latency", "ticks_per_load", lat, n);
-	emit_matrix("numa-bandwidth", "bytes_per_tick", bw, n);
+	numa_matrix_report(ctx, m);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */

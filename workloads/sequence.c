@@ -293,6 +293,7 @@ void seq_from_options(struct seq_run *s, const struct options *o)
 					: o->selftest == OPT_SELFTEST_FAULT_AP ? 2
 					: o->selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
 			.timeout_ms = run_default_timeout_ms,
+			.sp_memory = o->sp_memory == OPT_ON,
 		},
 		.workloads = o->workloads,
 		.budget_s = o->budget_s ? o->budget_s : quick ? 0 : OPT_BUDGET_FULL_S,

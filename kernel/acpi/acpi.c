@@ -363,6 +363,8 @@ int acpi_parse(uint64_t rsdp_phys, struct acpi_info *out)
 	} parsers[] = {
 		{ ACPI_SIG_MADT, acpi_parse_madt },
 		{ "SRAT", acpi_parse_srat },
+		{ "SLIT", acpi_parse_slit },
+		{ "HMAT", acpi_parse_hmat },
 		{ "FACP", acpi_parse_fadt },
 		{ "HPET", acpi_parse_hpet },
 		{ "SPCR", acpi_parse_spcr },

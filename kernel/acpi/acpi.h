@@ -1,7 +1,7 @@
-/* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, FADT, HPET, SPCR, DMAR, IVRS) per ACPI 6.5 ch. 5.2.
+/* acpi.h - ACPI table discovery and parsing (RSDP, XSDT/RSDT, MADT, SRAT, SLIT, HMAT, FADT, HPET, SPCR, DMAR, IVRS) per ACPI 6.5 ch. 5.2.
  *
- * Layer 5: acpi. The firmware's tables: RSDP, MADT, SRAT, FADT, HPET, SPCR,
- * DMAR, IVRS, mapped through mm. Includes lib, arch, console, mm; every layer from
+ * Layer 5: acpi. The firmware's tables: RSDP, MADT, SRAT, SLIT, HMAT, FADT,
+ * HPET, SPCR, DMAR, IVRS, mapped through mm. Includes lib, arch, console, mm; every layer from
  * measure up may include it; the layers below must not.
  *
  * Pure parsing: every byte is read through acpi_map(), nothing is written to
@@ -148,6 +148,85 @@ struct acpi_srat_info {
 	struct acpi_mem_affinity mem[QB_MAX_SRAT_MEM];
 };
 
+/* The SLIT (5.2.17): relative distances between proximity domains; locality
+ * i is proximity domain i. Kept only when every distance is valid (10 on
+ * the diagonal, above 10 elsewhere), as Linux's slit_valid() demands. */
+struct acpi_slit_info {
+	bool present;                  /* a SLIT was parsed and passed its checks */
+	uint64_t localities;           /* N, as the table states it */
+	uint32_t n;                    /* localities kept: min(N, QB_MAX_NODES) */
+	uint8_t dist[QB_MAX_NODES][QB_MAX_NODES]; /* [from][to]: 10 itself, 0xff no route */
+};
+
+/* The HMAT (5.2.28): what the firmware claims memory costs each initiator. */
+#define ACPI_HMAT_MAX_DOMAINS QB_MAX_NODES /* memory proximity domain attributes kept */
+#define ACPI_HMAT_MAX_LB 16            /* latency and bandwidth structures kept */
+#define ACPI_HMAT_MAX_LIST QB_MAX_NODES /* initiators, or targets, of one structure */
+#define ACPI_HMAT_MAX_ENTRIES (2u * QB_MAX_NODES * QB_MAX_NODES) /* entries of all kept structures */
+#define ACPI_HMAT_MAX_CACHES 16        /* memory-side caches kept */
+
+/* 5.2.28.4 Table 5.149: what a latency and bandwidth structure gives. */
+enum acpi_hmat_data {
+	ACPI_HMAT_ACCESS_LATENCY,      /* read and write alike */
+	ACPI_HMAT_READ_LATENCY,
+	ACPI_HMAT_WRITE_LATENCY,
+	ACPI_HMAT_ACCESS_BANDWIDTH,
+	ACPI_HMAT_READ_BANDWIDTH,
+	ACPI_HMAT_WRITE_BANDWIDTH,
+	ACPI_HMAT_DATA_TYPES
+};
+
+/* 5.2.28.3: a memory domain and the initiator attached to it. */
+struct acpi_hmat_domain {
+	uint32_t memory_domain;
+	uint32_t initiator_domain;     /* meaningful only with initiator_valid */
+	bool initiator_valid;
+};
+
+/* 5.2.28.4: one latency or bandwidth structure, its entries in acpi_hmat_info.entries. */
+#define ACPI_HMAT_MIN_TRANSFER (1u << 4) /* Flags bit 4: values need the minimum transfer size */
+#define ACPI_HMAT_NON_SEQUENTIAL (1u << 5) /* Flags bit 5: values are for non-sequential transfers */
+
+struct acpi_hmat_lb {
+	uint8_t flags;                 /* as read: hierarchy, min-transfer and non-sequential bits */
+	uint8_t hierarchy;             /* 0 memory, 1-3 a memory-side cache level */
+	uint8_t data_type;             /* enum acpi_hmat_data, or a reserved value as read */
+	uint8_t min_transfer;          /* Minimum Transfer Size, as read */
+	uint64_t base_unit;            /* Entry Base Unit */
+	uint32_t n_init, n_target;
+	uint32_t init[ACPI_HMAT_MAX_LIST];   /* initiator proximity domains */
+	uint32_t target[ACPI_HMAT_MAX_LIST]; /* target proximity domains */
+	uint32_t first;                /* entries[first + i * n_target + j]: initiator i to target j */
+};
+
+/* 5.2.28.5: one memory-side cache. Table 5.153's Cache Attributes: */
+#define ACPI_HMAT_CACHE_LEVELS(a) ((a) & 0xfu)           /* Cache Attributes bits 3:0: total levels */
+#define ACPI_HMAT_CACHE_LEVEL(a) (((a) >> 4) & 0xfu)     /* bits 7:4: this cache's level */
+#define ACPI_HMAT_CACHE_ASSOC(a) (((a) >> 8) & 0xfu)     /* bits 11:8: 0 none, 1 direct, 2 complex */
+#define ACPI_HMAT_CACHE_POLICY(a) (((a) >> 12) & 0xfu)   /* bits 15:12: 0 none, 1 write-back, 2 write-through */
+#define ACPI_HMAT_CACHE_LINE(a) ((a) >> 16)              /* bits 31:16: line size in bytes */
+
+struct acpi_hmat_cache {
+	uint32_t memory_domain;
+	uint64_t size;                 /* bytes */
+	uint32_t attributes;           /* Cache Attributes as read (ACPI_HMAT_CACHE_* decode it) */
+	uint16_t n_smbios;             /* SMBIOS handles listed */
+};
+
+/* Everything the HMAT says. Values are in ps or MB/s only from revision 2
+ * (ACPI 6.3) on: acpi_hmat_units_known(). */
+struct acpi_hmat_info {
+	bool present;                  /* an HMAT was parsed (possibly partly) */
+	uint8_t revision;
+	uint32_t n_domains, n_lb, n_caches;
+	uint32_t n_entries;            /* entries[] in use */
+	uint32_t n_dropped;            /* structures past the limits above */
+	struct acpi_hmat_domain domains[ACPI_HMAT_MAX_DOMAINS];
+	struct acpi_hmat_lb lb[ACPI_HMAT_MAX_LB];
+	struct acpi_hmat_cache caches[ACPI_HMAT_MAX_CACHES];
+	uint16_t entries[ACPI_HMAT_MAX_ENTRIES];
+};
+
 /* From the FADT (5.2.9): the PM timer and the reset register. */
 struct acpi_fadt_info {
 	bool present;
@@ -238,6 +317,8 @@ struct acpi_info {
 	struct acpi_table_ref tables[QB_MAX_ACPI_TABLES];
 	struct acpi_madt_info madt;
 	struct acpi_srat_info srat;
+	struct acpi_slit_info slit;    /* distances between domains */
+	struct acpi_hmat_info hmat;    /* the firmware's latency and bandwidth claims */
 	struct acpi_fadt_info fadt;
 	struct acpi_hpet_info hpet;
 	struct acpi_spcr_info spcr;
@@ -256,8 +337,8 @@ struct acpi_info {
 const void *acpi_map(uint64_t phys, uint64_t len);
 
 /*
- * Find and parse everything: acpi_find_tables(), then the MADT, SRAT, FADT,
- * HPET and SPCR (first valid of each). Returns 0 if usable tables were found
+ * Find and parse everything: acpi_find_tables(), then the MADT, SRAT, SLIT,
+ * HMAT, FADT, HPET, SPCR, DMAR and IVRS (first valid of each). Returns 0 if usable tables were found
  * (a MADT with at least one enabled CPU), ACPI_ERR otherwise. Errors of every
  * step are in out->errors either way.
  */
@@ -296,6 +377,12 @@ int acpi_parse_hpet(const void *table, uint32_t len, struct acpi_info *out);
 /* See acpi_parse_madt(); fills out->spcr. */
 int acpi_parse_spcr(const void *table, uint32_t len, struct acpi_info *out);
 
+/* See acpi_parse_madt(); fills out->slit, or leaves it absent (with an
+ * error) when a distance is invalid. */
+int acpi_parse_slit(const void *table, uint32_t len, struct acpi_info *out);
+/* See acpi_parse_madt(); fills out->hmat. */
+int acpi_parse_hmat(const void *table, uint32_t len, struct acpi_info *out);
+
 /* See acpi_parse_madt(); fills out->dmar. */
 int acpi_parse_dmar(const void *table, uint32_t len, struct acpi_info *out);
 /* See acpi_parse_madt(); fills out->ivrs, one unit per IOMMU register base. */
@@ -306,6 +393,32 @@ int acpi_node_of_apic(const struct acpi_info *info, uint32_t apic_id);
 
 /* Dense NUMA node whose SRAT memory range covers phys, or -1 if none does. */
 int acpi_node_of_addr(const struct acpi_info *info, uint64_t phys);
+
+/* Dense NUMA node of an SRAT proximity domain, or -1 if the SRAT has none such. */
+int acpi_node_of_domain(const struct acpi_info *info, uint32_t domain);
+
+/* The SLIT's distance from one proximity domain to another, or -1 without one. */
+int acpi_slit_distance(const struct acpi_info *info, uint32_t from, uint32_t to);
+
+/* Whether the HMAT's entries have the units of ACPI 6.3 and later (revision 2):
+ * latency entry x base unit in ps, bandwidth in MB/s. */
+bool acpi_hmat_units_known(const struct acpi_hmat_info *h);
+
+/* Structure lb's entry from its initiator i to its target j, decoded: ns for a
+ * latency, MB/s for a bandwidth. False when there is none: an entry of 0 (not
+ * provided) or 0xffff (no value), a base unit of 0, unknown units, a
+ * reserved data type. */
+bool acpi_hmat_lb_value(const struct acpi_hmat_info *h, const struct acpi_hmat_lb *lb, uint32_t i,
+			uint32_t j, double *out);
+
+/* The HMAT's claim of data type `type` for memory (hierarchy 0) from an
+ * initiator proximity domain to a target one: the first structure of that
+ * type listing both with a value. False when the HMAT gives none. */
+bool acpi_hmat_value(const struct acpi_info *info, uint32_t initiator, uint32_t target,
+		     enum acpi_hmat_data type, double *out);
+
+/* "access-latency", "read-latency", ... ("reserved" past the last). */
+const char *acpi_hmat_data_name(uint8_t type);
 
 /*
  * Record a fault: sig names the table (exactly 4 bytes are read, NUL not

@@ -279,3 +279,13 @@ int acpi_node_of_addr(const struct acpi_info *info, uint64_t phys)
 			return (int)s->mem[i].node;
 	return -1;
 }
+
+int acpi_node_of_domain(const struct acpi_info *info, uint32_t domain)
+{
+	const struct acpi_srat_info *s = &info->srat;
+
+	for (uint32_t i = 0; s->present && i < s->n_nodes && i < QB_MAX_NODES; i++)
+		if (s->nodes[i].domain == domain)
+			return (int)i;
+	return -1;
+}

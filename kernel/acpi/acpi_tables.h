@@ -1,4 +1,4 @@
-/* acpi_tables.h - packed wire layouts of the ACPI tables QuietBench reads, per ACPI 6.5 ch. 5.2, IA-PC HPET 1.0a, Microsoft SPCR rev 2-4, Intel VT-d 3.x ch. 8 (DMAR) and the AMD IOMMU specification §5.2 (IVRS).
+/* acpi_tables.h - packed wire layouts of the ACPI tables QuietBench reads, per ACPI 6.5 ch. 5.2 (SLIT 5.2.17 and HMAT 5.2.28 among them), IA-PC HPET 1.0a, Microsoft SPCR rev 2-4, Intel VT-d 3.x ch. 8 (DMAR) and the AMD IOMMU specification §5.2 (IVRS).
  *
  * Only the acpi*.c parsers include this header. Every struct is the exact
  * firmware layout: packed, its spec section cited, its size asserted, and
@@ -382,6 +382,83 @@ struct acpi_ivhd {
 	uint32_t feature;               /* 20: feature reporting (10h) or attributes (11h, 40h) */
 } ACPI_PACKED;
 _Static_assert(sizeof(struct acpi_ivhd) == ACPI_IVHD_10_LEN, "AMD IOMMU 5.2.2.1: IVHD type 10h is 24 bytes");
+
+/* ---- 5.2.17 System Locality Information Table ---------------------------- */
+struct acpi_slit_raw {
+	struct acpi_sdt_header header;  /* 0: "SLIT" */
+	uint64_t localities;            /* 36: N */
+} ACPI_PACKED;                          /* 44: N x N one-byte distances, row i for locality i */
+_Static_assert(sizeof(struct acpi_slit_raw) == 44, "ACPI 6.5 5.2.17: SLIT fixed part is 44 bytes");
+
+#define ACPI_SLIT_LOCAL 10              /* a locality's distance to itself */
+#define ACPI_SLIT_UNREACHABLE 0xffu     /* no route from one locality to the other */
+
+/* ---- 5.2.28 Heterogeneous Memory Attribute Table ------------------------- */
+#define ACPI_HMAT_REV_UNITS 2           /* ACPI 6.3's layout: latency in ps, bandwidth in MB/s */
+
+struct acpi_hmat_raw {
+	struct acpi_sdt_header header;  /* 0: "HMAT" */
+	uint32_t reserved;              /* 36 */
+} ACPI_PACKED;                          /* 40: HMAT structures */
+_Static_assert(sizeof(struct acpi_hmat_raw) == 40, "ACPI 6.5 5.2.28: HMAT fixed part is 40 bytes");
+
+/* Table 5.146: every HMAT structure starts with a 16-bit type and a 32-bit length. */
+struct acpi_hmat_sub {
+	uint16_t type;                  /* 0: ACPI_HMAT_TYPE_* */
+	uint16_t reserved;              /* 2 */
+	uint32_t length;                /* 4: whole structure */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_hmat_sub) == 8, "ACPI 6.5 5.2.28.1: structure head is 8 bytes");
+
+#define ACPI_HMAT_TYPE_DOMAIN 0         /* Memory Proximity Domain Attributes */
+#define ACPI_HMAT_TYPE_LOCALITY 1       /* System Locality Latency and Bandwidth Information */
+#define ACPI_HMAT_TYPE_CACHE 2          /* Memory Side Cache Information */
+
+/* 5.2.28.3 Memory Proximity Domain Attributes Structure. */
+#define ACPI_HMAT_INITIATOR_VALID (1u << 0) /* Flags bit 0: the initiator domain field is valid */
+struct acpi_hmat_domain_raw {
+	struct acpi_hmat_sub head;      /* 0: type 0, length 40 */
+	uint16_t flags;                 /* 8: ACPI_HMAT_INITIATOR_VALID */
+	uint16_t reserved1;             /* 10 */
+	uint32_t initiator_domain;      /* 12: the initiator attached to this memory */
+	uint32_t memory_domain;         /* 16 */
+	uint32_t reserved2;             /* 20 */
+	uint64_t reserved3;             /* 24 */
+	uint64_t reserved4;             /* 32 */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_hmat_domain_raw) == 40, "ACPI 6.5 5.2.28.3: 40 bytes");
+
+/* 5.2.28.4 System Locality Latency and Bandwidth Information Structure:
+ * then the initiator and target proximity domain lists (4 bytes each) and
+ * n_initiators x n_targets 16-bit entries, row by initiator. */
+#define ACPI_HMAT_HIERARCHY_MASK 0x0fu  /* Flags bits 3:0: 0 memory, 1-3 memory-side cache level (acpi.h: bits 4, 5) */
+#define ACPI_HMAT_ENTRY_NONE 0u         /* an entry of 0: not provided */
+#define ACPI_HMAT_ENTRY_INVALID 0xffffu /* read as no value, as Linux does (hmat_normalize) */
+struct acpi_hmat_locality_raw {
+	struct acpi_hmat_sub head;      /* 0: type 1 */
+	uint8_t flags;                  /* 8: ACPI_HMAT_HIERARCHY_MASK, ACPI_HMAT_MIN_TRANSFER, ... */
+	uint8_t data_type;              /* 9: enum acpi_hmat_data */
+	uint8_t min_transfer;           /* 10: Minimum Transfer Size (ACPI 6.4+) */
+	uint8_t reserved1;              /* 11 */
+	uint32_t n_initiators;          /* 12 */
+	uint32_t n_targets;             /* 16 */
+	uint32_t reserved2;             /* 20 */
+	uint64_t base_unit;             /* 24: entry x base = ps (latency) or MB/s (bandwidth) */
+} ACPI_PACKED;                          /* 32: the lists and entries */
+_Static_assert(sizeof(struct acpi_hmat_locality_raw) == 32, "ACPI 6.5 5.2.28.4: fixed part is 32 bytes");
+
+/* 5.2.28.5 Memory Side Cache Information Structure: then n_smbios 16-bit
+ * SMBIOS handles. acpi.h's ACPI_HMAT_CACHE_* decode its Cache Attributes. */
+struct acpi_hmat_cache_raw {
+	struct acpi_hmat_sub head;      /* 0: type 2 */
+	uint32_t memory_domain;         /* 8 */
+	uint32_t reserved1;             /* 12 */
+	uint64_t size;                  /* 16: bytes */
+	uint32_t attributes;            /* 24: ACPI_HMAT_CACHE_* */
+	uint16_t reserved2;             /* 28 */
+	uint16_t n_smbios;              /* 30 */
+} ACPI_PACKED;
+_Static_assert(sizeof(struct acpi_hmat_cache_raw) == 32, "ACPI 6.5 5.2.28.5: fixed part is 32 bytes");
 
 /* ---- Shared by the acpi_*.c parsers (not for other units) ---------------- */
 

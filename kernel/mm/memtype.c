@@ -161,6 +161,14 @@ bool memtype_uniform(uint64_t base, uint64_t len)
 	return !bsp.have_mtrr || mtrr_type_of(&bsp, base, len) != MTRR_MIXED;
 }
 
+bool memtype_write_back(uint64_t base, uint64_t len)
+{
+	if (!bsp.have_mtrr)
+		return true; /* nothing to go by: as for RAM */
+	enum mtrr_type t = mtrr_type_of(&bsp, base, len);
+	return t != MTRR_MIXED && mtrr_effective(&bsp, t) == MTRR_WB;
+}
+
 bool memtype_add_ram(uint64_t base, uint64_t len)
 {
 	bool ok = true;

@@ -17,6 +17,9 @@ void memtype_read_bsp(void);
 /* True when one memory type covers [base, base + len) (always, without MTRRs). */
 bool memtype_uniform(uint64_t base, uint64_t len);
 
+/* True when [base, base + len) is write-back throughout (always, without MTRRs). */
+bool memtype_write_back(uint64_t base, uint64_t len);
+
 /* Give the write-back parts of usable RAM [base, base + len) to the
  * allocator (pmm_add); the rest is counted and reported, never handed out.
  * Returns false if the allocator's range table is full. */

@@ -319,3 +319,12 @@ uint64_t paging_unmapped_ram(void)
 {
 	return unmapped_ram;
 }
+
+int paging_map_ram(uint64_t phys, uint64_t len)
+{
+	uint64_t base = ALIGN_DOWN(phys, PAGE), end = ALIGN_UP(phys + len, PAGE);
+	if (!pml4 || !len || end <= base || end > mmio_top)
+		return -1;
+	/* 2 MiB pages where the range allows, as for RAM; pages already there stay. */
+	return map_range(base, base, end - base, PTE_P | PTE_W | nx_bit, true);
+}

@@ -20,6 +20,11 @@ int paging_init(const struct boot_info *bi);
  * reach or tables ran out. */
 void *paging_map_mmio(uint64_t phys, uint64_t size);
 
+/* Identity-map [phys, phys+len) write-back and non-executable, as RAM is:
+ * memory the boot map leaves out (specific-purpose memory, kernel/mm/spmem.c).
+ * Returns 0, or -1 past the CPU's physical address width or out of tables. */
+int paging_map_ram(uint64_t phys, uint64_t len);
+
 /* The end of what paging_map_mmio can reach. */
 uint64_t paging_mmio_top(void);
 

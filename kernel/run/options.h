@@ -105,6 +105,7 @@ struct options {
 	enum opt_onoff lava;         /* OPT_ON: a qb-lava: text line after each result */
 	uint32_t slow;               /* debug: every repetition after calibration this many times as long; 0: not */
 	enum opt_onoff flush_noop;   /* debug: the platform's own flush does nothing (kernel/run/run.h run_flush_noop) */
+	enum opt_onoff sp_memory;    /* OPT_ON: first-touch measures specific-purpose memory too */
 };
 
 #define OPT_ERR_KEY_LEN 32

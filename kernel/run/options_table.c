@@ -144,6 +144,9 @@ const struct opt_row opt_rows[OPT_N_ROWS] = {
 	{ .name = "flush_noop", .type = OPT_T_CHOICE, .def = OPT_OFF,
 	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(flush_noop),
 	  .help = "debug: the platform's own flush (WBINVD; the twin's eviction read) does nothing, to test the flush check's verdict and fallback" },
+	{ .name = "sp_memory", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(sp_memory),
+	  .help = "first-touch: also measure specific-purpose memory (EFI_MEMORY_SP: CXL, HBM), which the firmware reserved for a purpose" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

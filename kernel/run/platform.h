@@ -13,6 +13,9 @@
  *   pages on a node                  mm/pmm.h           mm/pmm.c                       twin/pmm.c: mmap, mbind
  *   their memory type                mm/memtype.h       mm/memtype.c: MTRRs, PAT       twin/memtype.c: unknown
  *   demand-zero regions              mm/demand.h        mm/demand.c + run/demand_hw.c  twin/demand.c: mmap, madvise
+ *   specific-purpose memory to lend  mm/spmem.h         mm/spmem.c: EFI_MEMORY_SP      twin/spmem.c: none
+ *   the firmware's NUMA description  run/numa_fw.h      run/numa_fw.c: SRAT, SLIT,     twin/numa_fw.c: /sys nodes
+ *                                                         HMAT
  *   fault hooks                      run/fault.h        run/fault.c: the IDT           twin/hostfault.c: signals
  *   MSR access that may fail         arch/msr.h         arch/msr.c: #GP caught         (none: user space reads no
  *                                                                                        MSRs; run/instr.h says so)
@@ -41,7 +44,9 @@
 #include "lfence.h"
 #include "memtype.h"
 #include "msr.h"
+#include "numa_fw.h"
 #include "pmm.h"
+#include "spmem.h"
 #include "timer.h"
 #include "tsc.h"
 

@@ -15,6 +15,7 @@
 #include "serial.h"
 #include "serial_setup.h"
 #include "smp.h"
+#include "spmem.h"
 #include "timer.h"
 #include "tsc.h"
 
@@ -226,6 +227,7 @@ void machine_report_memory(const struct boot_info *bi, const struct acpi_info *a
 		rec_u64(r, "node", n);
 		rec_u64(r, "domain", ai->srat.present ? ai->srat.nodes[n].domain : 0);
 		rec_u64(r, "free_bytes", pmm_free_bytes((int)n));
+		rec_u64(r, "specific_purpose_bytes", spmem_bytes((int)n));
 		rec_obj_end(r);
 	}
 	rec_arr_end(r);

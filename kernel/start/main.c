@@ -20,10 +20,12 @@
 #include "idle.h"
 #include "lib.h"
 #include "machine.h"
+#include "machine_numa.h"
 #include "pager.h"
 #include "results.h"
 #include "topo_online.h"
 #include "msr.h"
+#include "numa_fw.h"
 #include "memtype.h"
 #include "options.h"
 #include "options_report.h"
@@ -36,6 +38,7 @@
 #include "serial.h"
 #include "serial_setup.h"
 #include "smp.h"
+#include "spmem.h"
 #include "timer.h"
 #include "tsc.h"
 #include "sequence.h"
@@ -92,8 +95,12 @@ static void init_memory(void)
 {
 	pmm_reset(0, 0);
 	memtype_read_bsp();                                  /* MTRRs and PAT: only write-back RAM is used */
+	spmem_reset();
 	for (uint32_t i = 0; i < bi.mmap_count; i++) {
 		const struct boot_mem_range *m = &bi.mmap[i];
+		if (m->type == BOOT_MEM_SPECIFIC && !spmem_add(m->base, m->length))
+			console_error("spmem", "range table full; specific-purpose 0x%llx+0x%llx not kept",
+				      (unsigned long long)m->base, (unsigned long long)m->length);
 		if (m->type != BOOT_MEM_USABLE || m->base + m->length <= LOW_MEMORY_END || m->base >= QB_MAX_PHYS)
 			continue;
 		/* RAM above the identity map is never handed out (paging_init reports it). */
@@ -146,6 +153,7 @@ static void init_acpi(void)
 	}
 	if (n)
 		pmm_set_nodes(nr, n);
+	numa_fw_set(&acpi);                                  /* the SRAT, SLIT and HMAT for the workloads */
 }
 
 static void memtype_cpu_fn(const struct run_thread *t)
@@ -262,6 +270,7 @@ void kernel_entry(struct boot_info *bi_in)
 	check_memtypes();                                    /* every CPU's MTRRs and PAT as the BSP's */
 	machine_report_boot(&bi, &acpi, bi.cmdline);
 	machine_report_memory(&bi, &acpi);
+	machine_report_numa_fw(&acpi);                       /* the SLIT's distances and the HMAT's claims */
 	machine_report_cpus();
 	machine_report_caches();
 	results_report(&bi);                                 /* where the log goes: serial, and the stick? */

@@ -35,7 +35,7 @@ import time
 from matrix_cell import MAX_NODES, SMP_TIMEOUT_MS, Cell, node_map, numa_qemu
 from matrix_checks import (CPU_MODELS, check, check_ap_startup, check_common, check_cpus, check_first_touch_numa,
                            check_first_touch_sizes, check_limit_mem, check_limit_nodes, check_locality_sizes,
-                           check_mem_above_4g)
+                           check_mem_above_4g, check_numa_targets)
 from matrix_doc import write_doc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -94,6 +94,10 @@ CELLS = [
     Cell("limit-66-nodes", "limits", "2", mem=66 * 16, qemu=numa_qemu(NUMA66), nodes=node_map(NUMA66),
          numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
          checks=[check_limit_nodes], note="NUMA: 66 nodes of 16M, CPUs on nodes 0 and 1"),
+    Cell("limit-66-nodes-first-touch", "limits", "2", mem=66 * 16, qemu=numa_qemu(NUMA66), nodes=node_map(NUMA66),
+         numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
+         args="profile=quick workloads=first-touch", checks=[check_numa_targets({0, 1})],
+         note="NUMA as limit-66-nodes: every one of the 64 nodes kept a target of first-touch's matrix"),
     Cell("limit-1100g", "limits", "2", mem=1100 * 1024, cpu="Skylake-Server,phys-bits=42",
          machine="memory-backend=mx", qemu=["-object", "memory-backend-ram,id=mx,size=1100G,reserve=off"],
          errors=[r"^paging .* above the 1024 GiB mapping limit are not used"], checks=[check_limit_mem],

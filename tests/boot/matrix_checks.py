@@ -250,3 +250,23 @@ CPU_MODELS = {
     "EPYC": check_model(vendor="AuthenticAMD", rdtscp=True),
     "qemu64": check_model(vendor="AuthenticAMD", rdtscp=False, tsc_invariant=False, sharing_assumed=True),
 }
+
+
+def check_numa_targets(cpu_nodes):
+    """Every one of the 64 nodes a column of first-touch's NUMA matrix, its rows as matrix_row records, each
+    measured from every CPU node and named for having no CPUs where it has none."""
+    def check_it(cell, recs, errors):
+        mats = {m.get("variant"): m for m in qbrecords.matrices(recs) if m.get("workload") == "first-touch"}
+        for v in ("numa-latency", "numa-bandwidth"):
+            m = mats.get(v) or {}
+            names = [t.get("name") for t in m.get("targets") or []]
+            check(m.get("rows") == MAX_NODES and len(names) == MAX_NODES, "%s: %s rows, %d targets"
+                  % (v, m.get("rows"), len(names)), errors)
+            check(names == ["node %d" % j if j in cpu_nodes else "node %d (no CPUs)" % j for j in range(len(names))],
+                  "%s: target names %s" % (v, names[:4]), errors)
+            vals = m.get("values") or []
+            for i in cpu_nodes:
+                row = vals[i] if i < len(vals) and vals[i] else []
+                check(len(row) == MAX_NODES and all(x is not None and x > 0 for x in row),
+                      "%s: row %d %s" % (v, i, row[:8]), errors)
+    return check_it

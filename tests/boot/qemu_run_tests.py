@@ -2,7 +2,8 @@
 """qemu_run_tests - tools/qemu-run as a user meets it: it ends when the run ends, says why when it cannot.
 
   smp-banana       --smp banana: a usage error, exit 2, at once, no QEMU.
-  numa-odd         --smp 3 --numa 2: a usage error, exit 2.
+  numa-odd         --smp 3 --numa 2: a usage error, exit 2; so are --numa 2+x
+                   and --numa 2+1 with memory not divisible by the 3 nodes.
   finish-halt      finish=halt: qemu-run exits as soon as it has read the done
                    record (not after its timeout), with status 0 from done.
   done-fail        a run whose done says fail (selftest=fault-bsp) exits 1.
@@ -123,6 +124,11 @@ def case_numa_odd(efi, tmp):
     errs = [] if rc == 2 else ["exit %d, expected 2" % rc]
     if "divisible" not in out:
         errs.append("no word on why")
+    for bad, word in ((["--numa", "2+x"], "memory-only nodes after +"), (["--mem", "1000", "--numa", "2+1"], "by 3")):
+        rc, more, wall = run(efi, ["--smp", "4"] + bad + ["--", "profile=quick"])
+        out += more
+        if rc != 2 or word not in more:
+            errs.append("%s: exit %d, expected 2 with %r" % (" ".join(bad), rc, word))
     return errs, out
 
 

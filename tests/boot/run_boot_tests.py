@@ -21,12 +21,16 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import qbrecords  # noqa: E402
 from boot_checks import *  # noqa: E402,F401,F403  (the per-case checks CASES names)
+from numa_checks import HMAT_QEMU, check_numa_claims  # noqa: E402
 
 
 class Case:
     def __init__(self, name, smp, sockets=1, cores=None, threads=1, numa=1, args="", mem=1024,
-                 extra_check=None, expect_done="ok", cpu="max", down=0, refused=False, qemu_args=()):
+                 extra_check=None, expect_done="ok", cpu="max", down=0, refused=False, qemu_args=(), mem_nodes=0,
+                 machine_opts=""):
         self.cpu = cpu
+        self.mem_nodes = mem_nodes  # of the numa nodes, the last mem_nodes have memory and no CPUs
+        self.machine_opts = machine_opts  # -machine q35,<these>
         self.qemu_args = qemu_args  # more QEMU arguments (devices)
         self.refused = refused  # the kernel refuses to measure (bad options): no machine records
         self.down = down  # CPUs expected to end up not online (debug modes)
@@ -58,7 +62,7 @@ def check(cond, msg, errors):
 def check_topology(case, recs, errors):
     cpus = qbrecords.of_kind(recs, "cpu")
     check(len(cpus) == case.smp, "expected %d cpu records, got %d" % (case.smp, len(cpus)), errors)
-    per_node = case.smp // case.numa
+    per_node = case.smp // (case.numa - case.mem_nodes)
     for c in cpus:
         if case.down and c.get("online") is not True:
             continue  # the debug mode's CPU: its own check looks at it
@@ -190,6 +194,8 @@ CASES = [
     Case("locality-smp3", 3, args="workloads=locality", extra_check=check_locality),
     Case("first-touch-smp4", 4, args="workloads=first-touch", extra_check=check_first_touch(1)),
     Case("first-touch-numa2", 4, sockets=2, numa=2, args="workloads=first-touch", extra_check=check_first_touch(2)),
+    Case("numa-hmat-memory-only", 4, sockets=2, numa=4, mem_nodes=2, mem=2048, machine_opts="hmat=on",
+         args="workloads=first-touch sp_memory=on", qemu_args=HMAT_QEMU, extra_check=check_numa_claims),
     Case("flush-smp4", 4, args="workloads=flush", extra_check=check_flush),
     Case("state-turbo-off", 2, args="workloads=selftest,counter turbo=off prefetch=off iters=2000",
          extra_check=check_state(False, lambda w: w == 0)),
@@ -217,7 +223,9 @@ CASES = [
 def run_case(case, efi, logdir, timeout):
     log = os.path.join(logdir, case.name + ".log")
     cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--efi", efi, "--smp", case.smp_spec(), "--mem", str(case.mem),
-           "--numa", str(case.numa), "--cpu", case.cpu, "--timeout", str(timeout), "--log", log, "--quiet"] + \
+           "--numa", "%d+%d" % (case.numa - case.mem_nodes, case.mem_nodes), "--cpu", case.cpu, "--timeout",
+           str(timeout), "--log", log, "--quiet"] + \
+        (["--machine-opts", case.machine_opts] if case.machine_opts else []) + \
         ["--qemu-arg=" + q for q in case.qemu_args] + ["--", "profile=quick " + case.args]
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

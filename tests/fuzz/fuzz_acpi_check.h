@@ -116,6 +116,33 @@ static void check_units(bool present, uint32_t n, const struct acpi_iommu *u, ui
 	}
 }
 
+/* SLIT and HMAT: within their limits, every kept distance valid, every
+ * structure's entries inside the pool, every decoded value positive. */
+static void check_numa_fw(const struct acpi_info *a)
+{
+	const struct acpi_slit_info *s = &a->slit;
+	const struct acpi_hmat_info *h = &a->hmat;
+
+	FUZZ_ASSERT(s->present || s->n == 0);
+	FUZZ_ASSERT(s->n <= QB_MAX_NODES && s->n <= s->localities);
+	for (uint32_t i = 0; i < s->n; i++)
+		for (uint32_t j = 0; j < s->n; j++)
+			FUZZ_ASSERT(i == j ? s->dist[i][j] == 10 : s->dist[i][j] > 10);
+	FUZZ_ASSERT(h->present || (h->n_domains == 0 && h->n_lb == 0 && h->n_caches == 0));
+	FUZZ_ASSERT(h->n_domains <= ACPI_HMAT_MAX_DOMAINS && h->n_lb <= ACPI_HMAT_MAX_LB);
+	FUZZ_ASSERT(h->n_caches <= ACPI_HMAT_MAX_CACHES && h->n_entries <= ACPI_HMAT_MAX_ENTRIES);
+	for (uint32_t k = 0; k < h->n_lb; k++) {
+		const struct acpi_hmat_lb *lb = &h->lb[k];
+		double v;
+
+		FUZZ_ASSERT(lb->n_init <= ACPI_HMAT_MAX_LIST && lb->n_target <= ACPI_HMAT_MAX_LIST);
+		FUZZ_ASSERT(lb->first + lb->n_init * lb->n_target <= h->n_entries);
+		for (uint32_t i = 0; i < lb->n_init; i++)
+			for (uint32_t j = 0; j < lb->n_target; j++)
+				FUZZ_ASSERT(!acpi_hmat_lb_value(h, lb, i, j, &v) || v > 0);
+	}
+}
+
 /* Everything that holds for any acpi_info, however it was filled. */
 static void check_acpi_info(const struct acpi_info *a)
 {
@@ -133,6 +160,7 @@ static void check_acpi_info(const struct acpi_info *a)
 	FUZZ_ASSERT(fuzz_cstr_ok(a->rsdp.oem_id, sizeof(a->rsdp.oem_id)));
 	check_madt(&a->madt);
 	check_srat(a);
+	check_numa_fw(a);
 	check_fixed(a);
 	check_units(a->dmar.present, a->dmar.n_units, a->dmar.units, ACPI_IOMMU_VTD);
 	check_units(a->ivrs.present, a->ivrs.n_units, a->ivrs.units, ACPI_IOMMU_AMD);

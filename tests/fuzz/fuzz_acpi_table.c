@@ -1,4 +1,4 @@
-/* fuzz_acpi_table.c - libFuzzer harness for the ACPI table parsers called directly: MADT, SRAT, FADT, HPET, SPCR, DMAR and IVRS (ACPI 6.5 5.2.9, 5.2.12, 5.2.16; IA-PC HPET 1.0a; Microsoft SPCR; Intel VT-d 3.x ch. 8; AMD IOMMU 48882 §5.2).
+/* fuzz_acpi_table.c - libFuzzer harness for the ACPI table parsers called directly: MADT, SRAT, SLIT, HMAT, FADT, HPET, SPCR, DMAR and IVRS (ACPI 6.5 5.2.9, 5.2.12, 5.2.16, 5.2.17, 5.2.28; IA-PC HPET 1.0a; Microsoft SPCR; Intel VT-d 3.x ch. 8; AMD IOMMU 48882 §5.2).
  *
  * The input is one table's bytes, copied to an exact-size heap block so ASan
  * sees any read past it, and handed to every parser (all but the one whose
@@ -29,6 +29,8 @@ static const struct {
 	{ "SPCR", acpi_parse_spcr },
 	{ "DMAR", acpi_parse_dmar },
 	{ "IVRS", acpi_parse_ivrs },
+	{ "SLIT", acpi_parse_slit },
+	{ "HMAT", acpi_parse_hmat },
 };
 
 /* ---- Private Functions -------------------------------------------------- */
@@ -43,7 +45,9 @@ static bool present(const struct acpi_info *a, size_t i)
 	case 3: return a->hpet.present;
 	case 4: return a->spcr.present;
 	case 5: return a->dmar.present;
-	default: return a->ivrs.present;
+	case 6: return a->ivrs.present;
+	case 7: return a->slit.present;
+	default: return a->hmat.present;
 	}
 }
 
@@ -75,6 +79,8 @@ static void parse_all(const uint8_t *table, uint32_t len)
 		FUZZ_ASSERT(!memcmp(&info.spcr, &again.spcr, sizeof(info.spcr)) || i != 4);
 		FUZZ_ASSERT(!memcmp(&info.dmar, &again.dmar, sizeof(info.dmar)) || i != 5);
 		FUZZ_ASSERT(!memcmp(&info.ivrs, &again.ivrs, sizeof(info.ivrs)) || i != 6);
+		FUZZ_ASSERT(!memcmp(&info.slit, &again.slit, sizeof(info.slit)) || i != 7);
+		FUZZ_ASSERT(!memcmp(&info.hmat, &again.hmat, sizeof(info.hmat)) || i != 8);
 		FUZZ_ASSERT(info.n_errors == again.n_errors);
 	}
 }

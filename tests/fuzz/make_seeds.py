@@ -6,6 +6,7 @@ Usage: tests/fuzz/make_seeds.py [--check]
 Sources (all captured from QEMU 7.2 q35; tests/fuzz/README.md says how):
   acpi, acpi_table  tests/fixtures/acpi/*.bin (OVMF) and data/seabios-q35-smp2.acpi;
                     acpi_table also the DMAR and IVRS of tests/fixtures/real (linuxhw/ACPI)
+                    and the HMAT of tests/fixtures/real/tables
   options           the command lines of tests/boot, the GRUB menu and README
   mb2               data/grub-2.06-seabios-q35.mbi, GRUB's boot information at EBX
   efi_mmap          data/ovmf-q35-1g-smp4.sfo, OVMF's map from the shell's "memmap -sfo"
@@ -110,17 +111,19 @@ def acpi_seeds():
         rsdp, regions = read_fixture(path)
         for phys, data in regions:
             sig = data[:4].decode("ascii", "replace")
-            if sig in ("APIC", "SRAT", "FACP", "HPET", "SPCR") and data not in tables.values():
+            if sig in ("APIC", "SRAT", "FACP", "HPET", "SPCR", "SLIT", "HMAT") and data not in tables.values():
                 tables["%s-%s.bin" % (name, sig)] = data
     rsdp, regions = read_fixture(os.path.join(ROOT, "tests/fixtures/acpi/q35-smp4.bin"))
     seed("acpi", "q35-smp4-spcr-derived.bin", with_spcr(rsdp, regions, 0x3f771000))
     tables["spcr-derived-SPCR.bin"] = spcr_table()
-    # QEMU's firmware has no DMAR or IVRS: those of real machines (linuxhw/ACPI).
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests/fixtures/real/*.bin"))):
+    # QEMU's firmware has no DMAR or IVRS: those of real machines (linuxhw/ACPI),
+    # and a real server's HMAT beside QEMU's.
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests/fixtures/real/*.bin")) +
+                       glob.glob(os.path.join(ROOT, "tests/fixtures/real/tables/*.bin"))):
         name = os.path.splitext(os.path.basename(path))[0]
         for phys, data in read_fixture(path)[1]:
             sig = data[:4].decode("ascii", "replace")
-            if sig in ("DMAR", "IVRS"):
+            if sig in ("DMAR", "IVRS", "HMAT"):
                 tables["real-%s-%s.bin" % (name, sig)] = data
     for name, data in tables.items():
         seed("acpi_table", name, data)

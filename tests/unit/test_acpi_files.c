@@ -53,6 +53,16 @@ static void check_invariants(void)
 		CHECK(s->mem[i].length && s->mem[i].base + s->mem[i].length > s->mem[i].base);
 	}
 	CHECK(!info.hpet.present || info.hpet.base);
+	CHECK(info.slit.n <= QB_MAX_NODES && (!info.slit.present || info.slit.n == MIN(info.slit.localities, QB_MAX_NODES)));
+	for (uint32_t i = 0; info.slit.present && i < info.slit.n; i++)
+		for (uint32_t j = 0; j < info.slit.n; j++)
+			CHECK(i == j ? info.slit.dist[i][j] == 10 : info.slit.dist[i][j] > 10);
+	const struct acpi_hmat_info *h = &info.hmat;
+	CHECK(h->n_domains <= ACPI_HMAT_MAX_DOMAINS && h->n_lb <= ACPI_HMAT_MAX_LB && h->n_caches <= ACPI_HMAT_MAX_CACHES);
+	CHECK(h->n_entries <= ACPI_HMAT_MAX_ENTRIES);
+	for (uint32_t k = 0; k < h->n_lb && k < ACPI_HMAT_MAX_LB; k++)
+		CHECK(h->lb[k].n_init <= ACPI_HMAT_MAX_LIST && h->lb[k].n_target <= ACPI_HMAT_MAX_LIST &&
+		      h->lb[k].first + h->lb[k].n_init * h->lb[k].n_target <= h->n_entries);
 }
 
 TEST(test_fuzz_truncate_and_mutate)
@@ -256,6 +266,10 @@ static bool part_present(const char *sig)
 		return info.hpet.present;
 	if (!strcmp(sig, "SPCR"))
 		return info.spcr.present;
+	if (!strcmp(sig, "SLIT"))
+		return info.slit.present;
+	if (!strcmp(sig, "HMAT"))
+		return info.hmat.present;
 	return false;
 }
 

@@ -9,7 +9,9 @@
  * memory affinity on its proximity domain, the HPET and the PM timer, and
  * the DMA remapping units: every DMAR DRHD with its segment and flags, the
  * RMRR count, and every IVRS IVHD, an IOMMU listed by several IVHD types
- * (10h for old OSes, 11h or 40h for new ones) kept once, at its highest type.
+ * (10h for old OSes, 11h or 40h for new ones) kept once, at its highest type;
+ * the SLIT's every distance, and the HMAT's every structure and entry
+ * (acpi_expect.c).
  *
  * QB_ACPI_REAL_DIR overrides the directory; paths are relative to the repository root. */
 #include <dirent.h>
@@ -19,6 +21,7 @@
 #include "check.h"
 #include "lib.h"
 #include "acpi.h"
+#include "acpi_expect.h"
 #include "acpi_fixture.h"
 #include "acpi_testlib.h"
 
@@ -207,7 +210,11 @@ static unsigned check_machine(const char *dir, const char *name)
 				CHECK_EQ_U(info.spcr.base.address, a);
 			compared++;
 		} else {
-			compared += check_iommu_line(name, line, &ie);
+			int bad = acpi_expect_numa_line(&info, name, line, &compared);
+			if (bad < 0)
+				compared += check_iommu_line(name, line, &ie);
+			else
+				CHECK_EQ_I(bad, 0);
 		}
 	}
 	fclose(f);

@@ -198,11 +198,12 @@ def bars(run, res, path, title):
 
 
 def plotters():
-    from . import plot_counter, plot_matrix, plot_noise, plot_workloads
+    from . import plot_counter, plot_matrix, plot_noise, plot_numa, plot_workloads
     return [
         ("counter slowdown", plot_counter.counter_slowdown),
         ("counter pairs", plot_counter.counter_pairs),
         ("matrices", plot_matrix.matrices),
+        ("NUMA claims", plot_numa.claims),
         ("locality", plot_workloads.locality),
         ("first-touch iterations", plot_workloads.first_touch_iterations),
         ("first-touch per-page", plot_workloads.first_touch_pages),

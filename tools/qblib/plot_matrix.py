@@ -5,12 +5,13 @@ import math
 import os
 
 from . import measure as qbmeasure
+from . import numa_claims
 from .plot import SQUARE, Skip, finish, plt
 
 MATRIX_TITLES = {
     ("counter", "packed"): "counter: core-to-core cost of a packed pair",
-    ("first-touch", "numa-latency"): "first-touch: NUMA latency, node to node",
-    ("first-touch", "numa-bandwidth"): "first-touch: NUMA bandwidth, node to node",
+    ("first-touch", "numa-latency"): "first-touch: NUMA latency, CPU node to memory",
+    ("first-touch", "numa-bandwidth"): "first-touch: NUMA bandwidth, CPU node to memory",
 }
 
 
@@ -80,9 +81,12 @@ def matrices(run, outdir):
         clipped = len(high) + len(low)
         fig.colorbar(im, ax=ax, label=unit, extend="both" if clipped else "neither")
         n = len(labels)
-        step = max(1, math.ceil(n / 32))
-        ax.set_xticks(range(0, n, step))
-        ax.set_xticklabels([str(x) for x in labels[::step]], fontsize=8, rotation=90 if n > 16 else 0)
+        cols = numa_claims.target_names(m) if numa and m.get("targets") else [str(x) for x in labels]
+        step = max(1, math.ceil(max(n, len(cols)) / 32))
+        ax.set_xticks(range(0, len(cols), step))
+        named = numa and m.get("targets")
+        ax.set_xticklabels(cols[::step], fontsize=8, rotation=30 if named else 90 if len(cols) > 16 else 0,
+                           ha="right" if named else "center")
         ax.set_yticks(range(0, n, step))
         ax.set_yticklabels([str(x) for x in labels[::step]], fontsize=8)
         if n <= ANNOTATE_MAX:
@@ -101,7 +105,7 @@ def matrices(run, outdir):
         if len(low):
             ax.scatter(low[:, 1] + off, low[:, 0] - off, marker="v", s=size, color="cyan", linewidths=0)
         if numa:
-            ax.set_xlabel("memory on node")
+            ax.set_xlabel("memory (a null column's reason is in the matrix record's targets)")
             ax.set_ylabel("CPU on node")
             note = ""
         else:

@@ -9,6 +9,8 @@ The page has, in order, each with an anchor in its contents:
     red, unstable ones (cv > 5%) tinted; a cell whose difference from the row's first run is
     significant (signif.py, the test qb compare uses, adjusted by Benjamini-Hochberg over every test on
     the page, as qb compare adjusts over its own) carries an arrow up or down;
+  - first-touch's NUMA matrix against the firmware's claims (report_numa.py): measured and claimed latency
+    with the ratio, the pairs more than 2x off marked and said in plain words, bandwidths side by side;
   - where a machine ran more than once, its runs in time order, the spread of each figure over them and
     both coefficients of variation qb compare gives: within a run and between the runs (sides.py);
   - every run's plots (qb plot), embedded as PNG data, and the noise histograms of every run that ran
@@ -29,6 +31,7 @@ import tempfile
 
 from . import figure as qbfigure
 from . import match
+from . import report_numa
 from . import signif
 from .report_machines import machine_key, machines_table
 from .sides import SideFigure
@@ -50,6 +53,8 @@ td.noisy { background: repeating-linear-gradient(135deg, #fff 0 5px, #eee 5px 10
 td.skipped { color: #888; }
 td.virtual { color: #a00; }
 td.ref { outline: 2px solid #1c3f73; outline-offset: -2px; }
+td.off { background: #ffe0b2; font-weight: bold; }
+p.finding { font-weight: bold; color: #7a3b00; }
 .mark { color: #a00; font-weight: bold; }
 .up, .down { font-weight: bold; color: #1c3f73; }
 .note { color: #555; }
@@ -257,7 +262,9 @@ def render(runs, names, with_plots=True):
          % esc(datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))]
     toc = ['<li><a href="#machines">Machines</a></li>', '<li><a href="#results">Results</a><ul>']
     toc += ['<li><a href="#%s">%s</a></li>' % (anchor("results", w), esc(w)) for w in workloads]
-    toc += ["</ul></li>", '<li><a href="#over-time">Over time</a></li>']
+    numa = report_numa.section(runs, labels)
+    toc += ["</ul></li>"] + (['<li><a href="#numa-claims">NUMA: the firmware\'s claims</a></li>'] if numa else []) + \
+        ['<li><a href="#over-time">Over time</a></li>']
     if with_plots:
         toc += ['<li><a href="#plots">Plots</a><ul>'] + \
             ['<li><a href="#%s">%s</a></li>' % (anchor("plots", i + 1), esc(lab)) for i, lab in enumerate(labels)] + \
@@ -286,6 +293,9 @@ def render(runs, names, with_plots=True):
     for w, rows in result_rows:
         h.append('<h3 id="%s">%s</h3>' % (anchor("results", w), esc(w)))
         h.append(results_table(runs, labels, rows, verdicts=verdicts))
+
+    if numa:
+        h.append(numa)
 
     h.append('<h2 id="over-time">Over time</h2>')
     if not repeated:

@@ -11,6 +11,7 @@ from . import clock
 from . import figure as qbfigure
 from . import machine
 from . import match
+from . import numa_claims
 from . import measure as qbmeasure
 from . import noise as qbnoise
 from . import run as qbrun
@@ -162,6 +163,8 @@ def generic(run, wl, ticks=False):
         out += [""]
     for m in run.matrices(wl):
         out += matrix(m, run)
+    if wl == "first-touch":
+        out += numa_claims.text_lines(run)
     return out
 
 

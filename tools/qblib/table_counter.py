@@ -108,13 +108,21 @@ def matrix(m, run):
     as one summary row per CPU."""
     labels = m.get("cpus") or m.get("nodes") or list(range(len(m.get("values", []))))
     what = "CPU" if m.get("cpus") else "node"
+    # first-touch's columns are its targets (memory nodes, and specific-purpose memory): named in full below
+    cols = [str(t.get("node")) + ("sp" if t.get("memory") == "specific-purpose" else "")
+            for t in m.get("targets") or [] if isinstance(t, dict)] or [str(x) for x in labels]
     unit, k = qbmeasure.matrix_unit(m, run)
     vals = [[None if v is None else v * k for v in row] for row in (m.get("values") or [])]
     out = ["  %s matrix (%s, %s, %s x %s%s):" % (
-        "core-to-core" if what == "CPU" else "node-to-node", m.get("variant"), unit,
-        len(labels), len(labels), ", check %s" % m["check"] if "check" in m else "")]
-    if len(labels) <= MATRIX_FULL_MAX:
-        header = [what.lower()] + [str(x) for x in labels]
+        "core-to-core" if what == "CPU" else "node-to-memory", m.get("variant"), unit,
+        len(labels), len(cols), ", check %s" % m["check"] if "check" in m else "")]
+    named = [t for t in m.get("targets") or [] if isinstance(t, dict)]
+    if named:
+        out.append("  columns: " + "; ".join(
+            "%s = %s%s" % (c, t.get("name"), ", not measured: %s" % t["why"] if t.get("why") else "")
+            for c, t in zip(cols, named)))
+    if len(labels) <= MATRIX_FULL_MAX and len(cols) <= MATRIX_FULL_MAX:
+        header = [what.lower()] + cols
         rows = [[str(labels[i])] + ["-" if v is None else sig(v, 3) for v in row] for i, row in enumerate(vals)]
         return out + grid(header, rows) + [""]
     rows = []
