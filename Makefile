@@ -176,11 +176,15 @@ plantest: $(BUILD)/quietbench.efi
 parktest: $(BUILD)/quietbench.efi
 	python3 tests/boot/park_tests.py --efi $<
 
-# The counter workload's loops must really load, add and store (or LOCK XADD).
-# The counter loops are checked in both builds: the kernel's and the twin's.
-asmtest: $(BUILD)/workloads/counter_loops.o $(BUILD)/twin/workloads/counter_loops.o
-	python3 tests/asm/check_counter_loops.py $(BUILD)/workloads/counter_loops.o
-	python3 tests/asm/check_counter_loops.py $(BUILD)/twin/workloads/counter_loops.o
+# The counter workload's loops must really load, add and store (or LOCK XADD);
+# locality's shared-slot loops must be the gist's (a store of the running sum
+# to the slot per element, never a reload). Checked in both builds: the
+# kernel's and the twin's, after the check proves it rejects the bad forms.
+ASM_OBJS := counter_loops.o locality_loops.o
+asmtest: $(addprefix $(BUILD)/workloads/,$(ASM_OBJS)) $(addprefix $(BUILD)/twin/workloads/,$(ASM_OBJS))
+	python3 tests/asm/check_counter_loops.py --self-test
+	python3 tests/asm/check_counter_loops.py $(addprefix $(BUILD)/workloads/,$(ASM_OBJS))
+	python3 tests/asm/check_counter_loops.py $(addprefix $(BUILD)/twin/workloads/,$(ASM_OBJS))
 
 # Lower layers never include higher ones (each folder's layer is in its main
 # file's header; tests/layers/check_layers.py reads them). The start-up takes

@@ -22,14 +22,14 @@ void loc_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *start, uint64_t *en
 
 /* interleaved (the seed's foo): i = t, t+p, t+2p, ... over the whole array. */
 uint64_t loc_interleaved_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t);
-void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot);
+void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot);
 
 /* blocked-strided (the seed's bar): thread t's block, walked in p strided passes. */
 uint64_t loc_blocked_strided_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t);
-void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot);
+void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot);
 
 /* blocked: thread t's block, sequentially (the cache-friendly reference). */
 uint64_t loc_blocked_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t);
-void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot);
+void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot);
 
 #endif
