@@ -83,7 +83,7 @@ def check_fault(cpu_of_case):
     return check_it
 
 
-COUNTER_LAYOUTS = ["packed", "padded", "array-header", "array-header-padded", "shared-atomic"]
+COUNTER_LAYOUTS = ["packed", "padded", "array-packed", "array-header", "array-header-padded", "shared-atomic"]
 
 
 def check_counter(pairs_ok, pairs_skipped):
