@@ -2,7 +2,7 @@
 two profiles.
 
 Results pair on what defines a measurement (match.py: workload, variant, threads, placement, size
-role), never on iteration counts or the profile, and are compared in their primary measure (a rate
+role, locality's accumulator and start), never on iteration counts or the profile, and are compared in their primary measure (a rate
 or a time per unit, never a total). Each pair shows both figures (clean first, ~ where noisy), the
 ratio B/A of the medians with its bootstrap interval, and whether the difference is significant
 (signif.py: Mann-Whitney U, two-sided, at alpha 0.05); where a side kept no samples the test cannot
@@ -20,7 +20,8 @@ PLATFORM_PARAMS = ("flush", "platform", "os", "loader")
 # CLFLUSHOPT where it exists, and has a WBINVD reference only on bare metal): shown, never paired on.
 ADAPTED_PARAMS = {"flush": ("set_bytes", "evict_bytes", "instruction", "cold_reference")}
 PAIRED_ON = ("paired on workload, variant, threads, placement and size role (L2, LLC, DRAM as on each machine; "
-             "bytes where a size has no role) and locality's accumulator; never on iteration counts, repetitions, "
+             "bytes where a size has no role) and locality's accumulator and start (cold where an older record "
+             "has none, resident under its flush=none); never on iteration counts, repetitions, "
              "passes or the profile")
 
 
