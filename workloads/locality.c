@@ -9,7 +9,7 @@
  * and with a `private` register accumulator. Reporting both separates the
  * seed's false sharing from the effect of the scan order on the shared L3.
  * Every pass starts `cold` (its data in memory) or `resident` (read just
- * before by the same threads, as in the gist's small run): the cache sizes
+ * before by the same threads, as in the gist's 64 Ki-int run): the cache sizes
  * from both, DRAM from a cold one (locality.h). The sizes and the plan are
  * in locality_plan.c; this file runs the plan and reports. */
 #include "locality.h"

@@ -15,7 +15,7 @@ enum loc_size { LOC_L2, LOC_LLC, LOC_DRAM, LOC_N_SIZES };
 /* Where a pass's data starts. cold: in memory (the slots and a cache-sized
  * array CLFLUSHed, then the run's flush); resident: read just before by the
  * same threads (the untimed warm-up or the repetition before), nothing
- * flushed, as in the gist's small run. */
+ * flushed, as in the gist's 64 Ki-int run. */
 enum loc_start { LOC_COLD, LOC_RESIDENT, LOC_N_STARTS };
 
 #define LOC_SAME_PLACEMENTS 0x100u     /* a plan item's placement: scatter is the same CPUs */

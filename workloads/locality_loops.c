@@ -7,9 +7,10 @@
  * the running sum every element; because nothing else writes *slot between
  * two adds, it keeps the sum in a register and never reloads it: at -O2 and
  * -O3 (gcc 12) the loop is the gist's `add (%rcx,%rax,4),%edx; mov
- * %edx,(%rdi)`. Another slot type (the issue-29 form had a volatile
- * uint64_t) lets -O3 sink the store out of the loop or forces a reload;
- * tests/asm/check_counter_loops.py checks both objects. */
+ * %edx,(%rdi)`. Another slot type lets -O3 sink the store out of the loop
+ * (uint64_t, or restrict), or adds a reload every element (volatile, as
+ * this loop had before issue 29); tests/asm/check_counter_loops.py checks
+ * the kernel's and the twin's objects. */
 #include "locality_loops.h"
 
 /* ---- Constants ------------------------------------------------------------ */

@@ -20,7 +20,7 @@ flush=none, which flushed nothing (then resident, as flush=none's passes are now
 from . import machine
 
 DEFINING = {"locality": ("accumulator", "start")}
-CLAIMED_ROLE = {"small": "L2", "l2": "L2", "llc": "LLC", "dram": "DRAM"}
+CLAIMED_ROLE = {"small": "L2", "l2": "L2", "llc": "LLC", "dram": "DRAM"}  # "small": the oldest records' name
 KEY_FIELDS = ("workload", "variant", "threads", "placement", "size", "params")
 
 
