@@ -2,8 +2,8 @@
 two profiles.
 
 Results pair on what defines a measurement (match.py: workload, variant, threads, placement, size
-role, locality's accumulator and start), never on iteration counts or the profile, and are compared in their primary measure (a rate
-or a time per unit, never a total). Each pair shows both figures (clean first, ~ where noisy), the
+role, locality's accumulator and start), never on iteration counts or the profile, and are compared
+in their primary measure (a rate or a time per unit, never a total). Each pair shows both figures (clean first, ~ where noisy), the
 ratio B/A of the medians with its bootstrap interval, and whether the difference is significant
 (signif.py: Mann-Whitney U, two-sided, at alpha 0.05); where a side kept no samples the test cannot
 tell, and says so. What only one run has is listed once, at the end.
@@ -26,11 +26,14 @@ PAIRED_ON = ("paired on workload, variant, threads, placement and size role (L2,
 
 
 def differing(ra, rb, names):
-    """Params whose values differ between the runs, e.g. flush (wbinvd / none)."""
+    """Params whose values differ between the runs, e.g. flush (wbinvd / none). A resident locality pass
+    takes no flush by design (its params.flush is none): it says nothing of how the run flushed."""
+    def values(run, n):
+        return sorted({str((r.get("params") or {})[n]) for r in run.results() if n in (r.get("params") or {})
+                       and not (n == "flush" and match.start(r) == "resident")})
     out = []
     for n in names:
-        va = sorted({str((r.get("params") or {})[n]) for r in ra.results() if n in (r.get("params") or {})})
-        vb = sorted({str((r.get("params") or {})[n]) for r in rb.results() if n in (r.get("params") or {})})
+        va, vb = values(ra, n), values(rb, n)
         if va != vb:
             out.append("%s (%s / %s)" % (n, ",".join(va) or "-", ",".join(vb) or "-"))
     return out

@@ -30,6 +30,7 @@ def locality(run, outdir):
     name = "gb_per_s" if all(qbfigure.of(r, run, "gb_per_s") is not None for r in res) else None
     figs = {id(r): qbfigure.of(r, run, name) for r in res}
     accs = list(dict.fromkeys(str(r["params"].get("accumulator", "-")) for r in res))
+
     def where(r):
         return "%s\n%s" % (size_cell(r, run).replace(", ", "\n"), match.start(r) or "-")
     sizes = sorted(dict.fromkeys(where(r) for r in res),
