@@ -29,10 +29,11 @@
 /* ---- Private Variables ---------------------------------------------------- */
 static uint32_t slot_line[QB_MAX_CPUS] __attribute__((aligned(64)));
 static double summary[LOC_N_SIZES][LOC_N_STARTS][LOC_N_VARIANTS][LOC_N_ACCS]; /* median ticks at all CPUs, compact */
+static bool summarised[LOC_N_SIZES][LOC_N_STARTS];    /* a column of the summary was run */
 static double last_median;                              /* of the last configuration reported */
 
 /* ---- Public Variables (the workload's own, locality.h) --------------------- */
-struct loc_job loc_job = { .slots = slot_line };
+struct loc_job loc_job;
 struct loc_sizes loc_sizes;
 struct cpuset loc_set;
 const char *const loc_variant_names[LOC_N_VARIANTS] = { "interleaved", "blocked-strided", "blocked" };
@@ -194,8 +195,8 @@ static void skip_size(unsigned sz, unsigned st, const char *why)
 
 /* The seed's comparison: foo and bar in seconds (ticks without a known TSC
  * frequency), extended by the blocked reference, the private accumulator
- * and the starts, a column per size and start measured. */
-static void print_summary(const struct wl_ctx *ctx, uint32_t p)
+ * and the starts, a column per size and start measured at every CPU. */
+static void print_summary(uint32_t p)
 {
 	uint64_t hz = tsc_hz();
 	kprintf("\n  the original comparison (foo interleaved, bar blocked), %u threads placed compact (%s; -1: failed):\n", p,
@@ -203,7 +204,7 @@ static void print_summary(const struct wl_ctx *ctx, uint32_t p)
 	kprintf("  %-36s", "");
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
 		for (unsigned st = 0; st < LOC_N_STARTS; st++)
-			if ((sz != LOC_DRAM || loc_sizes.have_dram) && loc_start_planned(ctx, (enum loc_size)sz, (enum loc_start)st))
+			if (summarised[sz][st])
 				kprintf(" %8s %-8s", loc_sizes.name[sz], loc_start_names[st]);
 	kprintf("\n");
 	for (unsigned v = 0; v < LOC_N_VARIANTS; v++) {
@@ -215,8 +216,7 @@ static void print_summary(const struct wl_ctx *ctx, uint32_t p)
 			kprintf("  %-36s", label);
 			for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
 				for (unsigned st = 0; st < LOC_N_STARTS; st++) {
-					if ((sz == LOC_DRAM && !loc_sizes.have_dram) ||
-					    !loc_start_planned(ctx, (enum loc_size)sz, (enum loc_start)st))
+					if (!summarised[sz][st])
 						continue;
 					double t = summary[sz][st][v][ac];
 					kprintf(" %17.6f", t < 0 ? -1.0 : hz ? t / (double)hz : t);
@@ -255,6 +255,7 @@ static void prepare_pass(const struct wl_ctx *ctx)
 enum run_status loc_pass(const struct wl_ctx *ctx, uint64_t timeout_ms)
 {
 	bool cold = ctx->flush && loc_job.start == LOC_COLD;
+	loc_job.slots = slot_line;
 	prepare_pass(ctx);
 	return run_on(&loc_set, loc_thread, &loc_job, cold ? RUN_FLUSH : 0, timeout_ms, 0);
 }
@@ -289,6 +290,7 @@ void locality_run(const struct wl_ctx *ctx)
 	kprintf("  (medians of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
 	for (unsigned i = 0; i < sizeof(summary) / sizeof(summary[0][0][0][0]); i++)
 		(&summary[0][0][0][0])[i] = -1;
+	memset(summarised, 0, sizeof(summarised));
 	uint32_t cursor = 0;
 	struct plan_item *it;
 	loc_job.a = a;
@@ -310,8 +312,10 @@ void locality_run(const struct wl_ctx *ctx)
 		struct reps *log = 0;
 		bool ok = measure(ctx, it, expect[sz], &why, &log);
 		report(ctx, it, sz, place_name((enum place_kind)pl), same, ok, why, log);
-		if (threads == tp->ncpu && pl == PLACE_COMPACT)
+		if (threads == tp->ncpu && pl == PLACE_COMPACT) {
 			summary[sz][loc_job.start][loc_job.variant][loc_job.acc] = ok ? last_median : -1;
+			summarised[sz][loc_job.start] = true;
+		}
 	}
 	if (!ctx->flush) /* nothing can start cold: the cold configurations are not run */
 		for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
@@ -323,7 +327,7 @@ void locality_run(const struct wl_ctx *ctx)
 			     (unsigned long long)(loc_sizes.dram_min >> 20));
 		skip_size(LOC_DRAM, ctx->flush ? LOC_COLD : LOC_RESIDENT, why);
 	}
-	print_summary(ctx, tp->ncpu);
+	print_summary(tp->ncpu);
 	unsigned big = loc_sizes.have_dram ? LOC_DRAM : LOC_LLC, st = ctx->flush ? LOC_COLD : LOC_RESIDENT;
 	double foo = summary[big][st][LOC_INTERLEAVED][LOC_SHARED_SLOT];
 	double bar = summary[big][st][LOC_BLOCKED_STRIDED][LOC_SHARED_SLOT];
