@@ -135,12 +135,14 @@ static uint64_t decide_sizes(const struct wl_ctx *ctx)
 	return phys;
 }
 
+/* "llc resident P=16 blocked-strided shared-slot compact=scatter": what
+ * tells configurations apart first, since PLAN_NAME_LEN may cut the end. */
 static void describe(char *buf, size_t cap, unsigned sz, unsigned st, uint32_t threads, unsigned pl, unsigned v,
 		     unsigned ac)
 {
-	fmt_snprintf(buf, cap, "%s %s %u threads %s %s %s", loc_sizes.name[sz], loc_start_names[st], threads,
-		     pl & LOC_SAME_PLACEMENTS ? "compact = scatter" : place_name((enum place_kind)pl),
-		     loc_variant_names[v], loc_acc_names[ac]);
+	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s", loc_sizes.name[sz], loc_start_names[st], threads,
+		     loc_variant_names[v], loc_acc_names[ac],
+		     pl & LOC_SAME_PLACEMENTS ? "compact=scatter" : place_name((enum place_kind)pl));
 }
 
 /* The run's set-up: allocating the array again (as timed at planning),
