@@ -36,6 +36,18 @@ static uint64_t small_faults;            /* of the fault result being reported: 
 static struct cpuset bsp;
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The samples of the pages a first write mapped whole, kept in order at
+ * the front of samples[]; how many. A figure under a page size's name is
+ * of faults that mapped that size. */
+static uint64_t keep_whole(uint64_t n)
+{
+	uint64_t k = 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (whole[i])
+			samples[k++] = samples[i];
+	return k;
+}
+
 /* Write one word into each of n pages of a fresh region, each write timed:
  * the access that takes the page fault. Then, untimed, every written word
  * must read back and the rest of its page read zero (the handler zeroed
@@ -70,18 +82,6 @@ static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, co
 		*fail = "the fault count is not the number of pages touched";
 	}
 	return ok;
-}
-
-/* The samples of the pages a first write mapped whole, kept in order at
- * the front of samples[]; how many. A figure under a page size's name is
- * of faults that mapped that size. */
-static uint64_t keep_whole(uint64_t n)
-{
-	uint64_t k = 0;
-	for (uint64_t i = 0; i < n; i++)
-		if (whole[i])
-			samples[k++] = samples[i];
-	return k;
 }
 
 static void zero_rep_stosb(void *p, uint64_t n)
