@@ -176,11 +176,15 @@ plantest: $(BUILD)/quietbench.efi
 parktest: $(BUILD)/quietbench.efi
 	python3 tests/boot/park_tests.py --efi $<
 
-# The counter workload's loops must really load, add and store (or LOCK XADD).
-# The counter loops are checked in both builds: the kernel's and the twin's.
-asmtest: $(BUILD)/workloads/counter_loops.o $(BUILD)/twin/workloads/counter_loops.o
-	python3 tests/asm/check_counter_loops.py $(BUILD)/workloads/counter_loops.o
-	python3 tests/asm/check_counter_loops.py $(BUILD)/twin/workloads/counter_loops.o
+# The counter workload's loops must really load, add and store (or LOCK XADD);
+# locality's shared-slot loops must be the gist's (a store of the running sum
+# to the slot per element, never a reload). Checked in both builds: the
+# kernel's and the twin's, after the check proves it rejects the bad forms.
+ASM_OBJS := counter_loops.o locality_loops.o
+asmtest: $(addprefix $(BUILD)/workloads/,$(ASM_OBJS)) $(addprefix $(BUILD)/twin/workloads/,$(ASM_OBJS))
+	python3 tests/asm/check_counter_loops.py --self-test
+	python3 tests/asm/check_counter_loops.py $(addprefix $(BUILD)/workloads/,$(ASM_OBJS))
+	python3 tests/asm/check_counter_loops.py $(addprefix $(BUILD)/twin/workloads/,$(ASM_OBJS))
 
 # Lower layers never include higher ones (each folder's layer is in its main
 # file's header; tests/layers/check_layers.py reads them). The start-up takes
@@ -348,7 +352,8 @@ flashtest:
 #
 #   make host        build/quietbench-host
 #   make hosttest    the ASan+UBSan build (build/quietbench-host-asan) on
-#                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py
+#                    TWIN_TEST_ARGS, checked by tests/twin/check_twin.py;
+#                    then Ctrl-C (interrupt_test.py) and thp= (thp_test.py)
 TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/measure/deadline.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c kernel/run/options.c kernel/run/options_table.c kernel/run/options_report.c kernel/console/console_text.c \
 	kernel/run/report.c kernel/measure/topo.c kernel/measure/topo_cache.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/measure/pmu.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c \
 	kernel/run/evict.c kernel/run/flushcheck.c kernel/measure/chase.c kernel/measure/cold.c
@@ -391,6 +396,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 		$< profile=quick workloads=selftest flush_noop=on > $(BUILD)/twin/flush-noop.log; status=$$?; \
 		python3 tests/twin/check_twin.py --flush-noop --workloads selftest --exit-status $$status $(BUILD)/twin/flush-noop.log
 	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/interrupt_test.py $<
+	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/thp_test.py $<
 # ---- host twin (end) --------------------------------------------------------
 
 # Everything above that CI must run: the image boots, the flasher's refusals,

@@ -3,8 +3,11 @@
  * Layouts (variants), each named after the seed's case:
  *   packed               8-byte counters side by side, 8 per line (the plain struct)
  *   padded               one counter per 128-byte block (FieldOffset(128)), clear of the adjacent-line prefetcher
- *   array-header         padded counters, but each increment first reads a length word on counter 0's line (CLR array bounds check)
- *   array-header-padded  the same with the length word alone on its line (the seed's fix)
+ *   array-packed         the seed's array program: `new long[n]; m_longs[i]++`, packed counters right behind
+ *                        the length word, which each increment's bounds check reads
+ *   array-header         padded counters, but each increment first reads a length word on counter 0's line
+ *                        (the text's case: padding the elements but not the first)
+ *   array-header-padded  the same with the length word alone on its line (the seed's fix, `m_longs[(i+1)*16]++`)
  *   shared-atomic        every CPU does LOCK XADD on one counter: true sharing, the reference
  * Thread counts 1, 2, 4, ... all; placements compact and scatter; one pair per
  * topology relation; and a core-to-core matrix of the packed pair cost.
@@ -42,11 +45,12 @@
 #define REC_BYTES 1500                /* one result record and its text line */
 #define REC_BYTES_PER_THREAD 12
 
-enum layout { PACKED, PADDED, ARRAY_HEADER, ARRAY_HEADER_PADDED, SHARED_ATOMIC, N_LAYOUTS };
+enum layout { PACKED, PADDED, ARRAY_PACKED, ARRAY_HEADER, ARRAY_HEADER_PADDED, SHARED_ATOMIC, N_LAYOUTS };
 
 static const char *const layout_names[N_LAYOUTS] = {
 	[PACKED] = "packed",
 	[PADDED] = "padded",
+	[ARRAY_PACKED] = "array-packed",
 	[ARRAY_HEADER] = "array-header",
 	[ARRAY_HEADER_PADDED] = "array-header-padded",
 	[SHARED_ATOMIC] = "shared-atomic",
@@ -68,8 +72,8 @@ struct counter_job {
 	enum layout layout;
 	uint64_t iters;                          /* per thread */
 	volatile uint64_t *counter[QB_MAX_CPUS]; /* thread t's counter */
-	volatile uint64_t *header;               /* array length word (array-header variants) */
-	uint64_t index[QB_MAX_CPUS];             /* thread t's array index (array-header variants) */
+	volatile uint64_t *header;               /* array length word (array-* layouts) */
+	uint64_t index[QB_MAX_CPUS];             /* thread t's array index (array-* layouts) */
 	uint64_t ticks[QB_MAX_CPUS];             /* thread t's loop time, this repetition */
 	uint64_t done[QB_MAX_CPUS];              /* increments thread t actually made */
 };
@@ -108,6 +112,7 @@ static void counter_thread(const struct run_thread *t)
 	for (uint64_t done = 0; done < n; done += CHUNK) {
 		uint64_t m = MIN(CHUNK, n - done);
 		switch (j->layout) {
+		case ARRAY_PACKED:
 		case ARRAY_HEADER:
 		case ARRAY_HEADER_PADDED:
 			made += counter_inc_checked(j->header + 1, j->header, j->index[t->index], m);
@@ -143,6 +148,11 @@ static void lay_out(enum layout l, uint32_t n)
 		case PADDED:
 			job.counter[t] = &cbuf[(uint64_t)t * BLOCK_WORDS];
 			break;
+		case ARRAY_PACKED:        /* new long[n]; m_longs[i]: the length and up to 7 counters share a line */
+			job.header = &cbuf[0];
+			job.index[t] = t;
+			job.counter[t] = &cbuf[1 + t];
+			break;
 		case ARRAY_HEADER:        /* m_longs[i * 16]: element 0 shares the length's line */
 		case ARRAY_HEADER_PADDED: /* m_longs[(i + 1) * 16]: the seed's fix */
 			job.header = &cbuf[0];
@@ -155,8 +165,8 @@ static void lay_out(enum layout l, uint32_t n)
 			break;
 		}
 	}
-	if (job.header)
-		*job.header = (uint64_t)(n + 1) * BLOCK_WORDS; /* the array's length */
+	if (job.header) /* the array's length */
+		*job.header = l == ARRAY_PACKED ? n : (uint64_t)(n + 1) * BLOCK_WORDS;
 }
 
 /* Every counter must hold exactly what its threads added. */
@@ -559,7 +569,8 @@ void counter_run(const struct wl_ctx *ctx)
 		report_skipped(PACKED, placement, place_pair_missing_reason(pair_rels[next_rel]));
 		next_rel++;
 	}
-	console_summary("counter    %u threads vs 1: packed %.0f%%, padded %.0f%%, array-header %.0f%%, "
-			"array-header-padded %.0f%%, shared-atomic %.0f%%", top_threads, top_pct[PACKED],
-			top_pct[PADDED], top_pct[ARRAY_HEADER], top_pct[ARRAY_HEADER_PADDED], top_pct[SHARED_ATOMIC]);
+	console_summary("counter    %u threads vs 1: packed %.0f%%, padded %.0f%%, array-packed %.0f%%, "
+			"array-header %.0f%%, array-header-padded %.0f%%, shared-atomic %.0f%%", top_threads,
+			top_pct[PACKED], top_pct[PADDED], top_pct[ARRAY_PACKED], top_pct[ARRAY_HEADER],
+			top_pct[ARRAY_HEADER_PADDED], top_pct[SHARED_ATOMIC]);
 }

@@ -1,4 +1,16 @@
-/* locality_loops.c - the locality workload's data and summing loops; see locality_loops.h. */
+/* locality_loops.c - the locality workload's data and summing loops; see locality_loops.h.
+ *
+ * The _shared loops are the gist's `*r += num[i]` with its types: the slot
+ * and the array both 32-bit (uint32_t for the gist's int, so that a sum past
+ * 2^32 wraps instead of being undefined) and free to alias, no `restrict`.
+ * Because a store to *slot may change a later a[i], the compiler must store
+ * the running sum every element; because nothing else writes *slot between
+ * two adds, it keeps the sum in a register and never reloads it: at -O2 and
+ * -O3 (gcc 12) the loop is the gist's `add (%rcx,%rax,4),%edx; mov
+ * %edx,(%rdi)`. Another slot type lets -O3 sink the store out of the loop
+ * (uint64_t, or restrict), or adds a reload every element (volatile, as
+ * this loop had before issue 29); tests/asm/check_counter_loops.py checks
+ * the kernel's and the twin's objects. */
 #include "locality_loops.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -41,7 +53,7 @@ uint64_t loc_interleaved_private(const uint32_t *a, uint64_t n, uint32_t p, uint
 	return acc;
 }
 
-void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot)
+void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
 {
 	for (uint64_t i = t; i < n; i += p)
 		*slot += a[i];
@@ -57,7 +69,7 @@ uint64_t loc_blocked_strided_private(const uint32_t *a, uint64_t n, uint32_t p, 
 	return acc;
 }
 
-void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot)
+void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
 {
 	uint64_t start, end;
 	loc_block(n, p, t, &start, &end);
@@ -75,7 +87,7 @@ uint64_t loc_blocked_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t
 	return acc;
 }
 
-void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, volatile uint64_t *slot)
+void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
 {
 	uint64_t start, end;
 	loc_block(n, p, t, &start, &end);

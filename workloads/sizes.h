@@ -1,8 +1,9 @@
 /* sizes.h - a working set named by what it is on this machine: L1, L2, LLC or DRAM, from the decoded caches (kernel/measure/topo.h), or by its size when it is none of them.
  *
- * A workload picks a size for a role (the seed's small array "in L2", half
+ * A workload picks a size for a role (the gist's 64 Ki ints for the L2, half
  * the LLC, 4x past it); whether the bytes really sit in that level depends
- * on the machine and the profile (the quick profile shrinks them). A size
+ * on the machine and the profile (the quick profile shrinks them), and
+ * whether a pass finds them there on its start (locality.h). A size
  * carries a role's name only when it holds, so that two runs pair on what
  * they measured, never on a label. */
 #ifndef QB_WORKLOADS_SIZES_H

@@ -425,3 +425,19 @@ uint64_t demand_phys_of(const struct demand_region *r, uint64_t off)
 		return 0;
 	return (v & PTE_ADDR & ~(r->page - 1)) + (off & (r->page - 1));
 }
+
+uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *whole, const char **how)
+{
+	uint64_t got = 0;
+	bool large = r->page == DEMAND_PAGE_2M;
+	n = MIN(n, r->size / r->page);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t v = *leaf(r, i * r->page);
+		whole[i] = (v & PTE_P) && (!large || (v & PTE_PS));
+		got += whole[i];
+	}
+	*how = got == n ? (large ? "the page tables: each 2 MiB entry present with PS set" : "the page tables: each entry present")
+			: (large ? "the page tables: a 2 MiB entry not present or without PS" : "the page tables: an entry not present");
+	return got;
+}
+

@@ -131,6 +131,18 @@ int demand_node_at(const struct demand_region *r, uint64_t off);
 /* Physical address of the byte at offset off, 0 if its page is not present. */
 uint64_t demand_phys_of(const struct demand_region *r, uint64_t off);
 
+/* Which of the region's first n pages are mapped whole, at the region's page
+ * size, into whole[] (n entries); returns how many. A first touch of a
+ * 2 MiB page must map all of it: here the handler always does (the page
+ * directory entry with PS set, read back); Linux may fall back to a 4 KiB
+ * page (tools/twin/demand.c asks mincore: a 2 MiB fault leaves all 512
+ * 4 KiB pieces present, a fallen-back one a single piece). Call it straight
+ * after the first writes, before anything reads an untouched part of the
+ * region: on Linux such a read maps the zero page there and hides the
+ * fall-back. *how: what was read and, where some page is not whole, what
+ * may have made it so, for a reason text. */
+uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *whole, const char **how);
+
 /* Route page faults to demand_fault (kernel/run/demand_hw.c; once, at boot). */
 void demand_hw_init(void);
 

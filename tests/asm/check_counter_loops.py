@@ -1,24 +1,38 @@
 #!/usr/bin/env python3
-"""check_counter_loops - prove from the machine code that the counter workload measures what it says.
+"""check_counter_loops - prove from the machine code that the counter and locality workloads measure what they say.
 
-Disassembles build/workloads/counter_loops.o and checks each inner loop (the
-instructions from a backward branch's target up to the branch):
+Disassembles the objects given (default build/workloads/counter_loops.o and
+build/workloads/locality_loops.o; `make asmtest` passes the kernel's and then
+the twin's) and checks each inner loop (the instructions from a backward
+branch's target up to the branch):
   counter_inc_plain    a load from, an add to, and a store back to the same memory operand; no LOCK
   counter_inc_checked  the same, plus a read of the length word in every iteration
   counter_inc_atomic   a LOCK XADD to memory in every iteration
-Prints "asm: N passed, N failed".
+  loc_*_shared         the gist's `*r += num[i]` as gcc -O2 compiles the gist: in every innermost
+                       loop each element is an add from the array into a register and a store of
+                       that register to the slot (`add (%rcx,%rax,4),%edx; mov %edx,(%rdi)`), the
+                       slot never loaded inside the loop and no other branch in it
+  loc_*_private        no store to memory in any innermost loop: the sum stays in registers
+Every function named must be there. Prints "asm: N passed, N failed".
 """
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
-OBJ = sys.argv[1] if len(sys.argv) > 1 else "build/workloads/counter_loops.o"
+OBJS = [a for a in sys.argv[1:] if not a.startswith("--")] or \
+    ["build/workloads/counter_loops.o", "build/workloads/locality_loops.o"]
+CC = os.environ.get("CC", "gcc")
+REG32 = r"%(?:e[a-z]+|r\d+d)"
+LOC_VARIANTS = ("interleaved", "blocked_strided", "blocked")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
 FUNC = re.compile(r"^[0-9a-f]+ <([A-Za-z_0-9]+)>:$")
 
 
-def functions(obj):
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj], check=True, stdout=subprocess.PIPE, text=True).stdout
+def functions(objs):
+    out = "".join(subprocess.run(["objdump", "-d", "--no-show-raw-insn", o], check=True, stdout=subprocess.PIPE,
+                                 text=True).stdout for o in objs)
     funcs, cur = {}, None
     for line in out.splitlines():
         m = FUNC.match(line.strip())
@@ -41,6 +55,103 @@ def loop_body(insns):
     return []
 
 
+def loops(insns):
+    """Every innermost loop: [target, branch] of a backward branch with no other such range inside it."""
+    spans = []
+    for addr, text in insns:
+        m = re.match(r"j\w+\s+([0-9a-f]+)\b", text)
+        if m and int(m.group(1), 16) <= addr:
+            spans.append((int(m.group(1), 16), addr))
+    inner = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    return [[t for a, t in insns if lo <= a <= hi] for lo, hi in inner]
+
+
+def operands(text):
+    """An instruction's operands, split at the commas outside parentheses."""
+    parts = text.split(None, 1)
+    if len(parts) < 2:
+        return []
+    out, depth, cur = [], 0, ""
+    for ch in parts[1]:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur.strip()] if cur.strip() else out
+
+
+def writes_memory(text):
+    """True if the instruction stores: its last operand (AT&T's destination) is memory, and it is no compare."""
+    ops = operands(text)
+    return bool(ops) and "(" in ops[-1] and not re.match(r"(cmp|test|prefetch|nop)", text)
+
+
+def gist_slot_loop(body):
+    """None if body is the gist's loop, else why not: an add from memory into a register, that register
+    stored to a slot, as many stores as adds, the slot never read, no other branch."""
+    adds = [m.groups() for m in (re.match(r"add[l]?\s+(\S*\(.*\)),(%s)$" % REG32, t) for t in body) if m]
+    if not adds:
+        return "no add from the array into a 32-bit register"
+    stores = [m.groups() for m in (re.match(r"mov[l]?\s+(%s),(\(%%\w+\))$" % REG32, t) for t in body) if m]
+    slots = {mem for reg, mem in stores if any(reg == r for _, r in adds)}
+    if len(slots) != 1:
+        return "the summed register is not stored to one slot in the loop"
+    slot = slots.pop()
+    if len(stores) != len(adds):
+        return "%d stores to the slot for %d elements" % (len(stores), len(adds))
+    reads = [t for t in body if slot in t and not re.match(r"mov[l]?\s+%s," % REG32 + re.escape(slot) + "$", t)]
+    if reads:
+        return "the slot is read in the loop: " + "; ".join(reads)
+    branches = [t for t in body if t.startswith("j")]
+    if len(branches) != 1:
+        return "a branch inside the loop: a store might be skipped"
+    return None
+
+
+def shared_ok(f, name):
+    """None if every innermost loop of function name is the gist's slot loop, else why not."""
+    bodies = loops(f.get(name, []))
+    return "no loop found" if not bodies else next((w for w in map(gist_slot_loop, bodies) if w), None)
+
+
+# The slot loop as it must not compile: reloaded from memory every element (volatile), or with the
+# store sunk out of the loop (a slot type the array cannot alias, or restrict).
+BAD_SLOTS = {
+    "volatile uint64_t (the old form: a reload)": "volatile uint64_t *slot",
+    "volatile uint32_t (a reload)": "volatile uint32_t *slot",
+    "uint64_t (the store sunk)": "uint64_t *slot",
+    "restrict (the store sunk)": "uint32_t *restrict slot",
+}
+GOOD_SLOT = "uint32_t, as the gist's int (must pass)"
+SLOT_LOOP = """#include <stdint.h>
+void loc_blocked_shared(const uint32_t *a, uint64_t s, uint64_t e, %s)
+{
+	for (uint64_t i = s; i < e; i++)
+		*slot += a[i];
+}
+"""
+
+
+def self_test():
+    """The check must reject every bad form and pass the gist's, compiled as the workloads are (-O3)."""
+    bad = 0
+    with tempfile.TemporaryDirectory() as d:
+        for label, decl in list(BAD_SLOTS.items()) + [(GOOD_SLOT, "uint32_t *slot")]:
+            src, obj = os.path.join(d, "slot.c"), os.path.join(d, "slot.o")
+            with open(src, "w") as fh:
+                fh.write(SLOT_LOOP % decl)
+            subprocess.run([CC, "-std=gnu11", "-O3", "-c", src, "-o", obj], check=True)
+            why = shared_ok(functions([obj]), "loc_blocked_shared")
+            good = label == GOOD_SLOT
+            print("self-test: %s: %s" % (label, "rejected (%s)" % why if why else "passed"))
+            bad += (why is None) != good
+    print("asm self-test: %s" % ("ok" if not bad else "%d forms judged wrongly" % bad))
+    return 1 if bad else 0
+
+
 def load_add_store(body):
     """True if the body loads (%R) into X, adds 1 to X and stores X back to (%R), or adds to memory directly."""
     for t in body:
@@ -57,7 +168,7 @@ def load_add_store(body):
 
 
 def main():
-    f = functions(OBJ)
+    f = functions(OBJS)
     passed = failed = 0
 
     def check(name, cond, why):
@@ -82,9 +193,17 @@ def main():
 
     atomic = loop_body(f.get("counter_inc_atomic", []))
     check("counter_inc_atomic", any(re.match(r"lock xadd\s+%\w+,\(%\w+\)", t) for t in atomic), "no LOCK XADD in the loop")
+
+    for v in LOC_VARIANTS:
+        name = "loc_%s_shared" % v
+        check(name, shared_ok(f, name) is None, shared_ok(f, name))
+        name = "loc_%s_private" % v
+        bodies = loops(f.get(name, []))
+        stores = [t for b in bodies for t in b if writes_memory(t)]
+        check(name, bodies and not stores, "no loop found" if not bodies else "a store in the loop: " + "; ".join(stores))
     print("asm: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(self_test() if "--self-test" in sys.argv else main())

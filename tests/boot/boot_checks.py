@@ -83,7 +83,7 @@ def check_fault(cpu_of_case):
     return check_it
 
 
-COUNTER_LAYOUTS = ["packed", "padded", "array-header", "array-header-padded", "shared-atomic"]
+COUNTER_LAYOUTS = ["packed", "padded", "array-packed", "array-header", "array-header-padded", "shared-atomic"]
 
 
 def check_counter(pairs_ok, pairs_skipped):
@@ -132,8 +132,10 @@ def check_counter(pairs_ok, pairs_skipped):
 
 
 def check_locality(recs, errors):
-    """Every variant x accumulator x size x thread count x placement, check ok, sizes recorded and named by
-    what they are on the machine (a role only where it holds, else the bytes)."""
+    """Every variant x accumulator x size x start x thread count x placement, check ok, sizes recorded and named
+    by what they are on the machine (a role only where it holds, else the bytes); the two cache sizes from a
+    cold start and (the quick profile: at one thread) a resident one, the largest from a cold one only; each
+    result names its start and the flush it got."""
     res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "locality"]
     ncpu = len(qbrecords.of_kind(recs, "cpu"))
     counts = [c for c in (1, 2, 4, 8, 16) if c <= ncpu] + ([ncpu] if ncpu & (ncpu - 1) else [])
@@ -141,29 +143,36 @@ def check_locality(recs, errors):
     sizes = sorted({r["params"]["size"] for r in measured}, key=lambda s: min(
         r["params"]["bytes"] for r in measured if r["params"]["size"] == s))
     check(len(sizes) == 3, "locality sizes %s, expected three (l2, llc, dram or their bytes)" % sizes, errors)
-    for size in sizes:
-        for variant in ("interleaved", "blocked-strided", "blocked"):
-            for acc in ("shared-slot", "private"):
-                for n in counts:
-                    for place in ("compact", "scatter"):
-                        got = [r for r in res if r["variant"] == variant
-                               and (r["threads"] or r.get("params", {}).get("threads")) == n
-                               and r.get("params", {}).get("size") == size
-                               and r["params"].get("accumulator") == acc
-                               and (r["params"].get("placement") == place or place in r.get("same_placements", ()))]
-                        what = "locality %s %s %s %d %s" % (size, variant, acc, n, place)
-                        check(len(got) == 1, "%s: %d results" % (what, len(got)), errors)
-                        for r in got:
-                            check(r["check"] == "ok", "%s: check %s (%s)" % (what, r["check"], r.get("reason")), errors)
-                            check(len(r.get("thread_ticks", [])) == n, "%s: thread_ticks" % what, errors)
-                            check(r.get("bytes_per_tick", 0) > 0, "%s: bytes_per_tick" % what, errors)
-                            check(r["params"].get("bytes", 0) == 4 * r["params"].get("ints", -1), "%s: bytes" % what, errors)
-                            role = r["params"].get("size_role")
-                            check(size == role.lower() if role else size not in ("l1", "l2", "llc", "dram"),
-                                  "%s: size %s with role %s" % (what, size, role), errors)
-                            gb = (r.get("measures") or {}).get("gb_per_s") or {}
-                            check((gb.get("median") or 0) > 0 and gb.get("inverse") is True, "%s: gb_per_s %s" % (what, gb),
-                                  errors)
+    check(all(r.get("params", {}).get("start") in ("cold", "resident") for r in res),
+          "a locality result without a start", errors)
+    for i, size in enumerate(sizes):
+        for start in ("cold", "resident"):
+            for variant in ("interleaved", "blocked-strided", "blocked"):
+                for acc in ("shared-slot", "private"):
+                    for n in counts:
+                        for place in ("compact", "scatter"):
+                            got = [r for r in res if r["variant"] == variant
+                                   and (r["threads"] or r.get("params", {}).get("threads")) == n
+                                   and r.get("params", {}).get("size") == size
+                                   and r["params"].get("start") == start
+                                   and r["params"].get("accumulator") == acc
+                                   and (r["params"].get("placement") == place or place in r.get("same_placements", ()))]
+                            what = "locality %s %s %s %s %d %s" % (size, start, variant, acc, n, place)
+                            want = start == "cold" or (i < 2 and n == 1)
+                            check(len(got) == (1 if want else 0), "%s: %d results" % (what, len(got)), errors)
+                            for r in got:
+                                check(r["check"] == "ok", "%s: check %s (%s)" % (what, r["check"], r.get("reason")), errors)
+                                check(r["params"].get("flush") == ("wbinvd" if start == "cold" else "none"),
+                                      "%s: flush %s" % (what, r["params"].get("flush")), errors)
+                                check(len(r.get("thread_ticks", [])) == n, "%s: thread_ticks" % what, errors)
+                                check(r.get("bytes_per_tick", 0) > 0, "%s: bytes_per_tick" % what, errors)
+                                check(r["params"].get("bytes", 0) == 4 * r["params"].get("ints", -1), "%s: bytes" % what, errors)
+                                role = r["params"].get("size_role")
+                                check(size == role.lower() if role else size not in ("l1", "l2", "llc", "dram"),
+                                      "%s: size %s with role %s" % (what, size, role), errors)
+                                gb = (r.get("measures") or {}).get("gb_per_s") or {}
+                                check((gb.get("median") or 0) > 0 and gb.get("inverse") is True,
+                                      "%s: gb_per_s %s" % (what, gb), errors)
     if sizes:
         small = [r for r in measured if r["params"]["size"] == sizes[0]]
         check(all(r["params"]["ints"] == 65536 for r in small), "the smallest size is not the seed's 64 Ki ints", errors)

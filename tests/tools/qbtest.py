@@ -15,10 +15,11 @@ sys.path.insert(0, TOOLS)
 
 LOGS = ["smp4.log", "smp8-2sockets-smt-numa2.log", "counter-smp4.log", "counter-2sockets-smt.log",
         "bad-options.log", "fault-ap.log", "locality-smp4.log", "twin-quick.log", "twin-full-100s.log",
-        "qemu-quick-smp2.log", "twin-quick-v23.log", "twin-full-120s.log"]
+        "qemu-quick-smp2.log", "twin-quick-v23.log", "twin-full-120s.log", "locality-starts-smp4.log"]
 # Issue 23's record format, real runs of one build (tests/tools/data/README.md).
 V23 = {"qemu": "qemu-quick-smp2.log", "twin": "twin-quick-v23.log", "twin_full": "twin-full-120s.log"}
-LAYOUTS = ["packed", "padded", "array-header", "array-header-padded", "shared-atomic"]
+LAYOUTS = [  # the layouts of counter-smp4.log (array-packed came later)
+    "packed", "padded", "array-header", "array-header-padded", "shared-atomic"]
 WIDE, SQUARE = (900, 550), (800, 700)  # qblib/plot.py: WIDE and SQUARE at 100 dpi
 
 

@@ -2,16 +2,18 @@
 
 Every real log under tests/tools/data with counter or locality results takes part, so a log dropped in
 there (a new-format QEMU run, a twin run, a run of another profile) is tested with no change here: each
-pair of logs must pair results only when workload, variant, threads, placement, accumulator and size
-role (or bytes) agree, must pair every result whose defining fields both have, and never looks at
-iteration counts or the profile."""
+pair of logs must pair results only when workload, variant, threads, placement, accumulator, start and
+size role (or bytes) agree, must pair every result whose defining fields both have, and never looks at
+iteration counts or the profile. A log from before locality's params.start pairs its L2 results with a
+newer log's cold ones (qb compare, test_old_l2_pairs_with_new_cold_l2)."""
 import glob
 import itertools
 import os
+import re
 
 import pytest
 
-from qbtest import DATA
+from qbtest import DATA, qb
 from qblib import match  # noqa: E402
 from qblib import run as qbrun  # noqa: E402
 
@@ -38,16 +40,52 @@ def load(name):
     return qbrun.load(os.path.join(DATA, name), warn=False)
 
 
+def start(r):
+    """A locality result's start as the record gives it; an older one has none: cold, or resident where it
+    says flush=none (docs/records.md)."""
+    if r.get("workload") != "locality":
+        return None
+    p = r.get("params") or {}
+    return p.get("start") or ("resident" if p.get("flush") == "none" else "cold")
+
+
 def defining(r, run, placement):
     """What must agree, read straight from the record (the role through the match module's own rule,
     which test_size_roles checks on its own)."""
     p = r.get("params") or {}
-    return (r.get("workload"), r.get("variant"), r.get("threads"), placement, p.get("accumulator"),
+    return (r.get("workload"), r.get("variant"), r.get("threads"), placement, p.get("accumulator"), start(r),
             match.size(r, run))
 
 
 def test_the_real_logs_are_there():
-    assert {"counter-smp4.log", "locality-smp4.log", "twin-quick.log", "twin-full-100s.log"} <= set(LOGS)
+    assert {"counter-smp4.log", "locality-smp4.log", "locality-starts-smp4.log", "twin-quick.log",
+            "twin-full-100s.log"} <= set(LOGS)
+
+
+def test_old_l2_pairs_with_new_cold_l2():
+    """qb compare of a log from before params.start (locality-smp4.log: flush=wbinvd, every pass cold) and one
+    with it (locality-starts-smp4.log: the cache sizes from both starts): each old L2 result pairs with the new
+    cold result of its configuration, never with a resident one, and the resident ones are only in B."""
+    old, new = "locality-smp4.log", "locality-starts-smp4.log"
+    ra, rb = load(old), load(new)
+    assert not any("start" in (r.get("params") or {}) for r in ra.results("locality"))
+    assert {r["params"]["start"] for r in rb.results("locality")} == {"cold", "resident"}
+    old_l2 = [r for r in ra.results("locality") if match.size(r, ra) == "L2" and r.get("check") != "skipped"]
+    rows = [row for row in match.align([ra, rb], "locality") if row.key[4] == "L2" and len(row.present) == 2]
+    assert len(rows) == len(old_l2) == 36  # 1, 2, 4 threads x compact, scatter x 3 orders x 2 accumulators
+    assert {id(row.cells[0]) for row in rows} == {id(r) for r in old_l2}
+    assert all(row.cells[1]["params"]["start"] == "cold" and row.key[5][-1] == "start=cold" for row in rows)
+
+    r = qb("compare", os.path.join(DATA, old), os.path.join(DATA, new))
+    assert r.returncode == 0, r.stderr
+    section = r.stdout.split("\nlocality: ", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    l2 = [ln for ln in section if re.search(r"\sL2\s", ln)]
+    assert len(l2) == 36 and all("start=cold" in ln for ln in l2), "\n".join(l2)
+    assert not any("start=resident" in ln for ln in section)
+    only_b = r.stdout.split("only in B", 1)[1].splitlines()
+    resident = [ln for ln in only_b if "start=resident" in ln]
+    assert len(resident) == 12 and all(", L2, " in ln or ", 512 KiB, " in ln for ln in resident)
+    assert "; 0 only in A, 12 only in B" in r.stdout
 
 
 @pytest.mark.parametrize("a,b", PAIRS, ids=["%s+%s" % p for p in PAIRS])

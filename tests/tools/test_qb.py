@@ -559,7 +559,7 @@ def test_table_twin_noisy_marked_and_sizes_named_truly():
     assert "; %d result(s) noisy (~)" % len(noisy) in text
     assert "size llc (512 KiB) is not the LLC on this machine: it pairs on its bytes" in text
     assert "size dram (2 MiB) is not the DRAM (4 x the LLC) on this machine" in text
-    assert re.search(r"^  interleaved +1 +L2, 256 KiB +accumulator=", text, re.M)
+    assert re.search(r"^  interleaved +1 +L2, 256 KiB +cold +accumulator=", text, re.M)  # no start: cold
     assert text.splitlines()[1].startswith("virtual machine (a hypervisor")
 
 

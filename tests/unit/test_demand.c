@@ -195,6 +195,53 @@ TEST(two_megabyte_pages)
 	demand_destroy(r);
 }
 
+/* The page directory entry of va in a 2 MiB region, walked as walk() does. */
+static uint64_t *pde_of(uint64_t va)
+{
+	uint64_t e = pml4[(va >> 39) & 511];
+	e = ((uint64_t *)(uintptr_t)(e & 0x000ffffffffff000ull))[(va >> 30) & 511];
+	return &((uint64_t *)(uintptr_t)(e & 0x000ffffffffff000ull))[(va >> 21) & 511];
+}
+
+/* Whole pages are read back from the tables: a faulted 2 MiB page (PS set)
+ * is whole, an untouched one is not, nor one whose entry lacks PS (a
+ * 4 KiB page table where a 2 MiB page should be). */
+TEST(whole_pages_read_back_from_the_tables)
+{
+	setup();
+	const char *why = 0, *how = 0;
+	struct demand_region *r = demand_create(8 << 20, DEMAND_PAGE_2M, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK(demand_fault(r->base + 7, 0));
+	CHECK(demand_fault(r->base + (4 << 20) + 99, 0));
+	CHECK(demand_fault(r->base + (6 << 20), 0));
+	bool whole[4] = { false, true, false, false };
+	CHECK_EQ_U(demand_whole_pages(r, 4, whole, &how), 3);
+	CHECK(whole[0] && !whole[1] && whole[2] && whole[3]);
+	CHECK(how && strstr(how, "not present or without PS"));
+	uint64_t *pde = pde_of(r->base + (4 << 20));
+	uint64_t saved = *pde;
+	*pde &= ~PTE_PS;
+	CHECK_EQ_U(demand_whole_pages(r, 4, whole, &how), 2);
+	CHECK(!whole[2] && whole[3]);
+	*pde = saved;
+	CHECK_EQ_U(demand_whole_pages(r, 2, whole, &how), 1); /* only the first n asked for */
+	CHECK(demand_fault(r->base + (2 << 20), 0));
+	CHECK_EQ_U(demand_whole_pages(r, 4, whole, &how), 4);
+	CHECK(how && strstr(how, "PS set"));
+	demand_destroy(r);
+	struct demand_region *small = demand_create(4 * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(small != 0);
+	if (!small)
+		return;
+	CHECK(demand_fault(small->base + 4096, 0));
+	CHECK_EQ_U(demand_whole_pages(small, 4, whole, &how), 1);
+	CHECK(!whole[0] && whole[1]);
+	demand_destroy(small);
+}
+
 TEST(prezeroed_pool_costs_no_zeroing_and_refills_on_reset)
 {
 	setup();
@@ -306,6 +353,7 @@ int main(void)
 	RUN(populate_maps_everything_without_faults);
 	RUN(limits_and_bad_arguments);
 	RUN(alternating_regions_lose_nothing);
+	RUN(whole_pages_read_back_from_the_tables);
 	free(arena);
 	return check_summary("demand");
 }

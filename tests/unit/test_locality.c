@@ -1,4 +1,4 @@
-/* test_locality.c - host tests of the locality workload's loops (workloads/locality_loops.c): every element summed exactly once, the seed's data. */
+/* test_locality.c - host tests of the locality workload's loops (workloads/locality_loops.c): every element summed exactly once, the gist's 32-bit slots wrapping as its ints do, the seed's data. */
 #include <stdlib.h>
 #include "check.h"
 #include "locality_loops.h"
@@ -6,10 +6,10 @@
 #define MAX_N 97
 
 static uint32_t a[MAX_N + 8];
-static volatile uint64_t slots[16];
+static uint32_t slots[16];
 
 typedef uint64_t (*priv_fn)(const uint32_t *, uint64_t, uint32_t, uint32_t);
-typedef void (*shared_fn)(const uint32_t *, uint64_t, uint32_t, uint32_t, volatile uint64_t *);
+typedef void (*shared_fn)(const uint32_t *, uint64_t, uint32_t, uint32_t, uint32_t *);
 
 static const struct {
 	const char *name;
@@ -21,14 +21,21 @@ static const struct {
 	{ "blocked", loc_blocked_private, loc_blocked_shared },
 };
 
-/* Sum over all threads of one variant, both accumulators; they must agree. */
+/* Sum over all threads of one variant, both accumulators; they must agree
+ * (each thread's slot modulo 2^32, as the gist's int slots). */
 static uint64_t total(unsigned v, uint64_t n, uint32_t p)
 {
 	uint64_t priv = 0, shared = 0;
 	for (uint32_t t = 0; t < p; t++) {
-		priv += variants[v].priv(a, n, p, t);
+		uint64_t mine = variants[v].priv(a, n, p, t);
+		priv += mine;
 		slots[t % 16] = 0;
 		variants[v].shared(a, n, p, t, &slots[t % 16]);
+		if (slots[t % 16] != (uint32_t)mine) {
+			printf("  %s n=%llu p=%u t=%u: slot %u != private %llu mod 2^32\n", variants[v].name,
+			       (unsigned long long)n, p, t, slots[t % 16], (unsigned long long)mine);
+			return ~0ull;
+		}
 		shared += slots[t % 16];
 	}
 	if (priv != shared) {
@@ -95,6 +102,26 @@ TEST(sums_match_a_reference)
 			CHECK_EQ_U(total(v, MAX_N, p), want);
 }
 
+/* A thread whose sum passes 2^32: its 32-bit slot wraps (the gist's int
+ * would too), the private 64-bit sum does not, and they agree modulo 2^32.
+ * The slot starts with what it held: the loop adds to it, as `*r +=` does. */
+TEST(slot_wraps_modulo_2_32)
+{
+	static uint32_t big[6] = { 0xfffffff0u, 0x20u, 0xffffffffu, 1, 0x80000000u, 0x80000000u };
+	for (unsigned v = 0; v < 3; v++)
+		for (uint32_t p = 1; p <= 3; p++)
+			for (uint32_t t = 0; t < p; t++) {
+				uint32_t slot = 7;
+				variants[v].shared(big, 6, p, t, &slot);
+				uint64_t mine = variants[v].priv(big, 6, p, t);
+				CHECK_EQ_U(slot, (uint32_t)(mine + 7));
+			}
+	uint32_t slot = 0;
+	loc_blocked_shared(big, 6, 1, 0, &slot);
+	CHECK_EQ_U(loc_blocked_private(big, 6, 1, 0), 0x300000010ull);
+	CHECK_EQ_U(slot, 0x10u);
+}
+
 /* The seed's data: Knuth's MMIX LCG from 42, the high bits mod 100 (the
  * first values worked out apart from the code), every value in range and
  * each of the 100 present; the total is the plain sum. */
@@ -125,6 +152,7 @@ int main(void)
 	RUN(every_element_exactly_once);
 	RUN(blocks_tile_the_array);
 	RUN(sums_match_a_reference);
+	RUN(slot_wraps_modulo_2_32);
 	RUN(the_seed_data_and_its_total);
 	return check_summary("locality");
 }

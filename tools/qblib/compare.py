@@ -2,8 +2,8 @@
 two profiles; each side one run or several runs of one machine (sides.py).
 
 Results pair on what defines a measurement (match.py: workload, variant, threads, placement, size
-role), never on iteration counts or the profile, and are compared in their primary measure (a rate
-or a time per unit, never a total). Each pair shows both sides' figures (clean first, ~ where noisy;
+role, locality's accumulator and start), never on iteration counts or the profile, and are compared
+in their primary measure (a rate or a time per unit, never a total). Each pair shows both sides' figures (clean first, ~ where noisy;
 with several runs, the median of the runs' figures), both spreads each side has (cv within a run and
 between runs, sides.py), the ratio B/A of the medians with its bootstrap interval, and whether the
 difference is significant (signif.py): with at least 3 runs a side the runs' medians are tested
@@ -31,16 +31,20 @@ PLATFORM_PARAMS = ("flush", "flush_verdict", "flush_fallback", "platform", "os",
 # CLFLUSHOPT where it exists, and has a WBINVD reference only on bare metal): shown, never paired on.
 ADAPTED_PARAMS = {"flush": ("set_bytes", "evict_bytes", "instruction", "cold_reference")}
 PAIRED_ON = ("paired on workload, variant, threads, placement and size role (L2, LLC, DRAM as on each machine; "
-             "bytes where a size has no role) and locality's accumulator; never on iteration counts, repetitions, "
+             "bytes where a size has no role) and locality's accumulator and start (cold where an older record "
+             "has none, resident under its flush=none); never on iteration counts, repetitions, "
              "passes or the profile")
 CV_MEANS = ("cv A, cv B: coefficients of variation in percent, within a run (of the repetitions its figure is "
             "over; with several runs, their median) / between runs (of the runs' figures; - with one run)")
 
 
 def _values(runs, n):
+    """A param's values over the runs of a side. A resident locality pass takes no flush by design (its
+    params.flush is none): it says nothing of how the run flushed."""
     out = set()
     for run in runs:
-        out |= {str((r.get("params") or {})[n]) for r in run.results() if n in (r.get("params") or {})}
+        out |= {str((r.get("params") or {})[n]) for r in run.results() if n in (r.get("params") or {})
+                and not (n == "flush" and match.start(r) == "resident")}
     return sorted(out)
 
 

@@ -1,7 +1,7 @@
 """match.py - which results of different runs measured the same thing (qb compare, qb report).
 
 Results pair on what defines a measurement: workload, variant (counter's layout), threads,
-placement and size role, plus the params in DEFINING (locality's accumulator). Never on iteration
+placement and size role, plus the params in DEFINING (locality's accumulator and start). Never on iteration
 counts, totals, elements, repetitions, passes, pages or the profile: a quick and a full run, or bare
 metal and the Linux twin, line up wherever they measured the same thing.
 
@@ -12,11 +12,15 @@ it holds only when the bytes are that on the machine (machine.role_holds). A siz
 on its bytes. A result with `same_placements` (one run for placements that pick the same CPUs) pairs
 with a result of any of them. A skipped result, which says less about itself, pairs with the
 measured one it stands for.
+
+A locality result's start (`params.start`: cold, the data in memory; resident, read just before) is
+there in newer records. An older measured record has none: it started cold, unless its run had
+flush=none, which flushed nothing (then resident, as flush=none's passes are now).
 """
 from . import machine
 
-DEFINING = {"locality": ("accumulator",)}
-CLAIMED_ROLE = {"small": "L2", "l2": "L2", "llc": "LLC", "dram": "DRAM"}
+DEFINING = {"locality": ("accumulator", "start")}
+CLAIMED_ROLE = {"small": "L2", "l2": "L2", "llc": "LLC", "dram": "DRAM"}  # "small": the oldest records' name
 KEY_FIELDS = ("workload", "variant", "threads", "placement", "size", "params")
 
 
@@ -80,15 +84,41 @@ def placements(r):
     return [None if p is None else str(p)]
 
 
-def key(r, run, placement):
+def start(r):
+    """A locality result's start: params.start; for an older measured record, which has none, cold
+    (resident where it says flush=none); None for a skipped one that does not say, and for every
+    other workload."""
+    if r.get("workload") != "locality":
+        return None
     p = r.get("params") or {}
-    extra = tuple("%s=%s" % (k, p[k]) for k in DEFINING.get(r.get("workload"), ()) if k in p)
-    return (r.get("workload"), r.get("variant"), threads(r), placement, size(r, run), extra)
+    if p.get("start"):
+        return str(p["start"])
+    if r.get("check") == "skipped":
+        return None
+    return "resident" if p.get("flush") == "none" else "cold"
+
+
+def defining(r):
+    """The params in DEFINING the result has (its start as start() reads it), in that order."""
+    p = dict(r.get("params") or {})
+    if start(r):
+        p["start"] = start(r)
+    return tuple("%s=%s" % (k, p[k]) for k in DEFINING.get(r.get("workload"), ()) if k in p)
+
+
+def key(r, run, placement):
+    return (r.get("workload"), r.get("variant"), threads(r), placement, size(r, run), defining(r))
+
+
+def _params_fit(a, b):
+    """Defining params agree on every name both have (a skipped result may leave some out)."""
+    da, db = dict(x.split("=", 1) for x in a), dict(x.split("=", 1) for x in b)
+    return all(da[k] == db[k] for k in da.keys() & db.keys())
 
 
 def _fits(ka, kb):
     """Keys that agree wherever both say something (a skipped result leaves threads or size out)."""
-    return all(a == b or a is None or b is None or (f == "params" and (not a or not b))
+    return all(a == b or a is None or b is None or (f == "params" and _params_fit(a, b))
                for f, a, b in zip(KEY_FIELDS, ka, kb))
 
 

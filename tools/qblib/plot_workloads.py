@@ -3,11 +3,13 @@ import os
 import textwrap
 
 from . import figure as qbfigure
+from . import match
 from .plot import (CHECK_COLOR, OWN_NOTE, WIDE, Skip, apply_scale, bar_panel, bars, choose_scale, errbar, errs, finish, measured,
                    noisy_legend_handle, noisy_style, placement, plt, spread_is_wide)
 from .table import size_cell
 
 LOCALITY_ORDER = ["interleaved", "blocked-strided", "blocked"]
+LOCALITY_STARTS = ["resident", "cold"]  # at each size: from the cache, then from memory
 PAGE_VARIANTS = ["page-fault-entry", "zero-rep-stosb", "zero-nt", "zero-clzero", "demand-zero-4k", "demand-zero-2m",
                  "tlb-miss", "tlb-miss-cached", "hot-access"]
 OWN_PLOTTERS = ("counter", "locality", "first-touch", "flush", "noise")  # workloads with their own figures
@@ -15,8 +17,8 @@ OWN_PLOTTERS = ("counter", "locality", "first-touch", "flush", "noise")  # workl
 
 # ---- locality ----------------------------------------------------------------------
 def locality(run, outdir):
-    """GB/s of each summing order at each size (its role on this machine, or its bytes), at the most
-    threads, compact: a panel per accumulator."""
+    """GB/s of each summing order at each size (its role on this machine, or its bytes) and start (cold
+    or resident), at the most threads, compact: a panel per accumulator."""
     res = measured(run.results("locality"))
     if not res:
         raise Skip("no locality results")
@@ -28,8 +30,13 @@ def locality(run, outdir):
     name = "gb_per_s" if all(qbfigure.of(r, run, "gb_per_s") is not None for r in res) else None
     figs = {id(r): qbfigure.of(r, run, name) for r in res}
     accs = list(dict.fromkeys(str(r["params"].get("accumulator", "-")) for r in res))
-    sizes = sorted(dict.fromkeys(size_cell(r, run) for r in res),
-                   key=lambda s: next((r["params"].get("bytes") or 0 for r in res if size_cell(r, run) == s), 0))
+
+    def where(r):
+        return "%s\n%s" % (size_cell(r, run).replace(", ", "\n"), match.start(r) or "-")
+    sizes = sorted(dict.fromkeys(where(r) for r in res),
+                   key=lambda s: (next((r["params"].get("bytes") or 0 for r in res if where(r) == s), 0),
+                                  LOCALITY_STARTS.index(s.rsplit("\n", 1)[1]) if s.rsplit("\n", 1)[1]
+                                  in LOCALITY_STARTS else 9))
     variants = sorted(dict.fromkeys(r.get("variant") for r in res),
                       key=lambda v: (LOCALITY_ORDER.index(v) if v in LOCALITY_ORDER else 9, v))
     fig, axes = plt.subplots(1, len(accs), figsize=WIDE, sharey=True, squeeze=False)
@@ -39,7 +46,7 @@ def locality(run, outdir):
         for k, var in enumerate(variants):
             for i, sz in enumerate(sizes):
                 hit = [r for r in res if r.get("variant") == var and str(r["params"].get("accumulator", "-")) == acc
-                       and size_cell(r, run) == sz]
+                       and where(r) == sz]
                 f = figs[id(hit[0])] if hit else None
                 if f is None or f.value is None:
                     continue
@@ -49,8 +56,8 @@ def locality(run, outdir):
                        **noisy_style(f, "C%d" % k))
                 drawn.append((x, var, f, ax))
         ax.set_xticks(range(len(sizes)))
-        ax.set_xticklabels([s.replace(", ", "\n") for s in sizes])
-        ax.set_xlabel("array size (its role on this machine, else bytes)", fontsize=8)
+        ax.set_xticklabels(sizes, fontsize=7)
+        ax.set_xlabel("array size (its role on this machine, else bytes) and start", fontsize=8)
         ax.set_title("accumulator: %s" % acc, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
     first = axes[0][0]

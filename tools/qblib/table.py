@@ -124,9 +124,9 @@ def generic(run, wl, ticks=False):
         common = common_params(res)
         per_iter = any(isinstance(r.get("iteration_ticks"), list) for r in res)  # first-touch
         per_flush = any("flush_ticks" in r for r in res)  # flush: the flush's own cost and how cold it left the set
-        sized = wl == "locality"  # the size as it pairs: its role on this machine, else its bytes
-        hide = set(common) | ({"size", "ints", "bytes", "size_role"} if sized else set())
-        header = ["variant", "threads"] + (["size"] if sized else []) + \
+        sized = wl == "locality"  # the size as it pairs: its role on this machine, else its bytes; its start
+        hide = set(common) | ({"size", "ints", "bytes", "size_role", "start"} if sized else set())
+        header = ["variant", "threads"] + (["size", "start"] if sized else []) + \
             ["params", units[0] if one_unit and units else "figure", "q1-q3", "cv %", "clean"]
         header += [second_unit(second)] if second else []
         header += ["per iteration" + (" (%s)" % units[0] if one_unit and units else "")] if per_iter else []
@@ -135,7 +135,8 @@ def generic(run, wl, ticks=False):
         header += ["check"]
         rows = []
         for r, f in zip(res, figs):
-            row = [r.get("variant", "-"), num(r.get("threads"))] + ([size_cell(r, run)] if sized else []) + \
+            row = [r.get("variant", "-"), num(r.get("threads"))] + \
+                ([size_cell(r, run), match.start(r) or "-"] if sized else []) + \
                 [params_text(shown_params(r), hide), value(f, unit=not one_unit), quart(f), cv(f.cv_pct),
                  clean_cell(r)]
             if second:

@@ -15,7 +15,13 @@
  * the seed's fresh source, read by a copy) is shared anonymous memory
  * (shmem), whose first read allocates and zeroes a page of its own, as the
  * kernel's handler does: a private one would hand every read the one shared
- * zero page, so a copy would read one cached 4 KiB page over and over. */
+ * zero page, so a copy would read one cached 4 KiB page over and over.
+ *
+ * A 2 MiB region asks for huge pages, but Linux may serve any fault with a
+ * 4 KiB page instead (no free 2 MiB page, or huge pages forbidden to the
+ * process); demand_whole_pages tells the two apart with mincore straight
+ * after the first writes (tools/twin/thp.h has the debug key that forces
+ * the fall-back). */
 #define _GNU_SOURCE
 #include "demand.h"
 #include <stdio.h>
@@ -23,8 +29,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "console.h"
+#include "fmt.h"
 #include "hostnuma.h"
 #include "lib.h"
+#include "thp.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define BASE_PAGE 4096ull
@@ -32,7 +40,7 @@
 #define MAP_HUGE_2MB_ (21 << MAP_HUGE_SHIFT_)  /* log2(2 MiB) */
 #define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 #define LINE_LEN 256
-#define KIB 1024ull
+#define HOW_LEN 240
 
 enum source { SRC_4K, SRC_HUGETLB, SRC_THP, SRC_SHARED_4K };
 static const char *const source_names[] = {
@@ -85,6 +93,8 @@ static bool map_region(struct demand_region *r, enum source src, bool fixed)
 	r->base = (uint64_t)(uintptr_t)a;
 	if (src != SRC_HUGETLB)
 		madvise(a, r->size, src == SRC_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	if (src == SRC_THP)
+		thp_advise(a, r->size); /* debug: thp=every-other */
 	if (r->policy == DEMAND_FIXED_NODE ? !hostnuma_bind(a, r->size, r->node) : !hostnuma_local(a, r->size)) {
 		munmap(a, r->size);
 		return false;
@@ -132,29 +142,6 @@ static uint64_t count_present(struct demand_region *r)
 	free(pages);
 	free(v);
 	return n;
-}
-
-/* AnonHugePages of the mapping holding addr (/proc/self/smaps), in bytes. */
-static uint64_t anon_huge_bytes(uint64_t addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[LINE_LEN];
-	bool in = false;
-	uint64_t v = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-		char perms[8];
-		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3) {
-			in = a <= addr && addr < b;
-			continue;
-		}
-		if (in && !strncmp(line, "AnonHugePages:", 14))
-			v = strtoull(line + 14, 0, 10) * KIB;
-	}
-	fclose(f);
-	return v;
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -232,13 +219,6 @@ void demand_destroy(struct demand_region *r)
 {
 	if (!r || !r->active)
 		return;
-	if (twin[r->slot].src == SRC_THP) {
-		/* Say when Linux did not give the 2 MiB pages the result is named after. */
-		uint64_t want = count_present(r) * DEMAND_PAGE_2M, got = anon_huge_bytes(r->base);
-		if (got < want)
-			console_error("first-touch", "linux backed only %llu of %llu touched 2 MiB pages with huge pages",
-				      (unsigned long long)(got / DEMAND_PAGE_2M), (unsigned long long)(want / DEMAND_PAGE_2M));
-	}
 	munmap((void *)(uintptr_t)r->base, r->size);
 	r->active = false;
 }
@@ -294,6 +274,40 @@ uint64_t demand_phys_of(const struct demand_region *r, uint64_t off)
 {
 	/* No physical addresses in user space: the virtual one, if present. */
 	return demand_node_at(r, off) >= 0 ? r->base + off : 0;
+}
+
+/* A 2 MiB page a first write mapped whole has all 512 of its 4 KiB pieces
+ * present; one Linux served with a 4 KiB page has the piece written (or a
+ * few, with multi-size THP), the rest not present: nothing has read them
+ * yet, which is why this must come before any read-back. hugetlbfs pages
+ * are always whole. */
+uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *whole, const char **how)
+{
+	static char text[HOW_LEN];
+	uint64_t per = r->page / BASE_PAGE, got = 0, most = 0;
+	n = MIN(n, r->size / r->page);
+	unsigned char *v = present_map(r);
+	for (uint64_t pg = 0; pg < n; pg++) {
+		uint64_t in = 0;
+		for (uint64_t k = 0; v && k < per; k++)
+			in += v[pg * per + k] & 1;
+		whole[pg] = v && in == per;
+		got += whole[pg];
+		if (!whole[pg])
+			most = MAX(most, in);
+	}
+	bool seen = v != 0;
+	free(v);
+	if (!seen)
+		*how = "mincore failed: no page can be shown whole";
+	else if (got == n)
+		*how = per > 1 ? "mincore: every 4 KiB piece of each 2 MiB page present" : "mincore: each page present";
+	else {
+		fmt_snprintf(text, sizeof(text), "mincore: at most %llu of the %llu 4 KiB pieces of such a page present; %s",
+			     (unsigned long long)most, (unsigned long long)per, thp_cause());
+		*how = text;
+	}
+	return got;
 }
 
 /* TLB flushes on demand need ring 0; the workload only calls this with

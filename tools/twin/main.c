@@ -7,6 +7,7 @@
 #include "evict.h"
 #include "finish.h"
 #include "flushcheck.h"
+#include "fmt.h"
 #include "hostcpu.h"
 #include "hostfault.h"
 #include "hostmachine.h"
@@ -21,6 +22,7 @@
 #include "timer.h"
 #include "tsc.h"
 #include "sequence.h"
+#include "thp.h"
 #include "workload.h"
 
 #ifndef QB_BUILD_ID
@@ -34,6 +36,7 @@
 
 /* ---- Private Variables ---------------------------------------------------- */
 static char cmdline[QB_MAX_CMDLINE];
+static char parse_line[QB_MAX_CMDLINE]; /* cmdline less the twin's own keys: what the kernel's parser reads */
 static bool cmdline_truncated;
 static struct options opts;
 static struct cpuset online;
@@ -50,9 +53,15 @@ static const struct { const char *key; const char *why; } kernel_only[] = {
 };
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The twin's own debug keys (tools/twin/thp.h), which the kernel does not take. */
+static bool twin_key(const char *arg)
+{
+	return !strncmp(arg, THP_KEY "=", sizeof(THP_KEY));
+}
+
 static void join_args(int argc, char **argv)
 {
-	size_t len = 0;
+	size_t len = 0, plen = 0;
 	for (int i = 1; i < argc; i++) {
 		size_t n = strlen(argv[i]);
 		if (len + n + (i > 1) >= sizeof(cmdline)) {
@@ -63,8 +72,15 @@ static void join_args(int argc, char **argv)
 			cmdline[len++] = ' ';
 		memcpy(cmdline + len, argv[i], n);
 		len += n;
+		if (twin_key(argv[i]))
+			continue;
+		if (plen)
+			parse_line[plen++] = ' ';
+		memcpy(parse_line + plen, argv[i], n);
+		plen += n;
 	}
 	cmdline[len] = 0;
+	parse_line[plen] = 0;
 }
 
 static void ignored_option(const char *key, const char *value, const char *why)
@@ -85,7 +101,17 @@ static void parse_options(int argc, char **argv, uint64_t start_tsc)
 	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
 	for (unsigned i = 0; i < n; i++)
 		wl_names[i] = wl_all[i].name;
-	int e = options_parse(cmdline, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
+	int e = options_parse(parse_line, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
+	for (int a = 1; a < argc && e < MAX_OPT_ERRORS; a++) {
+		if (!twin_key(argv[a]) || thp_set(argv[a] + sizeof(THP_KEY)))
+			continue;
+		struct opt_error *x = &errs[e++];
+		memset(x, 0, sizeof(*x));
+		fmt_snprintf(x->key, sizeof(x->key), "%s", THP_KEY);
+		fmt_snprintf(x->value, sizeof(x->value), "%s", argv[a] + sizeof(THP_KEY));
+		fmt_snprintf(x->why, sizeof(x->why), "not one of its values, or Linux refused the prctl");
+		fmt_snprintf(x->valid, sizeof(x->valid), "%s", THP_VALID);
+	}
 	options_report(errs, e, MAX_OPT_ERRORS);
 	if (cmdline_truncated)
 		console_error("options", "command line longer than %u bytes, truncated", QB_MAX_CMDLINE - 1);
@@ -130,6 +156,8 @@ static bool want_help(int argc, char **argv)
 		wl_names[i] = wl_all[i].name;
 	options_help(help, sizeof(help), wl_names, n);
 	printf("usage: %s [key=value ...]  (the bare-metal kernel's command line)\n%s", argv[0], help);
+	printf("%s=%s  the twin's own, debug: 2 MiB first-touch regions as Linux gives them, every other 2 MiB piece "
+	       "left to 4 KiB pages, or huge pages forbidden (prctl) (default normal)\n", THP_KEY, "normal|every-other|off");
 	return true;
 }
 

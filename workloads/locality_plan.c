@@ -1,0 +1,307 @@
+/* locality_plan.c - the locality workload's sizes and plan: every size x start x thread count x placement x variant x accumulator a configuration, each pass timed once (workloads/sequence.h).
+ *
+ * Sizes, each chosen for a role: the seed's 64 Ki ints (for the L2), half
+ * the smallest L3 (the LLC) and the seed's 512 Mi ints, capped by free
+ * memory, at least 4x the largest L3 (DRAM). A size is named by its role
+ * only when it is that on this machine (workloads/sizes.h): "l2", "llc",
+ * "dram"; otherwise by its bytes ("512kib"), so that runs pair on what they
+ * measured. The two cache sizes run from both starts (cold and resident,
+ * locality.h; the quick profile's resident start at one thread only), DRAM
+ * from a cold one. Each configuration's pass is timed at
+ * calibration from its own start (a cold one with its flush); a DRAM pass on
+ * a prefix still well past the L3, scaled up and corrected by one whole pass
+ * at one and at all threads. */
+#include "locality.h"
+#include "console.h"
+#include "fmt.h"
+#include "lib.h"
+#include "locality_loops.h"
+#include "placement.h"
+#include "pmm.h"
+#include "reps.h"
+#include "sequence.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define SMALL_INTS (64ull * 1024)             /* the seed's second program: 256 KiB */
+#define DRAM_INTS (512ull * 1024 * 1024)      /* the seed's first program: 2 GiB */
+#define QUICK_LLC_MAX (512ull << 10)          /* quick profile: bytes, so TCG stays fast */
+#define QUICK_DRAM_BYTES (2ull << 20)
+#define DRAM_MIN_L3_MULTIPLE 4
+#define FREE_FRACTION_DIV 2                   /* use at most half of the free memory */
+#define FALLBACK_LLC_BYTES (8ull << 20)       /* when no cache records exist */
+#define MAX_COUNTS 16
+#define PAGE 4096ull
+#define LARGE_ALIGN (2ull << 20)
+#define DRAM_FULL_RATIO_MAX 4.0               /* a whole pass's cost per byte against the prefix's, at most */
+#define CALIB_DRAM_DIVISOR 16                 /* calibrate DRAM passes on a sixteenth of the array, twice ... */
+#define CALIB_REPS 1                          /* passes timed after a first, untimed one */
+#define REC_BYTES 1300                        /* one result record and its text line */
+#define REC_BYTES_PER_THREAD 12
+#define SETUP_SAMPLE_BYTES (8ull << 20)       /* the fill timed at planning, then scaled to the array */
+
+static const enum size_role size_want[LOC_N_SIZES] = { SIZE_ROLE_L2, SIZE_ROLE_LLC, SIZE_ROLE_DRAM };
+/* Names until the sizes are decided, and for a size that is not measured. */
+static const char *const size_default[LOC_N_SIZES] = { "l2", "llc", "dram" };
+
+/* ---- Private Functions ---------------------------------------------------- */
+/* Calibration: the slowest thread's time for one pass of the job as set up
+ * (its sum is not checked): a first pass warms the caches, TLBs and an
+ * emulator's translations, as a repetition's warm-up does, then CALIB_REPS
+ * timed passes (fewer when one is long) and their mean. *fixed: what each
+ * repetition takes besides the pass (preparing it, a cold start's flush, the
+ * barrier, waking the CPUs), from the same repetitions' wall time. */
+static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
+{
+	double sum = 0, wall = 0, lo = 0, hi = 0;
+	unsigned got = 0;
+	*fixed = *spread = 0;
+	for (unsigned r = 0; r <= CALIB_REPS; r++) {
+		uint64_t w0 = tsc_read();
+		if (loc_pass(ctx, SEQ_CALIB_TIMEOUT_MS) != RUN_OK) {
+			console_error("locality", "a calibration pass failed");
+			return 0;
+		}
+		uint64_t slow = 0;
+		for (uint32_t t = 0; t < loc_set.n; t++)
+			slow = MAX(slow, loc_job.ticks[t]);
+		if (r > 0) {
+			double s = seq_seconds(slow);
+			lo = got ? MIN(lo, s) : s;
+			hi = got ? MAX(hi, s) : s;
+			sum += s;
+			wall += seq_seconds(tsc_read() - w0);
+			got++;
+			if (seq_seconds(slow) >= SEQ_CALIB_TARGET_S)
+				break; /* long enough to say what a pass costs */
+		}
+	}
+	if (!got)
+		return 0;
+	*fixed = MAX(0.0, (wall - sum) / got);
+	*spread = hi - lo;
+	return sum / got;
+}
+
+/* Decide the sizes (once, at planning) and allocate the array; 0 without memory. */
+static uint64_t decide_sizes(const struct wl_ctx *ctx)
+{
+	const struct topo *tp = ctx->topo;
+	struct loc_sizes *s = &loc_sizes;
+	uint64_t l3_small = size_level_bytes(tp, 3, false), l3_big = size_level_bytes(tp, 3, true);
+	uint64_t llc_bytes = l3_small ? l3_small / 2 : FALLBACK_LLC_BYTES / 2;
+	uint64_t dram_min = DRAM_MIN_L3_MULTIPLE * (l3_big ? l3_big : FALLBACK_LLC_BYTES);
+	uint64_t dram_bytes = DRAM_INTS * sizeof(uint32_t);
+	uint64_t dram_cap = pmm_free_bytes(PMM_ANY_NODE) / FREE_FRACTION_DIV;
+	if (ctx->quick) {
+		llc_bytes = MIN(llc_bytes, QUICK_LLC_MAX);
+		dram_bytes = QUICK_DRAM_BYTES;
+		dram_min = QUICK_DRAM_BYTES;
+	}
+	dram_bytes = ALIGN_DOWN(MIN(dram_bytes, dram_cap), LARGE_ALIGN);
+
+	/* One array, on CPU 0's node; the smaller sizes are its prefixes. */
+	memset(s, 0, sizeof(*s));
+	s->bytes[LOC_L2] = SMALL_INTS * sizeof(uint32_t);
+	s->bytes[LOC_LLC] = ALIGN_UP(llc_bytes, PAGE);
+	s->dram_min = dram_min;
+	uint64_t small_need = MAX(s->bytes[LOC_L2], s->bytes[LOC_LLC]);
+	int node = (int)tp->cpu[0].node;
+	uint64_t phys = 0, want = dram_bytes;
+	uint64_t t0 = tsc_read();
+	while (want >= dram_min && want >= small_need) {
+		t0 = tsc_read();
+		phys = loc_alloc_array(want, node);
+		if (phys)
+			break;
+		want = ALIGN_DOWN(want / 2, LARGE_ALIGN); /* fragmented: try half */
+	}
+	s->have_dram = phys != 0;
+	if (s->have_dram) {
+		s->bytes[LOC_DRAM] = want;
+	} else {
+		want = small_need;
+		t0 = tsc_read();
+		phys = loc_alloc_array(want, node);
+	}
+	s->alloc_s = seq_seconds(tsc_read() - t0);
+	s->alloc = phys ? want : 0;
+	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) {
+		if (sz == LOC_DRAM && !s->have_dram)
+			fmt_snprintf(s->name[sz], SIZE_NAME_LEN, "%s", size_default[sz]);
+		else
+			s->role[sz] = size_name(tp, s->bytes[sz], size_want[sz], s->name[sz], SIZE_NAME_LEN);
+	}
+	return phys;
+}
+
+/* "llc resident P=16 blocked-strided shared-slot compact=scatter": what
+ * tells configurations apart first, since PLAN_NAME_LEN may cut the end. */
+static void describe(char *buf, size_t cap, unsigned sz, unsigned st, uint32_t threads, unsigned pl, unsigned v,
+		     unsigned ac)
+{
+	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s", loc_sizes.name[sz], loc_start_names[st], threads,
+		     loc_variant_names[v], loc_acc_names[ac],
+		     pl & LOC_SAME_PLACEMENTS ? "compact=scatter" : place_name((enum place_kind)pl));
+}
+
+/* The run's set-up: allocating the array again (as timed at planning),
+ * filling it and adding up each size's total, timed on a prefix of it and
+ * scaled (seconds). */
+static double setup_cost(uint64_t phys)
+{
+	uint64_t bytes = MIN(loc_sizes.alloc, (uint64_t)SETUP_SAMPLE_BYTES), n = bytes / sizeof(uint32_t);
+	if (!n)
+		return 0;
+	uint32_t *a = (uint32_t *)(uintptr_t)phys;
+	uint64_t t0 = tsc_read();
+	loc_fill(a, n);
+	uint64_t t1 = tsc_read();
+	volatile uint64_t sink = loc_total(a, n);
+	(void)sink;
+	uint64_t t2 = tsc_read();
+	uint64_t summed = 0;
+	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
+		summed += sz == LOC_DRAM && !loc_sizes.have_dram ? 0 : loc_sizes.bytes[sz];
+	return loc_sizes.alloc_s + seq_seconds(t1 - t0) * (double)loc_sizes.alloc / (double)bytes +
+	       seq_seconds(t2 - t1) * (double)summed / (double)bytes;
+}
+
+/* A pass over the prefix does not cost a pass over the whole array, scaled
+ * by bytes: past the caches, page walks and (under an emulator) its own TLB
+ * grow with the array, and one thread meets that differently from many. One
+ * pass of the whole array against one of the prefix, on `threads` CPUs placed
+ * compact from the size's start, corrects the size's configurations of that
+ * many threads (one thread: those of one; more: those of more) by their
+ * ratio, within [1/DRAM_FULL_RATIO_MAX, DRAM_FULL_RATIO_MAX]. */
+static void scale_to_full(const struct wl_ctx *ctx, unsigned sz, enum loc_start st, uint64_t calib, uint64_t bytes,
+			  uint32_t threads)
+{
+	if (!place_set(ctx->topo, ctx->cpu_of_topo, PLACE_COMPACT, threads, &loc_set))
+		return;
+	loc_job.variant = LOC_BLOCKED;
+	loc_job.acc = LOC_PRIVATE;
+	loc_job.start = st;
+	double fixed, spread;
+	loc_job.n = calib / sizeof(uint32_t);
+	double part = time_pass(ctx, &fixed, &spread);
+	loc_job.n = bytes / sizeof(uint32_t);
+	double whole = time_pass(ctx, &fixed, &spread);
+	if (part <= 0 || whole <= 0)
+		return;
+	double ratio = whole / (part * (double)bytes / (double)calib);
+	if (ratio > DRAM_FULL_RATIO_MAX || ratio < 1 / DRAM_FULL_RATIO_MAX)
+		return; /* something else happened: keep the prefix's estimate */
+	uint32_t cursor = 0;
+	struct plan_item *it;
+	while ((it = plan_next(ctx->plan, ctx->index, &cursor)))
+		if (it->param[0] == sz && it->param[3] >> 16 == (uint32_t)st && (threads > 1) == (it->param[1] > 1)) {
+			it->unit_s *= ratio;
+			it->unit_spread_s *= ratio;
+		}
+}
+
+/* One configuration in the plan, its pass timed from its own start. */
+static void add_config(const struct wl_ctx *ctx, unsigned sz, enum loc_start st, uint32_t threads, unsigned pl,
+		       bool same, unsigned v, unsigned ac, uint64_t calib)
+{
+	char name[PLAN_NAME_LEN];
+	describe(name, sizeof(name), sz, st, threads, pl | (same ? LOC_SAME_PLACEMENTS : 0), v, ac);
+	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
+	if (!it)
+		return;
+	uint64_t bytes = loc_sizes.bytes[sz];
+	it->unit = PLAN_UNIT_PASSES;
+	it->kind = (uint8_t)sz;
+	/* The least form of a size: the seed's foo and bar (shared-slot) at
+	 * every CPU, placed compact, from the run's first start (cold unless
+	 * flush=none). */
+	it->essential = threads == ctx->topo->ncpu && pl == PLACE_COMPACT && ac == LOC_SHARED_SLOT &&
+			v != LOC_BLOCKED && st == (ctx->flush ? LOC_COLD : LOC_RESIDENT);
+	it->want_units = it->min_units = 1;
+	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
+	it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * threads;
+	it->param[0] = sz;
+	it->param[1] = threads;
+	it->param[2] = pl | (same ? LOC_SAME_PLACEMENTS : 0);
+	it->param[3] = loc_param3((enum loc_variant)v, (enum loc_acc)ac, st);
+	loc_job.variant = (enum loc_variant)v;
+	loc_job.acc = (enum loc_acc)ac;
+	loc_job.start = st;
+	loc_job.n = calib / sizeof(uint32_t);
+	double fixed, spread;
+	it->unit_s = time_pass(ctx, &fixed, &spread) * (double)bytes / (double)calib;
+	it->unit_spread_s = spread * (double)bytes / (double)calib;
+	it->rep_fixed_s = fixed;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+bool loc_start_planned(const struct wl_ctx *ctx, enum loc_size sz, enum loc_start st)
+{
+	if (!ctx->flush)
+		return st == LOC_RESIDENT;
+	return st == LOC_COLD || sz != LOC_DRAM;
+}
+
+uint64_t loc_alloc_array(uint64_t bytes, int node)
+{
+	uint64_t large = ALIGN_UP(bytes, LARGE_ALIGN) / PAGE;
+	uint64_t p = pmm_alloc(large, node, LARGE_ALIGN, 0, PMM_WORKLOAD);
+	if (!p)
+		p = pmm_alloc(large, PMM_ANY_NODE, LARGE_ALIGN, 0, PMM_WORKLOAD);
+	loc_sizes.held = large;
+	if (!p) {
+		loc_sizes.held = ALIGN_UP(bytes, PAGE) / PAGE;
+		p = pmm_alloc(loc_sizes.held, PMM_ANY_NODE, PAGE, 0, PMM_WORKLOAD);
+	}
+	return p;
+}
+
+void locality_plan(const struct wl_ctx *ctx)
+{
+	uint64_t phys = decide_sizes(ctx);
+	if (!phys) {
+		console_error("locality", "no memory for even the %llu-byte array",
+			      (unsigned long long)MAX(loc_sizes.bytes[LOC_L2], loc_sizes.bytes[LOC_LLC]));
+		return;
+	}
+	uint32_t counts[MAX_COUNTS];
+	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
+	loc_job.a = (const uint32_t *)(uintptr_t)phys; /* unfilled: calibration only times the passes */
+	plan_set_setup(ctx->plan, ctx->index, setup_cost(phys));
+	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) {
+		if (sz == LOC_DRAM && !loc_sizes.have_dram)
+			continue;
+		plan_kind(ctx->plan, ctx->index, (uint8_t)sz, loc_sizes.name[sz]);
+		/* A DRAM pass is timed on a prefix still far past the L3, then scaled. */
+		uint64_t bytes = loc_sizes.bytes[sz], calib = bytes;
+		if (sz == LOC_DRAM)
+			calib = MAX(loc_sizes.dram_min, ALIGN_DOWN(bytes / CALIB_DRAM_DIVISOR, PAGE));
+		calib = MIN(calib, bytes);
+		for (unsigned st = 0; st < LOC_N_STARTS; st++) {
+			if (!loc_start_planned(ctx, (enum loc_size)sz, (enum loc_start)st))
+				continue;
+			for (uint32_t c = 0; c < nc; c++) {
+				/* Quick: a resident start beside a cold one at one thread only:
+				 * under an emulator a run on many CPUs costs far more than its
+				 * pass, and boot tests run this often. The full profile has all. */
+				if (ctx->quick && ctx->flush && st == LOC_RESIDENT && counts[c] != 1)
+					continue;
+				bool same = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[c]);
+				for (unsigned pl = 0; pl < (same ? 1u : 2u); pl++) {
+					if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &loc_set))
+						continue;
+					for (unsigned v = 0; v < LOC_N_VARIANTS; v++)
+						for (unsigned ac = 0; ac < LOC_N_ACCS; ac++)
+							add_config(ctx, sz, (enum loc_start)st, counts[c], pl, same, v, ac, calib);
+				}
+			}
+			if (calib < bytes) {
+				scale_to_full(ctx, sz, (enum loc_start)st, calib, bytes, 1);
+				if (ctx->topo->ncpu > 1)
+					scale_to_full(ctx, sz, (enum loc_start)st, calib, bytes, ctx->topo->ncpu);
+			}
+		}
+	}
+	pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
+}
