@@ -129,6 +129,11 @@ bool hostnuma_local(void *addr, size_t len)
 	return syscall(SYS_mbind, addr, len, MPOL_LOCAL, 0, 0, 0) == 0;
 }
 
+bool hostnuma_keep(void *addr, size_t len)
+{
+	return syscall(SYS_mbind, addr, len, MPOL_LOCAL, 0, 0, 0) == 0 || errno == ENOSYS;
+}
+
 bool hostnuma_nodes_of(void **pages, size_t n, int *status)
 {
 	if (!numa) {

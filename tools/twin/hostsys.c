@@ -25,6 +25,7 @@ struct setting {
 };
 
 /* ---- Private Variables ---------------------------------------------------- */
+static const char *boost_file = BOOST_FILE, *no_turbo_file = NO_TURBO_FILE, *numa_file = NUMA_FILE;
 static enum instr_setting want_boost;
 static bool want_numa_off;
 static struct setting boost, numa;
@@ -92,15 +93,15 @@ static const char *why_not(int err)
 
 static void apply_boost(void)
 {
-	load(&boost, BOOST_FILE);
+	load(&boost, boost_file);
 	inverted = false;
 	if (!boost.readable) {
-		load(&boost, NO_TURBO_FILE);
+		load(&boost, no_turbo_file);
 		inverted = boost.readable;
 	}
 	if (!boost.readable) {
 		snprintf(boost_text, sizeof(boost_text), "unknown: no cpufreq boost switch (%s, %s): a VM, or a driver "
-			 "without one", BOOST_FILE, NO_TURBO_FILE);
+			 "without one", boost_file, no_turbo_file);
 		snprintf(status_text, sizeof(status_text), want_boost == INSTR_KEEP ? "kept" : "not changed: %s",
 			 "no cpufreq boost switch");
 		return;
@@ -122,10 +123,10 @@ static void apply_boost(void)
 
 static void apply_numa(void)
 {
-	load(&numa, NUMA_FILE);
+	load(&numa, numa_file);
 	if (!numa.readable) {
 		snprintf(numa_text, sizeof(numa_text), "unknown: %s: %s (a kernel without NUMA balancing has none)",
-			 NUMA_FILE, strerror(numa.err));
+			 numa_file, strerror(numa.err));
 		return;
 	}
 	if (!strcmp(numa.found, "0")) {
@@ -142,6 +143,16 @@ static void apply_numa(void)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
+void hostsys_files(const char *b, const char *no_turbo, const char *n)
+{
+	boost_file = b;
+	no_turbo_file = no_turbo;
+	numa_file = n;
+	memset(&boost, 0, sizeof(boost));
+	memset(&numa, 0, sizeof(numa));
+	restored = 0;
+}
+
 void hostsys_want(enum instr_setting b, bool numa_off)
 {
 	want_boost = b;

@@ -5,6 +5,10 @@
 #include <stdbool.h>
 #include "instr.h"
 
+/* Read and write these files instead of the system's (a unit test's), and
+ * forget what was found and changed. */
+void hostsys_files(const char *boost, const char *no_turbo, const char *numa);
+
 /* What the run asks for: boost (turbo=: keep, off or on) and NUMA balancing
  * (numa_balancing=off turns it off). Before hostsys_apply. */
 void hostsys_want(enum instr_setting boost, bool numa_off);
