@@ -386,6 +386,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 		$< $(TWIN_TEST_ARGS) > $(BUILD)/twin/hosttest.log; status=$$?; \
 		python3 tests/twin/check_twin.py --here --exit-status $$status $(BUILD)/twin/hosttest.log
 	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/interrupt_test.py $<
+	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/noise_load_test.py $<
 # ---- host twin (end) --------------------------------------------------------
 
 # Everything above that CI must run: the image boots, the flasher's refusals,
