@@ -1,5 +1,5 @@
-/* noise_report.c - the noise workload's records and lines: the `result` with its `gaps` object, a `noise_cpu` record per CPU, the text and the run's last line (docs/records.md); see noise.h. */
-#include "noise.h"
+/* noise_report.c - the noise workload's records and lines: the `result` with its `gaps` object, a `noise_cpu` record per CPU, the text and the run's last line (docs/records.md); see noise_run.h. */
+#include "noise_run.h"
 #include "console.h"
 #include "disturb.h"
 #include "fmt.h"
@@ -207,7 +207,8 @@ static void final_line(const struct noise_run *nr, double ppm, const struct gaps
 		}
 	count_text(c, sizeof(c), unexplained);
 	if (len < sizeof(line))
-		len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s unexplained", c);
+		len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s unexplained%s", c,
+					    (mask >> GAPS_SMI) & 1 ? "" : " (SMIs not counted here)");
 	uint64_t irqs;
 	const char *how;
 	if (!((mask >> GAPS_INTERRUPT) & 1) && disturb_config_interrupts(&irqs, &how) && len < sizeof(line)) {

@@ -1,4 +1,4 @@
-/* noise.c - how quiet each CPU is: every online CPU spins reading the TSC at once for a planned time, and each gap between two reads far longer than the loop's own fastest iteration is counted, timed and, when long, attributed (kernel/measure/gaps.h; after rtla's hwnoise and osnoise, and the FWQ/FTQ benchmarks).
+/* noise_run.c - how quiet each CPU is: every online CPU spins reading the TSC at once for a planned time, and each gap between two reads far longer than the loop's own fastest iteration is counted, timed and, when long, attributed (kernel/measure/gaps.h; after rtla's hwnoise and osnoise, and the FWQ/FTQ benchmarks).
  *
  * A plan unit is a millisecond of spinning: about a second in the quick
  * profile, a fair share of the budget in the full one (60 s asked, short
@@ -7,7 +7,7 @@
  * 1st percentile (of the iterations that advanced the clock: a TSC that
  * moves in steps reads the same value twice, and an emulator's TSC now and
  * then reads a tick apart), and the run's threshold GAPS_FACTOR times it. */
-#include "noise.h"
+#include "noise_run.h"
 #include "console.h"
 #include "disturb.h"
 #include "fmt.h"

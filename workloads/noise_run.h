@@ -1,6 +1,6 @@
-/* noise.h - the noise workload's two halves: the run on every CPU (noise.c) and its result, per-CPU records and lines (noise_report.c). */
-#ifndef QB_WORKLOADS_NOISE_H
-#define QB_WORKLOADS_NOISE_H
+/* noise_run.h - the noise workload's two halves: the run on every CPU (noise_run.c) and its result, per-CPU records and lines (noise_report.c). */
+#ifndef QB_WORKLOADS_NOISE_RUN_H
+#define QB_WORKLOADS_NOISE_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
