@@ -17,8 +17,9 @@ uint32_t hostnuma_nodes(void);
 int32_t hostnuma_node_of_cpu(uint32_t os_cpu);
 
 /* Place future pages of [addr, addr+len) on node (MPOL_BIND), or by first
- * touch on the touching CPU's node (MPOL_LOCAL). True when done, or when
- * there is nothing to do (one node). */
+ * touch on the touching CPU's node (MPOL_LOCAL). True when done. With one
+ * node both are MPOL_LOCAL (hostnuma_keep): the range has a policy of its
+ * own all the same. */
 bool hostnuma_bind(void *addr, size_t len, int node);
 bool hostnuma_local(void *addr, size_t len);
 

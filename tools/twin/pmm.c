@@ -46,7 +46,7 @@ uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, e
 		munmap(a, len);
 		return 0;
 	}
-	if (node == PMM_ANY_NODE || hostnuma_nodes() == 1)
+	if (node == PMM_ANY_NODE)
 		hostnuma_keep(a, len); /* a policy of its own: NUMA balancing leaves it alone (hostnuma.h) */
 	/* Write every page once: real pages now, not the zero page later. */
 	for (uint64_t off = 0; off < len; off += PMM_PAGE)
