@@ -1,4 +1,4 @@
-/* gaps.h - the noise workload's loop, written once for both platforms: spin reading the clock, and keep every gap between two consecutive reads that is far longer than the loop's own fastest iteration (after rtla's hwnoise/osnoise and the FWQ/FTQ benchmarks).
+/* gaps.h - the noise workload's loop, written once for both platforms: spin reading the clock, and keep every gap between two consecutive reads that is far longer than the loop's own minimum iteration (after rtla's hwnoise/osnoise and the FWQ/FTQ benchmarks).
  *
  * One CPU spins until a planned end, reading the TSC fenced as every timer
  * is (tsc_start: LFENCE; RDTSC; LFENCE). An iteration that took threshold
@@ -22,11 +22,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GAPS_FACTOR 4                  /* a gap: an iteration 4 times the loop's fastest or longer */
+#define GAPS_FACTOR 4                  /* a gap: an iteration 4 times the loop's minimum or longer */
 #define GAPS_HIST_MAX 48               /* histogram buckets at most (1 tick x 2^47 is 39 h at 1 GHz) */
 #define GAPS_HIST_TOP_NS 100000000ull  /* the last bucket starts at the first edge at or past 100 ms */
 #define GAPS_ATTR_NS_DEFAULT 1000      /* gaps of 1 us or more are attributed (noise_attr_ns=) */
 #define GAPS_MIN_ITERS 4096            /* iterations the calibration times (gaps_loop_time) */
+#define GAPS_TIME_BINS 1024            /* gaps_loop_time's histogram: 1 .. 1023 ticks, and longer */
 
 /* What can explain a gap, as the platform counts it (gaps_ops.counts). */
 enum gaps_cause {
@@ -50,7 +51,7 @@ struct gaps_ops {
 
 /* How one run of the loop judges its iterations (in clock ticks). */
 struct gaps_cfg {
-	uint64_t base;                 /* the loop's fastest iteration: lost time is a gap beyond it */
+	uint64_t base;                 /* the loop's minimum iteration: lost time is a gap beyond it */
 	uint64_t threshold;            /* an iteration this long or longer is a gap */
 	uint64_t attr_threshold;       /* a gap this long or longer is attributed */
 	uint32_t hist_n;               /* buckets: [base x 2^k, base x 2^(k+1)), the last open-ended */
@@ -79,8 +80,6 @@ struct gaps_cpu {
 /* The name of a cause in records ("smi", "interrupts", "context_switches", "migrations", "faults"). */
 const char *gaps_cause_name(enum gaps_cause k);
 
-#define GAPS_TIME_BINS 1024            /* gaps_loop_time's histogram: 1 .. 1023 ticks, and longer */
-
 /* n iterations of the loop timed: their quantiles, over the iterations that
  * advanced the clock (a clock that moves in steps, or an emulator's, reads
  * the same value twice; 0 ticks is no iteration's length). Each is at least 1. */
@@ -91,8 +90,9 @@ struct gaps_loop {
 };
 void gaps_loop_time(const struct gaps_ops *ops, uint32_t n, struct gaps_loop *out);
 
-/* A run's settings from the loop's fastest iteration: threshold GAPS_FACTOR
- * x base, the attribution threshold, and as many buckets as reach
+/* A run's settings from the loop's minimum iteration (base): threshold
+ * GAPS_FACTOR x base, the attribution threshold (never below the
+ * threshold), and as many buckets as reach
  * top_ticks (GAPS_HIST_TOP_NS in ticks), at most GAPS_HIST_MAX. end is the
  * caller's. */
 void gaps_setup(struct gaps_cfg *cfg, uint64_t loop_min, uint64_t attr_ticks, uint64_t top_ticks);

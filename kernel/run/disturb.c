@@ -53,7 +53,7 @@ const char *disturb_why(enum gaps_cause k)
 	case GAPS_MIGRATION:
 		return "bare metal: no scheduler, each run is pinned to its CPU";
 	case GAPS_FAULT:
-		return "bare metal: the workloads' memory is mapped before they run";
+		return "bare metal: nothing faults but first-touch's own demand-zero regions, by design";
 	default:
 		return "unavailable";
 	}
