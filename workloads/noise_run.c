@@ -1,4 +1,4 @@
-/* noise_run.c - how quiet each CPU is: every online CPU spins reading the TSC at once for a planned time, and each gap between two reads far longer than the loop's own fastest iteration is counted, timed and, when long, attributed (kernel/measure/gaps.h; after rtla's hwnoise and osnoise, and the FWQ/FTQ benchmarks).
+/* noise_run.c - how quiet each CPU is: every online CPU spins reading the TSC at once for a planned time, and each gap between two reads far longer than the loop's own minimum iteration is counted, timed and, when long, attributed (kernel/measure/gaps.h; after rtla's hwnoise and osnoise, and the FWQ/FTQ benchmarks).
  *
  * A plan unit is a millisecond of spinning: about a second in the quick
  * profile, a fair share of the budget in the full one (60 s asked, short
@@ -29,7 +29,7 @@
 /* ---- Types ---------------------------------------------------------------- */
 struct job {
 	struct noise_run *nr;
-	bool min_only;                 /* calibration: only the loop's fastest iteration */
+	bool min_only;                 /* calibration: only time the loop's iterations */
 	struct gaps_loop loop[QB_MAX_CPUS]; /* per thread, when min_only */
 };
 
@@ -52,7 +52,7 @@ static void spin_fn(const struct run_thread *t)
 	struct gaps_cfg cfg = nr->cfg;
 	ops.counts = disturb_read;
 	ops.mask = disturb_open();
-	cfg.end = tsc_start() + nr->ticks;
+	cfg.end = MIN(tsc_start() + nr->ticks, t->deadline); /* never past the run's bound: ppm is per time observed */
 	gaps_spin(&g, &cfg, &ops);
 	disturb_close();
 	nr->cpu[t->index] = g;
