@@ -30,7 +30,7 @@
 struct job {
 	struct noise_run *nr;
 	bool min_only;                 /* calibration: only time the loop's iterations */
-	struct gaps_loop loop[QB_MAX_CPUS]; /* per thread, when min_only */
+	uint64_t p1[QB_MAX_CPUS];      /* per thread, when min_only: the 1st percentile of its iterations */
 };
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -44,7 +44,9 @@ static void spin_fn(const struct run_thread *t)
 	struct job *j = t->arg;
 	struct gaps_ops ops = { 0, 0, 0, 0 };  /* the fenced TSC; counters below */
 	if (j->min_only) {
-		gaps_loop_time(&ops, GAPS_MIN_ITERS, &j->loop[t->index]);
+		struct gaps_loop l;
+		gaps_loop_time(&ops, GAPS_MIN_ITERS, &l);
+		j->p1[t->index] = l.p1;
 		return;
 	}
 	struct noise_run *nr = j->nr;
@@ -112,7 +114,7 @@ void noise_plan(const struct wl_ctx *ctx)
 	}
 	it->rep_fixed_s = seq_seconds(tsc_read() - t0); /* GAPS_MIN_ITERS iterations: microseconds of it */
 	for (uint32_t t = 0; t < ctx->online->n; t++)
-		calib_min = t == 0 ? job.loop[t].p1 : MIN(calib_min, job.loop[t].p1);
+		calib_min = t == 0 ? job.p1[t] : MIN(calib_min, job.p1[t]);
 }
 
 void noise_run(const struct wl_ctx *ctx)
@@ -148,7 +150,7 @@ void noise_run(const struct wl_ctx *ctx)
 	enum run_status s = run_on(ctx->online, spin_fn, &job, 0, seq_timeout_ms(it), 0);
 	const struct run_result *res = run_last();
 	if (s == RUN_OK) {
-		static uint64_t ticks[QB_MAX_CPUS];
+		uint64_t *ticks = nr->scratch;  /* free until the report: reps_add keeps its own copy */
 		for (uint32_t t = 0; t < res->n; t++)
 			ticks[t] = res->end[t] - res->start[t];
 		reps_add(log, ticks, res->instr); /* the run's noise and clock, as one repetition */
