@@ -240,9 +240,9 @@ void selftest_run(const struct wl_ctx *ctx)
 	report_stats(rec, "ticks", &st);
 	reps_span_figure(rec, &st, 0); /* the skews of the repetitions above: their noise is said below */
 	reps_span_samples(rec, skew, n);
+	reps_report_noise(rec, log); /* first: its clock gives the measures' cycles */
 	struct report_measure ns = { "ns", "ns", report_ns_scale(1), false, LIMIT_NONE, 1 };
 	report_measures(rec, &ns, 1);
-	reps_report_noise(rec, log);
 	seq_item_mark(); /* the skews of the repetitions kept: short with them */
 	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	double inc_ns = report_measure_value(&inc, slow_median), skew_ns = report_measure_value(&ns, st.median);

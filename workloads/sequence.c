@@ -20,6 +20,7 @@
 #define STATUS_MS 1000               /* the status line at most this often */
 #define DUR_LEN 24
 #define LINE_LEN 160
+#define FINAL_LEN 320               /* the noise line: a count per cause */
 /* What the run keeps at the budget's end for its last records (the closing
  * state and done records, a few per CPU) and the save: a fiftieth of the
  * budget, 1 to 5 s, the printing at the serial port's speed, and one and a
@@ -44,6 +45,7 @@ static struct { const char *name; unsigned k, n; } calibrating; /* the workload 
 static double end_reserve_s, longest_save_s;
 static uint64_t slow_mark;                       /* slow=: the work since here is padded at the next checkpoint */
 static bool slowing;
+static char final_line[FINAL_LEN];               /* seq_final_line: the run's last text line */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static uint64_t ms_ticks(uint64_t ms)
@@ -239,6 +241,7 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 	console_status(line);
 	unsigned long fails0 = finish_failures(), errors0 = console_errors();
 	instr_goal(wl_all[i].counters);
+	reps_faults_measured(wl_all[i].measures_faults);
 	s->ctx.index = (uint16_t)i;
 	uint64_t t0 = tsc_read();
 	reps_tally_take();
@@ -294,6 +297,7 @@ void seq_from_options(struct seq_run *s, const struct options *o)
 					: o->selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
 			.timeout_ms = run_default_timeout_ms,
 			.sp_memory = o->sp_memory == OPT_ON,
+			.noise_attr_ns = o->noise_attr_ns,
 		},
 		.workloads = o->workloads,
 		.budget_s = o->budget_s ? o->budget_s : quick ? 0 : OPT_BUDGET_FULL_S,
@@ -308,6 +312,7 @@ void seq_go(struct seq_run *s)
 	cur = s;
 	cur_item = 0;
 	next_item = 0;
+	final_line[0] = 0;
 	slowing = false;
 	longest_save_s = 0;
 	last_progress = last_status = tsc_read();
@@ -368,6 +373,16 @@ void seq_go(struct seq_run *s)
 	seq_dur(el, sizeof(el), now_s());
 	seq_dur(est, sizeof(est), first_estimate);
 	kprintf("progress: all workloads done in %s (planned %s)\n", el, est);
+	reps_faults_measured(false);
+	if (final_line[0]) { /* the noise workload's line: how quiet the machine was, last */
+		kprintf("%s\n", final_line);
+		console_summary_line(final_line);
+	}
+}
+
+void seq_final_line(const char *line)
+{
+	fmt_snprintf(final_line, sizeof(final_line), "%s", line ? line : "");
 }
 
 void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)

@@ -107,6 +107,10 @@ static inline const char *seq_skip_reason(const struct plan_item *it)
 	return it->why[0] ? it->why : "skipped by the plan";
 }
 
+/* The line that ends the run's text and its summary screen, after every
+ * workload (the noise workload's: "noise: 0.4 ppm, longest gap 2.1 us, ..."). */
+void seq_final_line(const char *line);
+
 /* Ticks to seconds (0 without a TSC frequency). */
 double seq_seconds(uint64_t ticks);
 

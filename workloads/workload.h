@@ -24,6 +24,7 @@ struct wl_ctx {
 	uint64_t iters;                /* counter increments per thread; 0: profile default */
 	unsigned selftest_fault;       /* debug: 1/2 a page fault on the BSP / an AP, 3 an AP that hangs */
 	uint64_t timeout_ms;           /* bound for each run_on */
+	uint32_t noise_attr_ns;        /* noise: gaps this long or longer are attributed (noise_attr_ns=) */
 	const struct cpuset *online;   /* the CPUs to use, BSP first (cpus= applied) */
 	const struct topo *topo;       /* topology, indexed by topo number */
 	const uint32_t *cpu_of_topo;   /* topo number -> dense CPU number */
@@ -50,6 +51,7 @@ struct workload {
 	/* Run the configurations as planned (units, repetitions, skips). */
 	void (*run)(const struct wl_ctx *ctx);
 	enum pmu_goal counters;        /* what the performance counters measure during its runs */
+	bool measures_faults;          /* its timed regions fault by design: faults are not noise (reps_faults_measured) */
 };
 
 /* How the run empties caches before a repetition, for the text: the

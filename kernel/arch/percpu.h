@@ -62,6 +62,8 @@ static inline struct percpu *this_cpu(void)
 
 /* Point %gs at percpu[index] on the calling CPU. */
 void percpu_install(uint32_t index);
+#else
+struct percpu *this_cpu(void);  /* a host test's: the CPU it pretends to run on */
 #endif
 
 #endif

@@ -28,6 +28,10 @@ static const struct limit table[LIMIT_COUNT] = {
 	[LIMIT_LOAD_NS] = { "load_ns", "per dependent load", 0.5, "ns", 0,
 			    "an L1 hit takes at least 4 cycles to use (Intel and AMD optimization manuals): 0.65 ns "
 			    "at 6.2 GHz; a load from memory takes over 50 ns" },
+	[LIMIT_TSC_READ_NS] = { "tsc_read_ns", "per iteration of the noise loop (a fenced TSC read)", 1.0, "ns", 0,
+				"RDTSC alone takes at least 18 cycles and LFENCE waits for every earlier instruction "
+				"(Agner Fog's instruction tables: 18-42 cycles on Zen and Intel cores), over 2.9 ns at "
+				"6.2 GHz" },
 };
 
 /* ---- Private Functions ---------------------------------------------------- */

@@ -23,6 +23,7 @@ enum limit_id {
 	LIMIT_INCREMENT_NS,    /* a load-add-store increment of one word: at least */
 	LIMIT_LOCKED_NS,       /* a LOCK-prefixed read-modify-write: at least */
 	LIMIT_LOAD_NS,         /* a dependent load (pointer chase step): at least */
+	LIMIT_TSC_READ_NS,     /* one iteration of the noise loop, a fenced TSC read: at least */
 	LIMIT_COUNT
 };
 

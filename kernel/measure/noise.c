@@ -40,7 +40,7 @@ static const uint8_t intel_smi_models[] = {
 };
 
 static const char *const flag_names[NOISE_FLAG_COUNT] = { "smi", "freq", "throttle", "tsc_backwards",
-								     "context_switch", "migration" };
+								     "context_switch", "migration", "interrupt", "fault" };
 
 /* ---- Private Functions ----------------------------------------------------- */
 

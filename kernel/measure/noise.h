@@ -24,7 +24,9 @@
 #define NOISE_FLAG_TSC_BACKWARDS (1u << 3)	/* the TSC went backwards */
 #define NOISE_FLAG_SWITCH	(1u << 4)	/* Linux twin: the thread was switched out */
 #define NOISE_FLAG_MIGRATION	(1u << 5)	/* Linux twin: the thread moved to another CPU */
-#define NOISE_FLAG_COUNT	6
+#define NOISE_FLAG_INTERRUPT	(1u << 6)	/* Linux twin: an interrupt ran on the thread's CPU (irq tracepoints) */
+#define NOISE_FLAG_FAULT	(1u << 7)	/* Linux twin: the thread took a page fault (not where faults are measured) */
+#define NOISE_FLAG_COUNT	8
 
 /* The sources this CPU reports, from CPUID only (an emulated MSR may read 0). */
 struct noise_caps {
@@ -67,6 +69,10 @@ struct noise_rep {
 	bool have_sched;	/* Linux twin: context switches and migrations were counted */
 	uint64_t switches;	/* voluntary and involuntary context switches */
 	bool migrated;		/* ran on another CPU at the end than at the start */
+	bool have_irq;		/* Linux twin: interrupts were counted (perf's irq tracepoints) */
+	uint64_t irqs;		/* interrupts taken while the thread ran */
+	bool have_faults;	/* Linux twin: page faults were counted (getrusage) */
+	uint64_t faults;	/* minor and major page faults of the thread */
 	uint32_t flags;		/* NOISE_FLAG_* */
 	bool flagged;
 };

@@ -29,6 +29,9 @@ struct instr_mark {
 	uint64_t switches;           /* Linux twin: context switches so far */
 	int32_t cpu;                 /* Linux twin: the CPU it started on */
 	bool perf_noise;             /* Linux twin: perf's msr events were read into s */
+	bool irq_ok;                 /* Linux twin: the thread's irq tracepoints were read */
+	uint64_t irqs;               /* Linux twin: its interrupts so far */
+	uint64_t faults;             /* Linux twin: its page faults so far (with switches) */
 	uint64_t pmu_start[PMU_MAX_EVENTS]; /* Linux twin: the perf counters at the start */
 };
 

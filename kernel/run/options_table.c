@@ -46,6 +46,12 @@ static const char *const opt_tristate_names[] = {
 	[OPT_SET_ON] = "on",
 };
 
+/* numa_balancing= : kept, or off for the run (turning it on would add noise). */
+static const char *const opt_keepoff_names[] = {
+	[OPT_KEEP] = "keep",
+	[OPT_SET_OFF] = "off",
+};
+
 static const char *const opt_idle_names[] = {
 	[OPT_IDLE_AUTO] = "auto",
 	[OPT_IDLE_MWAIT] = "mwait",
@@ -147,6 +153,12 @@ const struct opt_row opt_rows[OPT_N_ROWS] = {
 	{ .name = "sp_memory", .type = OPT_T_CHOICE, .def = OPT_OFF,
 	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(sp_memory),
 	  .help = "first-touch: also measure specific-purpose memory (EFI_MEMORY_SP: CXL, HBM), which the firmware reserved for a purpose" },
+	{ .name = "noise_attr_ns", .type = OPT_T_UINT, .min = 1, .max = OPT_NOISE_ATTR_NS_MAX,
+	  .def = OPT_NOISE_ATTR_NS_DEFAULT, .offset = OPT_FIELD(noise_attr_ns),
+	  .help = "noise: a gap this many ns or longer is attributed (SMIs; on Linux interrupts, switches, faults)" },
+	{ .name = "numa_balancing", .type = OPT_T_CHOICE, .def = OPT_KEEP,
+	  OPT_CHOICES(opt_keepoff_names), .offset = OPT_FIELD(numa_balancing),
+	  .help = "Linux twin, as root: off turns NUMA balancing off for the run and back at the end (bare metal has none)" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

@@ -19,7 +19,9 @@
  *   fault hooks                      run/fault.h        run/fault.c: the IDT           twin/hostfault.c: signals
  *   MSR access that may fail         arch/msr.h         arch/msr.c: #GP caught         (none: user space reads no
  *                                                                                        MSRs; run/instr.h says so)
- *   counters and noise per thread    run/instr.h        run/instr.c: PMU, MSRs         twin/instr.c: TSC only
+ *   counters and noise per thread    run/instr.h        run/instr.c: PMU, MSRs         twin/instr.c: perf, getrusage
+ *   what takes a CPU away (noise)    run/disturb.h      run/disturb.c: SMI count       twin/disturb.c: irq tracepoints,
+ *                                                                                        getrusage, /proc/interrupts
  *   emit a record line               console/console_platform.h
  *                                                       console/console.c: serial,     twin/console.c: stdout
  *                                                         screen
@@ -39,6 +41,7 @@
 #include "console.h"
 #include "console_platform.h"
 #include "demand.h"
+#include "disturb.h"
 #include "finish.h"
 #include "instr.h"
 #include "lfence.h"

@@ -12,6 +12,12 @@
 #include <assert.h>
 #endif
 
+/* ---- Constants ------------------------------------------------------------ */
+#define NS_PREFIX "ns"               /* a time measure's name and unit begin so: "ns_per_page", "ns/page" */
+#define NS_LEN 2
+#define CYCLES_NAME_LEN 48
+#define MHZ_PER_GHZ 1000.0
+
 /* ---- Private Variables ---------------------------------------------------- */
 /* The result being written (one at a time, under the record lock): its
  * figure and what a measure found implausible. */
@@ -22,6 +28,8 @@ static struct {
 	char implausible[200];
 	const char *demote_check;    /* report_result_demote: what an ok closes as */
 	char demote_reason[160];
+	double clock_mhz;            /* report_clock_set: > 0 when known */
+	const char *clock_why;
 } cur;
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -66,6 +74,17 @@ bool report_figure_noisy(void)
 	return cur.noisy;
 }
 
+void report_clock_set(double mhz, const char *why)
+{
+	cur.clock_mhz = mhz > 0 ? mhz : 0;
+	cur.clock_why = mhz > 0 ? 0 : why;
+}
+
+double report_clock_mhz(void)
+{
+	return cur.clock_mhz;
+}
+
 double report_ns_scale(double per)
 {
 	return tsc_hz() && per > 0 ? 1e9 / ((double)tsc_hz() * per) : 0;
@@ -101,6 +120,33 @@ static int scale_decimals(double v)
 	return v >= 1e6 ? 1 : v >= 1 ? 6 : d;
 }
 
+/* One entry of "measures": m's figure at scale, named name in unit. Returns its median (negative: none). */
+static double write_measure(struct rec *r, const struct report_measure *m, const char *name, const char *unit,
+			    double scale, const struct stats *st)
+{
+	struct report_measure at = *m;
+	at.scale = scale;
+	double med = report_measure_value(&at, st->median);
+	double a = report_measure_value(&at, st->q1), b = report_measure_value(&at, st->q3);
+	double lo = at.inverse ? b : a, hi = at.inverse ? a : b; /* a rate's q1 comes from the slower time */
+	rec_obj_begin(r, name);
+	rec_str(r, "unit", unit);
+	if (med < 0) { /* a rate of a zero time: nothing to say */
+		rec_null(r, "median");
+		rec_null(r, "q1");
+		rec_null(r, "q3");
+	} else {
+		rec_f64(r, "median", med, measure_decimals(med));
+		rec_f64(r, "q1", lo < 0 ? med : lo, measure_decimals(lo));
+		rec_f64(r, "q3", hi < 0 ? med : hi, measure_decimals(hi));
+	}
+	rec_f64(r, "scale", scale, scale_decimals(scale));
+	if (at.inverse)
+		rec_bool(r, "inverse", true);
+	rec_obj_end(r);
+	return med;
+}
+
 double report_measures(struct rec *r, const struct report_measure *m, unsigned n)
 {
 	const struct stats *st = report_figure();
@@ -116,28 +162,20 @@ double report_measures(struct rec *r, const struct report_measure *m, unsigned n
 	double first = -1;
 	rec_obj_begin(r, "measures");
 	for (unsigned i = 0; i < n; i++) {
-		double med = report_measure_value(&m[i], st->median);
-		double a = report_measure_value(&m[i], st->q1), b = report_measure_value(&m[i], st->q3);
-		double lo = m[i].inverse ? b : a, hi = m[i].inverse ? a : b; /* a rate's q1 comes from the slower time */
-		rec_obj_begin(r, m[i].name);
-		rec_str(r, "unit", m[i].unit);
-		if (med < 0) { /* a rate of a zero time: nothing to say */
-			rec_null(r, "median");
-			rec_null(r, "q1");
-			rec_null(r, "q3");
-		} else {
-			rec_f64(r, "median", med, measure_decimals(med));
-			rec_f64(r, "q1", lo < 0 ? med : lo, measure_decimals(lo));
-			rec_f64(r, "q3", hi < 0 ? med : hi, measure_decimals(hi));
-		}
-		rec_f64(r, "scale", m[i].scale, scale_decimals(m[i].scale));
-		if (m[i].inverse)
-			rec_bool(r, "inverse", true);
-		rec_obj_end(r);
+		double med = write_measure(r, &m[i], m[i].name, m[i].unit, m[i].scale, st);
 		if (i == 0)
 			first = med;
 		if (med >= 0 && !cur.implausible[0])
 			limits_check(m[i].limit, med, m[i].cores, cur.implausible, sizeof(cur.implausible));
+	}
+	/* The same figures in core cycles, at the result's own clock (never checked against a limit). */
+	for (unsigned i = 0; cur.clock_mhz > 0 && i < n; i++) {
+		char name[CYCLES_NAME_LEN], unit[CYCLES_NAME_LEN];
+		if (m[i].inverse || strncmp(m[i].name, NS_PREFIX, NS_LEN) || strncmp(m[i].unit, NS_PREFIX, NS_LEN))
+			continue;
+		fmt_snprintf(name, sizeof(name), "cycles%s", m[i].name + NS_LEN);
+		fmt_snprintf(unit, sizeof(unit), "cycles%s", m[i].unit + NS_LEN);
+		write_measure(r, &m[i], name, unit, m[i].scale * cur.clock_mhz / MHZ_PER_GHZ, st);
 	}
 	rec_obj_end(r);
 	return first;
@@ -214,6 +252,14 @@ void report_result_close(struct rec *r, const char *check, const char *reason)
 		reason = cur.demote_reason;
 	}
 	bool consistent = report_check_consistent(check, reason);
+	if (cur.clock_mhz > 0) {
+		rec_f64(r, "clock_mhz", cur.clock_mhz, 1);
+	} else {
+		rec_null(r, "clock_mhz");
+		rec_str(r, "clock_note", cur.clock_why ? cur.clock_why
+				       : !strcmp(check, "skipped") ? "not measured: the result was skipped"
+				       : "not measured: no repetition of this result read the clock");
+	}
 #ifdef QB_HOST_TWIN
 	assert(consistent && "an ok result carries a failure reason");
 #endif

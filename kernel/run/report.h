@@ -31,6 +31,17 @@ void report_figure_set(const struct stats *st, const char *of, bool noisy);
 const struct stats *report_figure(void);
 bool report_figure_noisy(void);
 
+/* The result's core clock in MHz, for its cycles measures and its
+ * "clock_mhz": the median of its repetitions' (APERF/MPERF on bare metal;
+ * perf's msr PMU, else cycles against ref-cycles, on Linux); mhz <= 0: none,
+ * and why (its "clock_note"). reps.c sets it (reps_report,
+ * reps_report_noise, reps_span_figure, reps_report_span); forgotten at the
+ * next report_result_open. */
+void report_clock_set(double mhz, const char *why);
+
+/* The clock set for the result being written, 0 when none. */
+double report_clock_mhz(void);
+
 /* One measure of a result in the unit its experiment speaks: from a figure
  * in ticks t, the value is scale x t, or scale / t for a rate (inverse). The
  * figure's median is checked against limit (LIMIT_NONE: not checked), a
@@ -53,7 +64,10 @@ double report_ns_scale(double per);
 double report_gbps_scale(double bytes);
 
 /* Write "measures" (each measure's unit, median, q1, q3, scale) from the
- * figure, or "measures": null and "measures_note" (no TSC frequency, no
+ * figure; then, when the result's clock is known (report_clock_set), a
+ * cycles measure for each time measure ("ns_per_page", "ns/page" ->
+ * "cycles_per_page", "cycles/page": its scale times the clock in GHz);
+ * or "measures": null and "measures_note" (no TSC frequency, no
  * figure). A median past its limit makes report_result_close fail the
  * result with the limit's reason. Returns the first measure's median, or a
  * negative value when there is none. */
@@ -73,7 +87,8 @@ bool report_check_consistent(const char *check, const char *reason);
  * sets it (seq_item_report); forgotten at the next report_result_open. */
 void report_result_demote(const char *check, const char *reason);
 
-/* Close the record with check "ok", "fail", "overrun" or "skipped" (+
+/* Close the record with "clock_mhz" (null, with "clock_note", when the
+ * clock is unknown) and check "ok", "fail", "overrun" or "skipped" (+
  * reason); a failed check marks the run failed (a short one does not). An
  * "ok" result whose figure broke a physical limit (report_measures) is
  * closed as "fail" with the limit's reason, one the budget cut short as

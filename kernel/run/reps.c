@@ -1,5 +1,6 @@
 /* reps.c - collecting repetitions and writing their statistics, noise and counters into result records; see reps.h. */
 #include "reps.h"
+#include "disturb.h"
 #include "lib.h"
 #include "options.h"
 #include "report.h"
@@ -8,6 +9,8 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define FLAG_KINDS NOISE_FLAG_COUNT
+#define KHZ_PER_MHZ 1000.0
+#define FLAG_BIT(f) (__builtin_ctz(f))           /* flagged_by's index of a NOISE_FLAG_* bit */
 
 _Static_assert(OPT_REPS_MAX == REPS_MAX, "reps= must accept exactly what a result can keep");
 
@@ -17,6 +20,7 @@ static uint64_t one_thread[1][REPS_MAX];  /* until the platform gives room for a
 static uint64_t (*thread_store)[REPS_MAX] = one_thread;
 static uint32_t thread_cap = 1;
 static bool keep_samples;
+static bool faults_measured;
 static struct reps_tally tally;
 static uint64_t scratch[2 * REPS_MAX];
 static uint64_t column[REPS_MAX];
@@ -37,6 +41,10 @@ static void write_detectors(struct rec *rec, const struct reps *r)
 		rec_str(rec, 0, "context_switches");
 		rec_str(rec, 0, "migrations");
 	}
+	if (r->have_irq)
+		rec_str(rec, 0, "interrupts");
+	if (r->have_faults && !faults_measured)
+		rec_str(rec, 0, "faults");
 	rec_str(rec, 0, "tsc_backwards");
 	rec_arr_end(rec);
 	const char *why = r->have_therm ? instr_therm_note() : 0;
@@ -48,6 +56,8 @@ static void write_detectors(struct rec *rec, const struct reps *r)
 static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *freq_sum, uint32_t *freq_n)
 {
 	uint32_t f = n->flags & ~NOISE_FLAG_FREQ; /* frequency is judged against the result's own reference */
+	if (faults_measured)
+		f &= ~NOISE_FLAG_FAULT;           /* the workload's own faults are what it measures */
 	if (n->have_freq) {
 		r->have_freq = true;
 		*freq_sum += n->freq_mhz;
@@ -61,6 +71,14 @@ static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *
 		r->have_therm = true;
 	if (n->have_sched)
 		r->have_sched = true;
+	if (n->have_irq) {
+		r->have_irq = true;
+		r->irqs += n->irqs;
+	}
+	if (n->have_faults) {
+		r->have_faults = true;
+		r->faults += n->faults;
+	}
 	return f;
 }
 
@@ -68,6 +86,26 @@ static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *
 void reps_keep_samples(bool on)
 {
 	keep_samples = on;
+}
+
+void reps_faults_measured(bool on)
+{
+	faults_measured = on;
+}
+
+double reps_clock_mhz(const struct reps *r)
+{
+	struct stats st;
+	if (!r->n_freq)
+		return 0;
+	stats_compute(r->freq_khz, r->n_freq, scratch, &st);
+	return st.median / KHZ_PER_MHZ;
+}
+
+const char *reps_clock_why(void)
+{
+	const char *why = instr_source_why(INSTR_SRC_FREQ);
+	return why ? why : "unavailable: no APERF/MPERF readings (CPUID.06H:ECX[0] clear, or MPERF did not count)";
 }
 
 struct reps_tally reps_tally_take(void)
@@ -96,6 +134,7 @@ struct reps *reps_begin(uint32_t threads)
 	the_log.thread = thread_store;
 	the_log.threads = MIN(threads, thread_cap);
 	the_log.pmu_n = ~0u;
+	disturb_config_begin(); /* the twin without irq tracepoints counts the configuration's interrupts */
 	return &the_log;
 }
 
@@ -131,6 +170,7 @@ void reps_add(struct reps *r, const uint64_t *ticks, const struct instr_thread *
 			flags |= NOISE_FLAG_FREQ;
 		r->freq_min = k == 0 ? f : MIN(r->freq_min, f);
 		r->freq_max = k == 0 ? f : MAX(r->freq_max, f);
+		r->freq_khz[r->n_freq++] = (uint64_t)(f * KHZ_PER_MHZ + 0.5);
 	}
 	r->flagged[k] = flags != 0;
 	r->flags |= flags;
@@ -226,6 +266,8 @@ void reps_report(struct rec *rec, struct reps *r)
 void reps_span_figure(struct rec *rec, const struct stats *st, const struct instr_thread *it)
 {
 	uint32_t flags = it ? it->noise.flags : 0;
+	if (faults_measured)
+		flags &= ~NOISE_FLAG_FAULT;
 	bool noisy = flags != 0;
 	write_noisy(rec, noisy, noisy ? 0 : 1, 1, flags);
 	if (st->n)
@@ -233,6 +275,8 @@ void reps_span_figure(struct rec *rec, const struct stats *st, const struct inst
 	else
 		rec_null(rec, "figure");
 	report_figure_set(st, "all", noisy);
+	if (it)
+		report_clock_set(it->noise.have_freq ? it->noise.freq_mhz : 0, reps_clock_why());
 	tally.results++;
 	tally.noisy += noisy;
 	tally.flagged += noisy;
@@ -250,6 +294,27 @@ void reps_span_samples(struct rec *rec, const uint64_t *v, uint64_t n)
 	rec_u64(rec, "samples_stride", stride);
 }
 
+/* The Linux twin's interrupts and page faults in the timed repetitions;
+ * without irq tracepoints, the configuration's interrupts, said as such. */
+static void write_os_counts(struct rec *rec, const struct reps *r)
+{
+	uint64_t n;
+	const char *how;
+	if (r->have_irq) {
+		rec_u64(rec, "interrupts", r->irqs);
+		rec_u64(rec, "interrupted_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_INTERRUPT)]);
+	} else if (disturb_config_interrupts(&n, &how)) {
+		rec_u64(rec, "interrupts_config", n);
+		rec_str(rec, "interrupts_note", how);
+	}
+	if (r->have_faults) {
+		rec_u64(rec, "faults", r->faults);
+		rec_u64(rec, "faulted_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_FAULT)]);
+		if (faults_measured)
+			rec_str(rec, "faults_note", "not flagged: this workload measures page faults");
+	}
+}
+
 /* What a record says for a noise source it cannot give: why, if known. */
 static const char *unavailable(enum instr_source k)
 {
@@ -259,6 +324,7 @@ static const char *unavailable(enum instr_source k)
 
 void reps_report_noise(struct rec *rec, struct reps *r)
 {
+	report_clock_set(reps_clock_mhz(r), reps_clock_why());
 	rec_obj_begin(rec, "noise");
 	if (r->have_freq) {
 		rec_f64(rec, "freq_mhz_min", r->freq_min, 1);
@@ -272,14 +338,15 @@ void reps_report_noise(struct rec *rec, struct reps *r)
 	else
 		rec_str(rec, "smis", unavailable(INSTR_SRC_SMI));
 	if (r->have_therm)
-		rec_u64(rec, "throttled_reps", r->flagged_by[2]);
+		rec_u64(rec, "throttled_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_THROTTLE)]);
 	else
 		rec_str(rec, "throttled_reps", unavailable(INSTR_SRC_THERM));
-	rec_u64(rec, "tsc_backwards_reps", r->flagged_by[3]);
+	rec_u64(rec, "tsc_backwards_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_TSC_BACKWARDS)]);
 	if (r->have_sched) {
-		rec_u64(rec, "switched_reps", r->flagged_by[4]);
-		rec_u64(rec, "migrated_reps", r->flagged_by[5]);
+		rec_u64(rec, "switched_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_SWITCH)]);
+		rec_u64(rec, "migrated_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_MIGRATION)]);
 	}
+	write_os_counts(rec, r);
 	rec_arr_begin(rec, "flags");
 	for (uint32_t b = 0; b < FLAG_KINDS; b++)
 		if ((r->flags >> b) & 1)
@@ -309,6 +376,7 @@ void reps_report_noise(struct rec *rec, struct reps *r)
 void reps_report_span(struct rec *rec, const struct instr_thread *it)
 {
 	/* Only the noise and counters of the span: its timing is the caller's. */
+	report_clock_set(it->noise.have_freq ? it->noise.freq_mhz : 0, reps_clock_why());
 	rec_obj_begin(rec, "noise");
 	const struct noise_rep *n = &it->noise;
 	if (n->have_freq)
@@ -324,6 +392,10 @@ void reps_report_span(struct rec *rec, const struct instr_thread *it)
 	else
 		rec_str(rec, "throttled", unavailable(INSTR_SRC_THERM));
 	rec_bool(rec, "tsc_backwards", n->tsc_backwards);
+	if (n->have_irq)
+		rec_u64(rec, "interrupts", n->irqs);
+	if (n->have_faults)
+		rec_u64(rec, "faults", n->faults);
 	rec_obj_end(rec);
 	if (it->pmu_n) {
 		rec_obj_begin(rec, "counters");

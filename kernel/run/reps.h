@@ -33,6 +33,10 @@ struct reps {
 	struct stats clean;                     /* over the unflagged ones, after reps_stats() */
 	uint32_t n_clean;                       /* unflagged repetitions, after reps_stats() */
 	bool noisy;                             /* fewer than half are clean, after reps_stats() */
+	bool have_irq, have_faults;             /* Linux twin: interrupts, page faults counted per repetition */
+	uint64_t irqs, faults;                  /* summed over threads and repetitions */
+	uint32_t n_freq;                        /* repetitions whose clock was read */
+	uint64_t freq_khz[REPS_MAX];            /* their clocks (the threads' mean), in kHz */
 	/* Per thread and repetition, in storage sized for the machine's CPUs
 	 * (reps_set_storage): 2 MiB for 1024 CPUs is not kept in the image. */
 	uint64_t (*thread)[REPS_MAX];
@@ -49,6 +53,16 @@ void reps_set_storage(uint64_t (*buf)[REPS_MAX], uint32_t threads);
  * leaves them out. */
 void reps_keep_samples(bool on);
 bool reps_samples_on(void);
+
+/* The workload under way measures page faults itself (first-touch): a
+ * repetition's faults are counted, not flagged. The sequence sets it per
+ * workload. */
+void reps_faults_measured(bool on);
+
+/* The median of the repetitions' core clocks in MHz (0 when none was read),
+ * and why there is none. */
+double reps_clock_mhz(const struct reps *r);
+const char *reps_clock_why(void);
 
 /* What the results reported since the last reps_tally_take said about
  * noise: for a workload's summary line on the screen. */
@@ -86,12 +100,13 @@ double reps_thread_median(struct reps *r, uint32_t t);
  * unflagged ones, with counts and the detectors that really ran), "noisy"
  * (false, or the clean count and the flags that fired), "figure" ("clean",
  * "all" or null), "samples" and "samples_flagged" (samples=on), "noise" and
- * "counters" into a result record, and make the figure the result's
- * (report_figure_set) for report_measures. */
+ * "counters" into a result record, and make the figure and the median clock
+ * the result's (report_figure_set, report_clock_set) for report_measures. */
 void reps_report(struct rec *rec, struct reps *r);
 
 /* "noisy" and "figure" for a result measured over one span (no
- * repetitions): noisy when the span was flagged. Sets the result's figure. */
+ * repetitions): noisy when the span was flagged. Sets the result's figure,
+ * and its clock from the span's (it not NULL). */
 void reps_span_figure(struct rec *rec, const struct stats *st, const struct instr_thread *it);
 
 /* "samples" of a one-span result: at most REPS_MAX of its n values, evenly
@@ -99,7 +114,8 @@ void reps_span_figure(struct rec *rec, const struct stats *st, const struct inst
 void reps_span_samples(struct rec *rec, const uint64_t *v, uint64_t n);
 
 /* Only "noise" and "counters" of the repetitions (for a result whose
- * statistics are of something else measured in the same repetitions). */
+ * statistics are of something else measured in the same repetitions); sets
+ * the result's clock (report_clock_set) to theirs. */
 void reps_report_noise(struct rec *rec, struct reps *r);
 
 /* The "noise" and "counters" of a single measured span (no repetitions). */

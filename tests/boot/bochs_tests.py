@@ -8,9 +8,12 @@ on the multiboot2 path, with the menu entry and options set in the copy's
 /quietbench.cfg with mtools, and reads the serial port's file until the done
 record comes; then Bochs is stopped (there is no isa-debug-exit).
 
-  intel        corei7_skylake_x, 1 CPU, quick selftest and flush: done ok; the
-               MSRs Bochs lacks are in the state record's msr_gp and reported
-               "unavailable: #GP on MSR 0x..." where their values would be.
+  intel        corei7_skylake_x, 1 CPU, quick selftest, flush and noise: done
+               ok; the MSRs Bochs lacks are in the state record's msr_gp and
+               reported "unavailable: #GP on MSR 0x..." where their values
+               would be (every result's clock_note: IA32_MPERF's #GP); the
+               noise loop ends ok with nothing attributed to SMIs
+               (MSR_SMI_COUNT faults).
   amd          ryzen, 1 CPU, the same.
   fault-2cpus  corei7_skylake_x with 2 CPUs, of which SeaBIOS's MADT lists one,
                and selftest=fault-bsp: the fault's error record and a failed
@@ -23,6 +26,7 @@ so is right. Each case prints "ok NAME (T s)" or "FAIL NAME" with its errors,
 the serial log and Bochs's log; the last line is "bochs tests: N passed, N failed".
 """
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -116,7 +120,7 @@ def boot(image, model, count, entry, options, timeout):
     return recs, problems, text, blog, wall
 
 
-def check_msrs_unavailable(recs, errors, blog):
+def check_msrs_unavailable(recs, errors, blog, noise=False):
     state = [s for s in qbrecords.of_kind(recs, "state") if s.get("scope") == "run"]
     if not state:
         errors.append("no run state record")
@@ -138,6 +142,20 @@ def check_msrs_unavailable(recs, errors, blog):
     res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") in ("selftest", "flush")]
     if not [r for r in res if r.get("workload") == "flush"] or not [r for r in res if r.get("workload") == "selftest"]:
         errors.append("selftest and flush did not both report")
+    # Every result's clock is null, with IA32_MPERF's #GP as its reason.
+    for r in res:
+        if r.get("check") != "skipped" and (r.get("clock_mhz") is not None or
+                                             r.get("clock_note") != "unavailable: #GP on MSR 0xe7"):
+            errors.append("%s/%s: clock_mhz %s, clock_note %r" % (r.get("workload"), r.get("variant"), r.get("clock_mhz"),
+                                                                 r.get("clock_note")))
+    # The noise loop where it was asked: ok, and with MSR_SMI_COUNT's #GP (Intel) nothing is attributed to SMIs.
+    got = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "noise"]
+    if noise:
+        g = got[0].get("gaps") if got else None
+        if not got or got[0].get("check") != "ok" or not isinstance(g, dict):
+            errors.append("noise: %s" % [(r.get("check"), r.get("reason")) for r in got])
+        elif "smi" in (g.get("attributed") or {}):
+            errors.append("noise: SMIs attributed although MSR_SMI_COUNT faults: %s" % g.get("attributed"))
 
 
 def check_fault(recs, errors, blog):
@@ -158,7 +176,8 @@ def check_fault(recs, errors, blog):
 
 # name, cpu model, CPUs, menu entry, options, check, done status
 CASES = [
-    ("intel", "corei7_skylake_x", 1, "quick", "workloads=selftest,flush", check_msrs_unavailable, "ok"),
+    ("intel", "corei7_skylake_x", 1, "quick", "workloads=selftest,flush,noise",
+     functools.partial(check_msrs_unavailable, noise=True), "ok"),
     ("amd", "ryzen", 1, "quick", "workloads=selftest,flush", check_msrs_unavailable, "ok"),
     ("fault-2cpus", "corei7_skylake_x", 2, "quick", "workloads=selftest reps=1 selftest=fault-bsp",
      check_fault, "fail"),

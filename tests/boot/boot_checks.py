@@ -385,3 +385,41 @@ def check_no_samples(recs, errors):
     """samples=off: no result lists its repetitions."""
     some = [r for r in qbrecords.of_kind(recs, "result") if "samples" in r or "samples_flagged" in r]
     check(not some, "samples=off, yet %d result(s) list samples" % len(some), errors)
+
+
+def check_clock(recs, errors):
+    """Every result says its clock: clock_mhz a number, or null with clock_note; cycles measures only beside a clock.
+    QEMU's TCG lists no APERF/MPERF in CPUID (-cpu max): null, and the note says so."""
+    for r in qbrecords.of_kind(recs, "result"):
+        what = "%s/%s" % (r.get("workload"), r.get("variant"))
+        mhz = r.get("clock_mhz", "absent")
+        check(mhz is None or (isinstance(mhz, (int, float)) and mhz > 0), "%s: clock_mhz %r" % (what, mhz), errors)
+        if mhz is None:
+            check(isinstance(r.get("clock_note"), str) and r["clock_note"], "%s: clock_mhz null without a note" % what,
+                  errors)
+            m = r.get("measures") if isinstance(r.get("measures"), dict) else {}
+            check(not [k for k in m if k.startswith("cycles")], "%s: cycles measures without a clock" % what, errors)
+
+
+def check_noise_result(recs, errors, smp):
+    """The noise workload: one ok result on every CPU, its gaps object adding up, one noise_cpu record per CPU."""
+    res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "noise"]
+    check(len(res) == 1, "expected one noise result, got %d" % len(res), errors)
+    if not res:
+        return
+    r = res[0]
+    check(r.get("check") == "ok" and r.get("variant") == "tsc-gaps" and r.get("threads") == smp,
+          "noise: check %s (%s), variant %s, %s threads" % (r.get("check"), r.get("reason"), r.get("variant"),
+                                                            r.get("threads")), errors)
+    g = r.get("gaps") or {}
+    for key in ("seconds", "loop_min_ticks", "threshold_ticks", "threshold_ns", "attribute_ns", "count", "ppm_mean",
+                "ppm_max", "longest_ns", "longest_cpu", "longest_at_s", "attributed", "hist"):
+        check(key in g, "noise: gaps lacks %s" % key, errors)
+    h = g.get("hist") or {}
+    check(sum(h.get("counts") or []) == g.get("count"), "noise: histogram counts do not add up to count", errors)
+    check((h.get("edges_ns") or [0])[-1] >= 1e8, "noise: the histogram stops short of 100 ms", errors)
+    check("unexplained" in (g.get("attributed") or {}), "noise: attributed %s" % g.get("attributed"), errors)
+    cpus = qbrecords.of_kind(recs, "noise_cpu")
+    check(sorted(c.get("cpu") for c in cpus) == sorted(r.get("cpus") or []),
+          "noise: noise_cpu records for %s, ran on %s" % ([c.get("cpu") for c in cpus], r.get("cpus")), errors)
+    check(sum(c.get("count", 0) for c in cpus) == g.get("count"), "noise: the CPUs' counts do not add up", errors)

@@ -5,9 +5,10 @@ Each case runs tools/qemu-run with a timeout, then checks: every record's CRC,
 done ok, cpus_online == cpus_found == the configured count, one cpu record
 per CPU with the expected package/core/thread/node, cache records that cover
 every CPU with sharing that matches the configuration, and selftest results
-with check ok, and the flush check's "cannot tell: no visible caches" (TCG
-has no caches) in the state record and every flushed result. A failing case
-prints its serial log. The last line is the
+with check ok, the flush check's "cannot tell: no visible caches" (TCG
+has no caches) in the state record and every flushed result, every result's
+clock_mhz (or the reason it has none), and where every workload runs the
+noise result. A failing case prints its serial log. The last line is the
 "N passed, N failed" summary.
 """
 import argparse
@@ -140,6 +141,9 @@ def check_common(case, recs, problems, errors):
         check_figure(r, errors)
     for r in qbrecords.of_kind(recs, "error"):
         check(r.get("what") != "report", "report bug: %s" % r.get("detail"), errors)
+    check_clock(recs, errors)
+    if "workloads=" not in case.args and case.expect_done == "ok":
+        check_noise_result(recs, errors, case.smp - case.down)
     # Memory types: the buffers are write-back, every result says so, and the
     # memory record shows the MTRRs (the APs that QEMU's INIT reset are given
     # the BSP's, not reported as errors).

@@ -1,7 +1,8 @@
 """test_check_twin - the twin check's first-touch plausibility (tests/twin/check_twin.py): a real twin run of the
 first-touch quick profile (this project's VM, a timed first write per page) passes; the issue's run, where a timed
 first read of the huge zero page gave hundreds of GB/s "of zeroing", fails, as do results without measures or with
-measures that are not their figure's."""
+measures that are not their figure's. A real twin run of issue 31's records passes the clock and noise checks, and
+copies with a broken clock or a noise result that does not add up fail them."""
 import copy
 import os
 import re
@@ -81,3 +82,55 @@ def test_missing_or_foreign_measures_fail():
     assert any(f.startswith("first-touch/zero-nt: measures None") for f in t.failed), t.failed
     assert any("copy-src-warm: gb_per_s median" in f and "is not the figure's" in f for f in t.failed), t.failed
     assert any("copy-both-warm: measures ['gb_per_s'], expected ['ns_per_page', 'gb_per_s']" in f for f in t.failed), t.failed
+
+
+NOISE_LOG = os.path.join(DATA, "twin-noise-quick.log")
+
+
+def noise_check(recs, text):
+    t = check_twin.Tally()
+    check_twin.check_clock(qbrecords.of_kind(recs, "result"), t)
+    check_twin.check_noise(recs, text, t)
+    return t
+
+
+def noise_run():
+    recs, problems = qbrecords.parse_file(NOISE_LOG)
+    assert not problems
+    with open(NOISE_LOG, encoding="latin-1") as f:
+        return recs, f.read()
+
+
+def test_real_noise_run_passes():
+    recs, text = noise_run()
+    t = noise_check(recs, text)
+    assert t.failed == [] and t.passed >= 12, t.failed
+
+
+def test_noise_that_does_not_add_up_fails():
+    recs, text = noise_run()
+    res = next(r for r in recs if r.get("kind") == "result" and r.get("workload") == "noise")
+    res["gaps"]["hist"]["counts"][-1] += 1              # one gap more in the histogram than counted
+    cpu = next(r for r in recs if r.get("kind") == "noise_cpu")
+    cpu["attributed"]["context_switches"] = cpu["attributed"].get("context_switches", 0) + 1
+    t = noise_check(recs, text.replace("noise: ", "quiet: "))
+    assert any("histogram holds" in m for m in t.failed), t.failed
+    assert any("attributed.context_switches does not add up" in m for m in t.failed), t.failed
+    assert any("no \"noise:" in m for m in t.failed), t.failed
+
+
+def test_clock_without_its_reason_or_with_stray_cycles_fails():
+    recs, text = noise_run()
+    res = [r for r in recs if r.get("kind") == "result" and r.get("workload") == "selftest"]
+    del res[0]["clock_note"]                            # null without a reason
+    m = res[1]["measures"]
+    m["cycles"] = dict(m["ns"])                          # cycles with no clock to make them
+    t = noise_check(recs, text)
+    assert len(t.failed) == 2, t.failed
+    res[1]["clock_mhz"] = 2000.0                        # a clock: cycles are then ns x MHz / 1000
+    m["cycles"]["median"] = m["ns"]["median"] * 2
+    t = noise_check(recs, text)
+    assert len([f for f in t.failed if "cycles" in f]) == 0, t.failed
+    m["cycles"]["median"] = m["ns"]["median"] * 3
+    t = noise_check(recs, text)
+    assert any("is not" in f and "MHz" in f for f in t.failed), t.failed

@@ -26,6 +26,11 @@ Checks, each counted as passed or failed:
   flush_fallback); flush's own methods carry a verdict. With --flush-noop
   (the run had flush_noop=on): the eviction read was found ineffective and
   the run fell back;
+- every result carries `clock_mhz`, a number or null with `clock_note`, and
+  a cycles measure beside each ns one exactly when the clock is known;
+- where the noise workload ran: its result's `gaps` object (docs/records.md)
+  adds up (the histogram's counts to `count`, one `noise_cpu` record per CPU
+  with the counts summing to it), and the text ends with a `noise:` line;
 - with --here (the log was just made on this machine): `smis` is a count
   exactly when perf's msr PMU lists `smi` and the run was root, and without
   a core PMU driver in sysfs no result has counters and the state record
@@ -91,7 +96,8 @@ def check_first_touch(results, limits, t):
         m = r.get("measures")
         if not t.check(isinstance(m, dict), "first-touch/%s: measures %s (%s)" % (v, m, r.get("measures_note"))):
             continue
-        t.check(list(m) == [name for name, _ in want], "first-touch/%s: measures %s, expected %s" % (v, list(m), [n for n, _ in want]))
+        plain = [n for n in m if not n.startswith("cycles")]  # the cycles beside them: check_clock
+        t.check(plain == [name for name, _ in want], "first-touch/%s: measures %s, expected %s" % (v, plain, [n for n, _ in want]))
         fig = r if r.get("figure") == "all" else r.get("clean", {})
         for name, limit in want:
             x = m.get(name) or {}
@@ -195,6 +201,53 @@ def check_run(recs, problems, args, t):
                     "exit status %d with done %s" % (args.exit_status, d.get("status")))
     elif args.exit_status is not None:
         t.check(args.exit_status != 0, "exit status 0 without a done record")
+
+
+def check_clock(results, t):
+    """clock_mhz in every result: a number, or null with the reason; cycles measures only with a clock."""
+    for r in results:
+        name = "%s/%s" % (r.get("workload"), r.get("variant"))
+        mhz = r.get("clock_mhz", "absent")
+        if mhz is None:
+            t.check(isinstance(r.get("clock_note"), str) and r["clock_note"], "%s: clock_mhz null without clock_note" % name)
+        else:
+            t.check(isinstance(mhz, (int, float)) and mhz > 0, "%s: clock_mhz %r" % (name, mhz))
+        m = r.get("measures") if isinstance(r.get("measures"), dict) else {}
+        for n, x in m.items():
+            if not n.startswith("ns"):
+                continue
+            cyc = m.get("cycles" + n[2:])
+            if mhz is None:
+                t.check(cyc is None, "%s: %s in cycles without a clock" % (name, n))
+            elif isinstance(x.get("median"), (int, float)) and t.check(cyc is not None, "%s: no cycles beside %s" % (name, n)):
+                t.check(math.isclose(cyc["median"], x["median"] * mhz / 1000, rel_tol=2e-3),
+                        "%s: %s cycles %s is not %s ns at %s MHz" % (name, n, cyc["median"], x["median"], mhz))
+
+
+def check_noise(recs, text, t):
+    """The noise workload's result, its per-CPU records and its line."""
+    res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "noise"]
+    if not res or res[0].get("check") == "skipped":
+        return
+    r = res[0]
+    g = r.get("gaps")
+    if not t.check(isinstance(g, dict), "noise: no gaps object: %r" % g):
+        return
+    h = g.get("hist") or {}
+    edges, counts = h.get("edges_ns") or [], h.get("counts") or []
+    t.check(len(edges) == len(counts) and edges == sorted(edges) and edges and edges[-1] >= 1e8,
+            "noise: histogram edges %r to 100 ms and beyond" % edges[-3:])
+    t.check(sum(counts) == g.get("count"), "noise: the histogram holds %d gaps, count says %s" % (sum(counts), g.get("count")))
+    t.check(g.get("threshold_ticks", 0) >= g.get("loop_min_ticks", 1) * 2, "noise: threshold %s under the loop %s"
+            % (g.get("threshold_ticks"), g.get("loop_min_ticks")))
+    cpus = qbrecords.of_kind(recs, "noise_cpu")
+    t.check(sorted(c.get("cpu") for c in cpus) == sorted(r.get("cpus") or []),
+            "noise: noise_cpu records for %s, the result ran on %s" % ([c.get("cpu") for c in cpus], r.get("cpus")))
+    t.check(sum(c.get("count", 0) for c in cpus) == g.get("count"), "noise: the CPUs' gaps do not add up to count")
+    for k, v in (g.get("attributed") or {}).items():
+        t.check(sum((c.get("attributed") or {}).get(k, 0) for c in cpus) == v, "noise: attributed.%s does not add up" % k)
+    lines = [ln for ln in text.splitlines() if ln.startswith("noise: ") and " ppm, longest gap " in ln]
+    t.check(lines, "noise: no \"noise: ... ppm, longest gap ...\" line")
 
 
 def this_machine():
@@ -315,10 +368,14 @@ def main():
                     help="the log was just made on this machine: check perf's answers against its sysfs")
     args = ap.parse_args()
     recs, problems = qbrecords.parse_file(args.log)
+    with open(args.log, encoding="latin-1") as f:
+        text = f.read()
     t = Tally()
     check_run(recs, problems, args, t)
     check_flush_check(recs, args, t)
     check_perf(recs, args, t)
+    check_clock(qbrecords.of_kind(recs, "result"), t)
+    check_noise(recs, text, t)
     if t.failed:
         with open(args.log, encoding="latin-1") as f:
             sys.stdout.write("---- %s\n%s---- end of %s\n" % (args.log, f.read(), args.log))

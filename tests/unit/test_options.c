@@ -507,6 +507,15 @@ TEST(machine_state_keys)
 	check_error(0, "turbo", "", "missing '='");
 	CHECK_EQ_U(parse("turbo=fast"), 1);
 	CHECK_EQ_U(opts.turbo, OPT_KEEP);
+	/* NUMA balancing (the Linux twin): kept, or off, never on; noise_attr_ns= 1 us unless given. */
+	CHECK_EQ_U(parse(""), 0);
+	CHECK(opts.numa_balancing == OPT_KEEP && opts.noise_attr_ns == 1000);
+	CHECK_EQ_U(parse("numa_balancing=off noise_attr_ns=250"), 0);
+	CHECK(opts.numa_balancing == OPT_SET_OFF && opts.noise_attr_ns == 250);
+	CHECK_EQ_U(parse("numa_balancing=on"), 1);
+	CHECK(!strncmp(errs[0].why, "expected one of keep|off", 24));
+	CHECK_EQ_U(parse("noise_attr_ns=1000000001"), 1);
+	check_error(0, "noise_attr_ns", "1000000001", "out of range 1..1000000000");
 }
 
 /* The typos of a new user: the closest key or value is named, with what is

@@ -219,6 +219,49 @@ TEST(measures_from_the_figure)
 	CHECK(strstr(last, "\"measures\":null,\"measures_note\":\"the TSC frequency is unknown\""));
 }
 
+/* At the result's clock every time measure gets its cycles beside it, from
+ * the same figure: ns x MHz / 1000; a rate does not. Without a clock there
+ * is none, and "clock_mhz" is null with the reason. */
+TEST(cycles_at_the_result_clock)
+{
+	static struct cpuset set = { .n = 1, .cpu = { 0 } };
+	struct stats st = { .n = 5, .min = 380, .q1 = 400, .median = 480, .q3 = 600, .mean = 500, .max = 700 };
+	hz = 1000000000; /* a tick is a nanosecond */
+	struct rec *r = report_result_open("locality", "interleaved", &set);
+	report_figure_set(&st, "clean", false);
+	report_clock_set(2500, 0);
+	CHECK(report_clock_mhz() == 2500);
+	struct report_measure m[] = {
+		{ "ns_per_element", "ns/element", report_ns_scale(8), false, LIMIT_NONE, 1 },
+		{ "gb_per_s", "GB/s", report_gbps_scale(4800), true, LIMIT_NONE, 1 },
+	};
+	report_measures(r, m, 2);
+	report_result_close(r, "ok", NULL);
+	/* 480 ticks for 8 elements at 1 GHz: 60 ns, 150 cycles at 2.5 GHz. */
+	CHECK(strstr(last, "\"gb_per_s\":{\"unit\":\"GB/s\",\"median\":10.000,\"q1\":8.000,\"q3\":12.000,"
+			   "\"scale\":4800.000000,\"inverse\":true},\"cycles_per_element\":{\"unit\":\"cycles/element\","
+			   "\"median\":150.0,\"q1\":125.0,\"q3\":187.5,\"scale\":0.3125000000}}"));
+	CHECK(!strstr(last, "cycles_per_s"));
+	CHECK(strstr(last, "\"clock_mhz\":2500.0,\"check\":\"ok\""));
+	CHECK(!strstr(last, "clock_note"));
+
+	/* No clock: no cycles, and why. */
+	r = report_result_open("locality", "interleaved", &set);
+	report_figure_set(&st, "clean", false);
+	report_clock_set(0, "unavailable: #GP on MSR 0xe7");
+	report_measures(r, m, 1);
+	report_result_close(r, "ok", NULL);
+	CHECK(!strstr(last, "cycles"));
+	CHECK(strstr(last, "\"clock_mhz\":null,\"clock_note\":\"unavailable: #GP on MSR 0xe7\",\"check\":\"ok\""));
+
+	/* The next result does not inherit the clock; a skipped one says so. */
+	r = report_result_open("locality", "interleaved", &set);
+	CHECK(report_clock_mhz() == 0);
+	report_result_close(r, "skipped", "not in the plan");
+	CHECK(strstr(last, "\"clock_mhz\":null,\"clock_note\":\"not measured: the result was skipped\""));
+	hz = 0;
+}
+
 /* No statistic of nothing in ns either. */
 TEST(empty_statistics_are_null)
 {
@@ -273,6 +316,7 @@ int main(void)
 	RUN(boot_names_the_hypervisor);
 	RUN(lava_lines_always_carry_a_measurement);
 	RUN(measures_from_the_figure);
+	RUN(cycles_at_the_result_clock);
 	RUN(empty_statistics_are_null);
 	RUN(lava_line_speaks_the_measure);
 	return check_summary("report");

@@ -65,6 +65,34 @@ const char *instr_therm_note(void)
 	return therm_note;
 }
 
+/* The result's clock as reps.c set it (report_clock_set). */
+static struct {
+	double mhz;
+	const char *why;
+	int calls;
+} clock;
+
+void report_clock_set(double mhz, const char *why)
+{
+	clock.mhz = mhz;
+	clock.why = why;
+	clock.calls++;
+}
+
+/* The twin without irq tracepoints: a configuration's interrupts, when a test gives them. */
+static bool config_irqs;
+
+void disturb_config_begin(void)
+{
+}
+
+bool disturb_config_interrupts(uint64_t *n, const char **how)
+{
+	*n = 42;
+	*how = "per configuration from /proc/interrupts";
+	return config_irqs;
+}
+
 /* ---- Helpers ---------------------------------------------------------------- */
 static char buf[8192];
 
@@ -252,6 +280,96 @@ TEST(span_samples_strided)
 	CHECK(strstr(s, "\"samples\":[0,1,2],\"samples_stride\":1"));
 }
 
+/* Each repetition's clock with a per-thread frequency f[t] (0: not read). */
+static void add_clock(struct reps *r, double f0, double f1)
+{
+	uint64_t t[2] = { 110, 110 };
+	struct instr_thread it[2];
+	memset(it, 0, sizeof(it));
+	it[0].noise.have_freq = f0 > 0;
+	it[0].noise.freq_mhz = f0;
+	it[1].noise.have_freq = f1 > 0;
+	it[1].noise.freq_mhz = f1;
+	reps_add(r, t, it);
+}
+
+/* A result's clock is the median of its repetitions' (each the mean of its
+ * threads' APERF/MPERF clocks); none read: none, with why. */
+TEST(clock_is_the_median_repetition)
+{
+	struct reps *r = reps_begin(2);
+	add_clock(r, 3000, 3200);                   /* 3100 */
+	add_clock(r, 2000, 2000);                   /* 2000: flagged (more than 1% from the first), still a clock */
+	add_clock(r, 3050, 3150);                   /* 3100 */
+	add_clock(r, 3300, 3500);                   /* 3400 */
+	add_clock(r, 2999, 0);                      /* one thread read: 2999 */
+	CHECK(reps_clock_mhz(r) > 3099.999 && reps_clock_mhz(r) < 3100.001);
+	clock.calls = 0;
+	report(r);
+	CHECK_EQ_U(clock.calls, 1);
+	CHECK(clock.mhz > 3099.999 && clock.mhz < 3100.001);
+	/* Even count: the mean of the middle two, to the kHz. */
+	r = reps_begin(2);
+	add_clock(r, 2400.5, 2400.5);
+	add_clock(r, 2401.5, 2401.5);
+	CHECK(reps_clock_mhz(r) > 2400.999 && reps_clock_mhz(r) < 2401.001);
+	/* No repetition read it: 0, and the reason from the CPU (CPUID lists no APERF/MPERF here). */
+	r = reps_begin(2);
+	add(r, 110, 0, false, false);
+	report(r);
+	CHECK(clock.mhz == 0);
+	CHECK_STR(clock.why, "unavailable: no APERF/MPERF readings (CPUID.06H:ECX[0] clear, or MPERF did not count)");
+	CHECK_STR(reps_clock_why(), clock.why);
+}
+
+/* Interrupts and faults in the twin's repetitions flag them; where the
+ * workload measures faults they are counted, not flagged; without irq
+ * tracepoints the configuration's interrupts are given, said as such. */
+TEST(interrupts_and_faults)
+{
+	uint64_t t[2] = { 110, 110 };
+	struct instr_thread it[2];
+	memset(it, 0, sizeof(it));
+	for (int k = 0; k < 2; k++) {
+		it[k].noise.have_irq = it[k].noise.have_faults = true;
+		it[k].noise.have_sched = true;
+	}
+	struct reps *r = reps_begin(2);
+	reps_add(r, t, it);                         /* quiet */
+	it[1].noise.irqs = 3;
+	it[1].noise.flags = NOISE_FLAG_INTERRUPT;
+	reps_add(r, t, it);
+	it[1].noise.irqs = 0;
+	it[0].noise.faults = 2;
+	it[0].noise.flags = NOISE_FLAG_FAULT;
+	it[1].noise.flags = 0;
+	reps_add(r, t, it);
+	const char *s = report(r);
+	CHECK(strstr(s, "\"detectors\":[\"context_switches\",\"migrations\",\"interrupts\",\"faults\",\"tsc_backwards\"]"));
+	CHECK(strstr(s, "\"interrupts\":3,\"interrupted_reps\":1,\"faults\":2,\"faulted_reps\":1"));
+	CHECK(strstr(s, "\"flags\":[\"interrupt\",\"fault\"]"));
+	CHECK(strstr(s, "\"clean\":{\"reps\":1,\"flagged\":2,"));
+	/* first-touch: faults are what it measures. */
+	reps_faults_measured(true);
+	r = reps_begin(2);
+	reps_add(r, t, it);
+	s = report(r);
+	CHECK(strstr(s, "\"faults\":2,\"faulted_reps\":0,\"faults_note\":\"not flagged: this workload measures page faults\""));
+	CHECK(strstr(s, "\"clean\":{\"reps\":1,\"flagged\":0,"));
+	CHECK(!strstr(s, "\"faults\",\"tsc"));
+	reps_faults_measured(false);
+	/* No tracepoints: the configuration's interrupts from /proc/interrupts. */
+	for (int k = 0; k < 2; k++)
+		it[k].noise.have_irq = false;
+	config_irqs = true;
+	r = reps_begin(2);
+	reps_add(r, t, it);
+	s = report(r);
+	CHECK(strstr(s, "\"interrupts_config\":42,\"interrupts_note\":\"per configuration from /proc/interrupts\""));
+	CHECK(!strstr(s, "interrupted_reps"));
+	config_irqs = false;
+}
+
 int main(void)
 {
 	static uint64_t room[2][REPS_MAX];
@@ -265,5 +383,7 @@ int main(void)
 	RUN(nothing_timed_is_null);
 	RUN(span_figure);
 	RUN(span_samples_strided);
+	RUN(clock_is_the_median_repetition);
+	RUN(interrupts_and_faults);
 	return check_summary("reps");
 }

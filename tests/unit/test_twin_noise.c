@@ -137,16 +137,26 @@ TEST(test_aperf_mperf_give_the_frequency)
 	perf_use(NULL);
 }
 
+/* A VM without a virtual PMU: Linux has no driver for hardware events (ENOENT). */
+static int refuse_hardware(const struct perf_event_attr *a, int pid, int cpu)
+{
+	(void)pid, (void)cpu;
+	return a->type == PERF_TYPE_HARDWARE ? ENOENT : 0;
+}
+
 /* Where the OS gives no SMI counter, the record says why. */
 TEST(test_unavailable_sources_say_why)
 {
 	struct perfnoise_caps c;
 	struct perfnoise_group g;
-	/* This project's VM (AMD EPYC under KVM): the msr PMU lists tsc only. */
+	/* This project's VM (AMD EPYC under KVM): the msr PMU lists tsc only, and there is no cpu PMU. */
 	msr_pmu(false, false);
+	fake.policy = refuse_hardware;
 	perfnoise_detect(&c);
-	CHECK(!c.smi && !c.freq);
+	CHECK(!c.smi && !c.freq && !c.cycles);
 	CHECK_STR(c.smi_why, "unavailable: perf's msr PMU has no smi event (Linux lists it where MSR_SMI_COUNT exists: Intel)");
+	CHECK_STR(c.clock_why, "unavailable: no cycle counters: perf's msr PMU has no aperf/mperf events (no APERFMPERF, "
+			       "CPUID.06H:ECX[0]); cycles against ref-cycles: no PMU driver (perf_event_open: ENOENT)");
 	CHECK_EQ_U(perfnoise_open(&c, &g), 0);
 	CHECK_EQ_U(g.n, 0);
 	CHECK(!perfnoise_sample(&g, &(struct noise_sample){ 0 }));
@@ -163,6 +173,40 @@ TEST(test_unavailable_sources_say_why)
 	CHECK(!c.smi && !c.freq);
 	CHECK_STR(c.smi_why, "unavailable: perf_event_paranoid=2 (perf_event_open: EACCES)");
 	CHECK_STR(c.freq_why, "unavailable: perf_event_paranoid=2 (perf_event_open: EACCES)");
+	CHECK_EQ_U(fake_open_count(), 0);
+	perf_use(NULL);
+}
+
+/* Without aperf/mperf the clock is perf's cycles against ref-cycles, in a
+ * group of their own: tsc_hz x dcycles / dref, as APERF/MPERF would give it. */
+TEST(test_cycles_against_ref_cycles_give_the_clock)
+{
+	struct perfnoise_caps c;
+	struct perfnoise_group g;
+	struct noise_sample a = { 0 }, b = { 0 };
+	struct noise_rep r;
+	msr_pmu(false, false);
+	perfnoise_detect(&c);
+	CHECK(!c.freq && c.cycles);
+	unsigned first = fake.n_ev;
+	CHECK_EQ_U(perfnoise_open(&c, &g), 0);
+	CHECK_EQ_U(g.n, 0);                                   /* no msr event */
+	CHECK_EQ_U(fake.ev[first].a.type, PERF_TYPE_HARDWARE);
+	CHECK_EQ_U(fake.ev[first].a.config, PERF_COUNT_HW_CPU_CYCLES);
+	CHECK_EQ_U(fake.ev[first + 1].a.config, PERF_COUNT_HW_REF_CPU_CYCLES);
+	CHECK_EQ_U(fake.ev[first + 1].group_fd, FAKE_FD0 + (int)first);
+	CHECK(fake.ev[first].a.exclude_kernel);               /* what perf_event_paranoid=2 allows */
+	fake.ev[first].value = 7000000;
+	fake.ev[first + 1].value = 9000000;
+	CHECK(perfnoise_sample(&g, &a));
+	fake.ev[first].value += 1800000;                      /* 1.8 M cycles in 2 M reference cycles */
+	fake.ev[first + 1].value += 2000000;
+	CHECK(perfnoise_sample(&g, &b));
+	perfnoise_delta(&g, &a, &b, TSC_HZ, &r);
+	CHECK(r.have_freq);
+	CHECK(r.freq_mhz > 1799.999 && r.freq_mhz < 1800.001); /* 2000 MHz x 0.9 */
+	CHECK(!r.have_smi);
+	perfnoise_close(&g);
 	CHECK_EQ_U(fake_open_count(), 0);
 	perf_use(NULL);
 }
@@ -189,6 +233,7 @@ int main(void)
 	RUN(test_smi_moves_flag_the_repetition);
 	RUN(test_aperf_mperf_give_the_frequency);
 	RUN(test_unavailable_sources_say_why);
+	RUN(test_cycles_against_ref_cycles_give_the_clock);
 	RUN(test_why_texts);
 	return check_summary("twin_noise");
 }

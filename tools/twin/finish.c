@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "console.h"
 #include "hostcpu.h"
+#include "hostsys.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -48,6 +49,8 @@ void finish_now(bool ok)
 		for (;;)
 			pause(); /* someone is already finishing: the process ends with them */
 	ok = ok && !failed;
+	if (hostsys_restore())  /* a run stopped early (Ctrl-C, a crash) still puts boost and NUMA balancing back */
+		kprintf("state: boost and NUMA balancing put back as they were\n");
 
 	report_done(ok, first_failure, hostcpu_found(), hostcpu_online(), -1, -1, start_tsc);
 	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL", hostcpu_online(),

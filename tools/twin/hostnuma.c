@@ -110,11 +110,16 @@ int32_t hostnuma_node_of_cpu(uint32_t os_cpu)
 	return os_cpu < HOST_MAX_OS_CPUS ? node_of_cpu[os_cpu] : 0;
 }
 
+bool hostnuma_keep(void *addr, size_t len)
+{
+	return syscall(SYS_mbind, addr, len, MPOL_LOCAL, 0, 0, 0) == 0 || errno == ENOSYS;
+}
+
 bool hostnuma_bind(void *addr, size_t len, int node)
 {
 	unsigned long mask[MASK_WORDS] = { 0 };
 	if (!numa)
-		return node <= 0;
+		return node <= 0 && hostnuma_keep(addr, len); /* one node: a policy of its own all the same */
 	if (node < 0 || node >= QB_MAX_NODES)
 		return false;
 	mask[node / 64] = 1ul << (node % 64);
@@ -125,7 +130,7 @@ bool hostnuma_bind(void *addr, size_t len, int node)
 bool hostnuma_local(void *addr, size_t len)
 {
 	if (!numa)
-		return true;
+		return hostnuma_keep(addr, len);
 	return syscall(SYS_mbind, addr, len, MPOL_LOCAL, 0, 0, 0) == 0;
 }
 

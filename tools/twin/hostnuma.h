@@ -17,10 +17,19 @@ uint32_t hostnuma_nodes(void);
 int32_t hostnuma_node_of_cpu(uint32_t os_cpu);
 
 /* Place future pages of [addr, addr+len) on node (MPOL_BIND), or by first
- * touch on the touching CPU's node (MPOL_LOCAL). True when done, or when
- * there is nothing to do (one node). */
+ * touch on the touching CPU's node (MPOL_LOCAL). True when done. With one
+ * node both are MPOL_LOCAL (hostnuma_keep): the range has a policy of its
+ * own all the same. */
 bool hostnuma_bind(void *addr, size_t len, int node);
 bool hostnuma_local(void *addr, size_t len);
+
+/* Give [addr, addr+len) a memory policy of its own, MPOL_LOCAL (where the
+ * touching CPU is, as without one), even on one node: NUMA balancing
+ * leaves a range with its own policy alone (its scanner skips a VMA whose
+ * policy lacks MPOL_F_MOF: mm/mempolicy.c vma_policy_mof, task_numa_work).
+ * True when done, or when the kernel has no NUMA system calls (nothing
+ * balances then). */
+bool hostnuma_keep(void *addr, size_t len);
 
 /* The node of the page holding addr: its node, -1 if the page is not present
  * (or is the shared zero page), 0 without NUMA. */

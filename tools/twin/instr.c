@@ -1,4 +1,4 @@
-/* instr.c (twin) - kernel/run/instr.h for Linux: the kernel's counter plans counted through perf_event_open on each workload thread (perfcount.c), SMIs and APERF/MPERF from perf's msr PMU (perfnoise.c), and what Linux itself does to a thread (context switches, migrations). Whatever the OS refuses is "unavailable" with its reason. */
+/* instr.c (twin) - kernel/run/instr.h for Linux: the kernel's counter plans counted through perf_event_open on each workload thread (perfcount.c), SMIs and APERF/MPERF from perf's msr PMU (perfnoise.c), and what Linux itself does to a thread (context switches, migrations, interrupts through perf's irq tracepoints (perfirq.c), page faults); boost and NUMA balancing as asked (hostsys.c). Whatever the OS refuses is "unavailable" with its reason. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
@@ -8,8 +8,10 @@
 #include "console.h"
 #include "flushcheck.h"
 #include "hostcpu.h"
+#include "hostsys.h"
 #include "lib.h"
 #include "perfcount.h"
+#include "perfirq.h"
 #include "perfnoise.h"
 #include "topo_online.h"
 #include "tsc.h"
@@ -18,6 +20,7 @@
 #define NO_MSR_WRITES "unavailable: user space cannot write MSRs"
 #define NO_THERM "unavailable: user space reads no thermal status MSR (perf's msr PMU has no throttle log)"
 #define STATE_LEN (4 * PERF_WHY_LEN)
+#define FAULTS_SOURCE "getrusage(RUSAGE_THREAD): minor and major faults"
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct pmu_caps caps;                  /* CPU 0's, from CPUID without the hypervisor gate */
@@ -25,6 +28,7 @@ static struct perfnoise_caps ncaps;
 static struct perfcount_choice choice;        /* the current goal's: what is counted */
 static struct perfcount_choice boot_core, boot_l3; /* tried at start: for the state record */
 static bool counting, have_core, initialized;
+static const char *turbo_option = "keep";
 static uint32_t gen = 1;                      /* bumped per goal: each thread reopens its group */
 
 /* Each thread's events, opened by the thread itself (pid 0). */
@@ -33,6 +37,8 @@ static struct slot {
 	struct perfcount_group core;
 	bool noise_tried;
 	struct perfnoise_group noise;
+	bool irq_tried;
+	struct perfirq_group irq;
 } slot[QB_MAX_CPUS];
 
 /* Each L3's events (system-wide, on the L3's first online CPU), by L3 number. */
@@ -48,11 +54,12 @@ static char thread_why[PERF_WHY_LEN];
 static int thread_why_taken;
 
 /* ---- Private Functions ---------------------------------------------------- */
-/* Context switches of the calling thread so far, voluntary and not. */
-static uint64_t thread_switches(bool *ok)
+/* Context switches of the calling thread so far, voluntary and not, and its page faults, minor and major. */
+static uint64_t thread_switches(bool *ok, uint64_t *faults)
 {
 	struct rusage ru;
 	*ok = getrusage(RUSAGE_THREAD, &ru) == 0;
+	*faults = *ok ? (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt : 0;
 	return *ok ? (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw : 0;
 }
 
@@ -97,6 +104,10 @@ static struct slot *ensure_open(void)
 		int err = perfnoise_open(&ncaps, &s->noise);
 		(void)err;                    /* a thread whose msr events fail reports the TSC alone */
 	}
+	if (!s->irq_tried) {
+		s->irq_tried = true;
+		perfirq_open(perfirq_system(), &s->irq); /* refused: its interrupts are counted per configuration */
+	}
 	return s;
 }
 
@@ -124,9 +135,11 @@ static void emit_state(const char *phase)
 	rec_str(r, "scope", "run");
 	rec_str(r, "phase", phase);
 	rec_bool(r, "safe", false);
-	rec_str(r, "turbo_option", "keep");
-	rec_str(r, "turbo", "kept");
-	rec_str(r, "turbo_control", NO_MSR_WRITES);
+	rec_str(r, "turbo_option", turbo_option);
+	rec_str(r, "turbo", hostsys_boost_status());
+	rec_str(r, "turbo_control", hostsys_boost_control());
+	rec_str(r, "boost", hostsys_boost());
+	rec_str(r, "numa_balancing", hostsys_numa());
 	rec_str(r, "prefetch_option", "keep");
 	rec_str(r, "prefetch", "kept");
 	rec_str(r, "prefetch_control", NO_MSR_WRITES);
@@ -148,6 +161,18 @@ static void emit_state(const char *phase)
 	}
 	rec_obj_begin(r, "noise_sources");
 	source(r, "aperf_mperf", ncaps.freq, ncaps.freq_why);
+	rec_str(r, "clock", ncaps.freq ? "aperf/mperf: perf's msr PMU" : ncaps.cycles ? "cycles against ref-cycles: perf"
+									       : ncaps.clock_why);
+	const struct perfirq_caps *irq = perfirq_system();
+	if (irq->ok) {
+		snprintf(text, sizeof(text), "perf's irq tracepoints per thread: irq:irq_handler_entry and %u irq_vectors "
+			 "entry events", irq->n - 1);
+		rec_str(r, "interrupts", text);
+	} else {
+		snprintf(text, sizeof(text), "per configuration from /proc/interrupts, not per repetition (%s)", irq->why);
+		rec_str(r, "interrupts", text);
+	}
+	rec_str(r, "faults", FAULTS_SOURCE);
 	source(r, "smi_count", ncaps.smi, ncaps.smi_why);
 	source(r, "thermal", false, NO_THERM);
 	source(r, "package_thermal", false, NO_THERM);
@@ -161,7 +186,7 @@ static void emit_state(const char *phase)
 /* ---- Public Functions ----------------------------------------------------- */
 void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe)
 {
-	(void)turbo;
+	turbo_option = turbo == INSTR_OFF ? "off" : turbo == INSTR_ON ? "on" : "keep";
 	(void)prefetch;
 	(void)safe;
 	caps = pmu_detect_os(&hostcpu[0].snap);
@@ -169,12 +194,13 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 	memset(slot, 0, sizeof(slot));
 	for (uint32_t c = 0; c < QB_MAX_CPUS; c++) {
 		perfcount_init(&slot[c].core);
-		perfnoise_close(&slot[c].noise);   /* an empty group: no fd */
+		perfnoise_init(&slot[c].noise);
 		perfcount_init(&l3grp[c]);
 	}
 	thread_why_taken = 0;
 	counting = have_core = false;
 	perfnoise_detect(&ncaps);
+	perfirq_system();
 	perfcount_choose(&caps, PMU_GOAL_CYCLES_INSNS, -1, &boot_core);
 	perfcount_choose(&caps, PMU_GOAL_LLC, n_l3 ? l3_os_cpu[0] : -1, &boot_l3);
 	snprintf(choice.why, sizeof(choice.why), "unavailable: no goal");
@@ -183,14 +209,18 @@ void instr_init(enum instr_setting turbo, enum instr_setting prefetch, bool safe
 
 void instr_state_apply(void)
 {
+	hostsys_apply();
 	emit_state("set");
 }
 
 void instr_state_restore(void)
 {
 	close_all();
-	for (uint32_t c = 0; c < QB_MAX_CPUS; c++)
+	for (uint32_t c = 0; c < QB_MAX_CPUS; c++) {
 		perfnoise_close(&slot[c].noise);
+		perfirq_close(&slot[c].irq);
+	}
+	hostsys_restore();
 	emit_state("restored");
 }
 
@@ -223,8 +253,10 @@ void instr_run_set(const uint32_t *cpus, uint32_t n)
 	for (uint32_t k = 0; k < n && k < QB_MAX_CPUS; k++)
 		l3_of[k] = l3_id[cpus[k]];
 	pmu_l3_counting(l3_of, MIN(n, (uint32_t)QB_MAX_CPUS), seen, QB_MAX_CPUS, counts);
-	for (uint32_t k = 0; k < n && k < QB_MAX_CPUS; k++)
+	for (uint32_t k = 0; k < n && k < QB_MAX_CPUS; k++) {
 		l3_counts[cpus[k]] = counts[k];
+		perfirq_config_cpus(&hostcpu[cpus[k]].os_cpu, 1);
+	}
 	in_run = true;
 }
 
@@ -245,8 +277,9 @@ void instr_begin(struct instr_mark *m)
 	memset(m, 0, sizeof(*m));
 	struct slot *s = initialized ? ensure_open() : 0;
 	uint32_t c = hostcpu_self();
-	m->switches = thread_switches(&m->sched_ok);
+	m->switches = thread_switches(&m->sched_ok, &m->faults);
 	m->cpu = sched_getcpu();
+	m->irq_ok = s && perfirq_read(&s->irq, &m->irqs);
 	if (s && counting) {
 		uint32_t l3 = l3_id[c];
 		m->with_l3 = choice.has_l3 && l3 != TOPO_NO_L3 && (in_run ? l3_counts[c] : true);
@@ -263,14 +296,16 @@ void instr_end(const struct instr_mark *m, struct instr_thread *out)
 	struct slot *s = &slot[hostcpu_self()];
 	struct noise_sample after = m->s;
 	after.tsc = now;
-	static const struct perfnoise_group tsc_only = { { -1, -1, -1 }, 0, -1, -1, -1 };
+	static const struct perfnoise_group tsc_only = { { -1, -1, -1 }, 0, -1, -1, -1, { -1, -1 } };
 	bool noise_ok = m->perf_noise && perfnoise_sample(&s->noise, &after);
 	uint64_t end[PMU_MAX_EVENTS];
 	bool pmu_ok = m->counting && (!have_core || perfcount_read(&s->core, end) == 0) &&
 		      (!m->with_l3 || perfcount_read(&l3grp[l3_id[hostcpu_self()]], end) == 0);
+	uint64_t irqs = 0, faults;
+	bool irq_ok = m->irq_ok && perfirq_read(&s->irq, &irqs);
 	int cpu = sched_getcpu();
 	bool ok;
-	uint64_t sw = thread_switches(&ok);
+	uint64_t sw = thread_switches(&ok, &faults);
 
 	memset(out, 0, sizeof(*out));
 	perfnoise_delta(noise_ok ? &s->noise : &tsc_only, &m->s, &after, tsc_hz(), &out->noise);
@@ -280,6 +315,14 @@ void instr_end(const struct instr_mark *m, struct instr_thread *out)
 		n->switches = sw - m->switches;
 		n->migrated = cpu != m->cpu;
 		n->flags |= (n->switches ? NOISE_FLAG_SWITCH : 0) | (n->migrated ? NOISE_FLAG_MIGRATION : 0);
+		n->have_faults = true;
+		n->faults = faults - m->faults;
+		n->flags |= n->faults ? NOISE_FLAG_FAULT : 0;  /* reps.c unflags it where faults are the measurement */
+	}
+	n->have_irq = irq_ok;
+	if (irq_ok) {
+		n->irqs = irqs - m->irqs;
+		n->flags |= n->irqs ? NOISE_FLAG_INTERRUPT : 0;
 	}
 	n->flagged = n->flags != 0;
 	if (pmu_ok) {
@@ -329,7 +372,7 @@ const char *instr_source_why(enum instr_source k)
 {
 	switch (k) {
 	case INSTR_SRC_FREQ:
-		return ncaps.freq ? 0 : ncaps.freq_why;
+		return ncaps.freq || ncaps.cycles ? 0 : ncaps.clock_why;
 	case INSTR_SRC_SMI:
 		return ncaps.smi ? 0 : ncaps.smi_why;
 	case INSTR_SRC_THERM:

@@ -12,6 +12,7 @@
 #include "hostfault.h"
 #include "hostmachine.h"
 #include "hostnuma.h"
+#include "hostsys.h"
 #include "instr.h"
 #include "lib.h"
 #include "options.h"
@@ -48,7 +49,6 @@ static const struct { const char *key; const char *why; } kernel_only[] = {
 	{ "finish", "a process just exits (status 0 exactly when done says ok)" },
 	{ "dump", "ACPI tables are not readable from user space" },
 	{ "smp_timeout_ms", "threads, not APs, are started (bound 1000 ms)" },
-	{ "turbo", "MSRs are not writable from user space" },
 	{ "prefetch", "MSRs are not writable from user space" },
 };
 
@@ -219,12 +219,13 @@ int main(int argc, char **argv)
 	hostmachine_report_memory();
 	hostmachine_report_cpus();
 	hostmachine_report_caches();
-	instr_init(INSTR_KEEP, INSTR_KEEP, false);           /* perf: the kernel's counter plans, SMIs, APERF/MPERF */
+	instr_init((enum instr_setting)opts.turbo, INSTR_KEEP, false); /* perf: the kernel's counter plans, SMIs, APERF/MPERF */
+	hostsys_want((enum instr_setting)opts.turbo, opts.numa_balancing == OPT_SET_OFF); /* boost, NUMA balancing */
 	run_online_set(&online, opts.cpus);
 	check_flushes();                                     /* the eviction read judged; a no-op one replaced */
-	instr_state_apply();                                 /* the state record: what perf offered, and why not */
+	instr_state_apply();                                 /* as root what was asked; the state record: what perf offered */
 	report_lava_lines(opts.lava == OPT_ON);              /* after the machine: its qb-lava: lines, then one per result */
 	run_workloads(boot_tsc);
-	instr_state_restore();                               /* perf's events closed; the closing state record */
+	instr_state_restore();                               /* perf's events closed, settings back; the closing state record */
 	finish_now(true);
 }

@@ -103,6 +103,11 @@ void perf_close(int fd)
 		ops->close(fd);
 }
 
+int perf_read_text(const char *path, char *buf, size_t n)
+{
+	return ops->read_text(path, buf, n);
+}
+
 int perf_pmu_type(const char *pmu)
 {
 	char path[PATH_LEN], text[TEXT_LEN];

@@ -28,6 +28,9 @@ int perf_open(const struct perf_event_attr *a, int pid, int cpu, int group_fd);
 long perf_read(int fd, void *buf, size_t n);
 void perf_close(int fd);
 
+/* The first line of a small file (sysfs, procfs, tracefs) through the ops in use: 0, or -errno. */
+int perf_read_text(const char *path, char *buf, size_t n);
+
 /* A PMU's perf type from /sys/bus/event_source/devices/NAME/type, or -errno
  * (-ENOENT: the OS has no such PMU). */
 int perf_pmu_type(const char *pmu);

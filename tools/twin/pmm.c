@@ -1,4 +1,4 @@
-/* pmm.c - the workload half of pmm.h on Linux: anonymous mmap(2) memory, aligned as asked, bound to a node with mbind(2) and touched so that it is real memory, as the kernel's pages are.
+/* pmm.c - the workload half of pmm.h on Linux: anonymous mmap(2) memory, aligned as asked, bound with mbind(2) (to its node, or MPOL_LOCAL, so that NUMA balancing leaves it alone) and touched so that it is real memory, as the kernel's pages are.
  *
  * "Physical" addresses are the virtual ones on the host: workloads only cast
  * them to pointers. The kernel-only calls (pmm_reset, pmm_set_nodes,
@@ -46,6 +46,8 @@ uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, e
 		munmap(a, len);
 		return 0;
 	}
+	if (node == PMM_ANY_NODE)
+		hostnuma_keep(a, len); /* a policy of its own: NUMA balancing leaves it alone (hostnuma.h) */
 	/* Write every page once: real pages now, not the zero page later. */
 	for (uint64_t off = 0; off < len; off += PMM_PAGE)
 		((volatile uint8_t *)a)[off] = 0;

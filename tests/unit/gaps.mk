@@ -1,0 +1,3 @@
+UNIT_TESTS += gaps
+gaps_SRCS := tests/unit/test_gaps.c kernel/measure/gaps.c kernel/run/disturb.c kernel/measure/noise.c kernel/measure/stats.c \
+	kernel/arch/cpuid_snap.c kernel/measure/topo.c kernel/measure/topo_cache.c

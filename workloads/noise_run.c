@@ -1,0 +1,160 @@
+/* noise_run.c - how quiet each CPU is: every online CPU spins reading the TSC at once for a planned time, and each gap between two reads far longer than the loop's own minimum iteration is counted, timed and, when long, attributed (kernel/measure/gaps.h; after rtla's hwnoise and osnoise, and the FWQ/FTQ benchmarks).
+ *
+ * A plan unit is a millisecond of spinning: about a second in the quick
+ * profile, a fair share of the budget in the full one (60 s asked, short
+ * below 10 s). The calibration times GAPS_MIN_ITERS iterations on every
+ * CPU; the loop's minimum iteration is the least over the CPUs of their
+ * 1st percentile (of the iterations that advanced the clock: a TSC that
+ * moves in steps reads the same value twice, and an emulator's TSC now and
+ * then reads a tick apart), and the run's threshold GAPS_FACTOR times it. */
+#include "noise_run.h"
+#include "console.h"
+#include "disturb.h"
+#include "fmt.h"
+#include "lib.h"
+#include "pmm.h"
+#include "report.h"
+#include "sequence.h"
+#include "tsc.h"
+
+/* ---- Constants ------------------------------------------------------------ */
+#define UNIT_S 0.001                   /* a plan unit: one millisecond of spinning */
+#define QUICK_MS 1000                  /* the quick profile: about a second */
+#define FULL_MS 60000                  /* the full profile asks a minute, and gets its share */
+#define LEAST_MS 100                   /* the fit's least: a tenth of a second */
+#define REC_BYTES 2400                 /* the result record and its text */
+#define REC_BYTES_PER_CPU 200          /* a noise_cpu record */
+#define NS_PER_S 1e9
+
+/* ---- Types ---------------------------------------------------------------- */
+struct job {
+	struct noise_run *nr;
+	bool min_only;                 /* calibration: only time the loop's iterations */
+	uint64_t p1[QB_MAX_CPUS];      /* per thread, when min_only: the 1st percentile of its iterations */
+};
+
+/* ---- Private Variables ---------------------------------------------------- */
+static struct job job;
+static struct noise_run the_run;
+static uint64_t calib_min;             /* the loop's minimum iteration at calibration (0: none) */
+
+/* ---- Private Functions ---------------------------------------------------- */
+static void spin_fn(const struct run_thread *t)
+{
+	struct job *j = t->arg;
+	struct gaps_ops ops = { 0, 0, 0, 0 };  /* the fenced TSC; counters below */
+	if (j->min_only) {
+		struct gaps_loop l;
+		gaps_loop_time(&ops, GAPS_MIN_ITERS, &l);
+		j->p1[t->index] = l.p1;
+		return;
+	}
+	struct noise_run *nr = j->nr;
+	struct gaps_cpu g;                     /* on this CPU's own stack: no line shared while it spins */
+	struct gaps_cfg cfg = nr->cfg;
+	ops.counts = disturb_read;
+	ops.mask = disturb_open();
+	cfg.end = MIN(tsc_start() + nr->ticks, t->deadline); /* never past the run's bound: ppm is per time observed */
+	gaps_spin(&g, &cfg, &ops);
+	disturb_close();
+	nr->cpu[t->index] = g;
+	nr->mask[t->index] = ops.mask;
+	gaps_merge(nr->hist, &g, cfg.hist_n);
+}
+
+/* What each thread gets for n threads: pages of workload memory, or false. */
+static bool alloc(struct noise_run *nr, uint32_t n, uint64_t *phys, uint64_t *pages)
+{
+	uint64_t bytes = (uint64_t)n * (sizeof(struct gaps_cpu) + sizeof(uint32_t) + 2 * sizeof(uint64_t));
+	*pages = ALIGN_UP(bytes, PMM_PAGE) / PMM_PAGE;
+	*phys = pmm_alloc(*pages, PMM_ANY_NODE, PMM_PAGE, 0, PMM_WORKLOAD);
+	if (!*phys)
+		return false;
+	uint8_t *p = (uint8_t *)(uintptr_t)*phys;
+	nr->cpu = (struct gaps_cpu *)p;
+	nr->scratch = (uint64_t *)(p + (uint64_t)n * sizeof(struct gaps_cpu));
+	nr->mask = (uint32_t *)(nr->scratch + 2 * (uint64_t)n);
+	return true;
+}
+
+/* The run's settings from the calibration: threshold, attribution, buckets. */
+static void setup(struct noise_run *nr, const struct wl_ctx *ctx, uint64_t units)
+{
+	uint64_t hz = tsc_hz();
+	nr->set = ctx->online;
+	nr->seconds = (double)units * UNIT_S;
+	nr->ticks = (uint64_t)(nr->seconds * (double)hz);
+	nr->attr_ns = ctx->noise_attr_ns ? ctx->noise_attr_ns : GAPS_ATTR_NS_DEFAULT;
+	gaps_setup(&nr->cfg, calib_min, (uint64_t)((double)nr->attr_ns * (double)hz / NS_PER_S),
+		   (uint64_t)((double)GAPS_HIST_TOP_NS * (double)hz / NS_PER_S));
+	memset(nr->hist, 0, sizeof(nr->hist));
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+void noise_plan(const struct wl_ctx *ctx)
+{
+	struct plan_item *it = plan_add(ctx->plan, ctx->index, "tsc-gaps, every CPU");
+	if (!it)
+		return;
+	it->unit = PLAN_UNIT_ITERS;
+	it->essential = true;
+	it->want_units = ctx->quick ? QUICK_MS : FULL_MS;
+	it->min_units = MIN((uint64_t)LEAST_MS, it->want_units);
+	it->want_reps = 0;                     /* one run: its samples are the CPUs */
+	it->unit_s = UNIT_S;                   /* by construction: the loop stops at its planned TSC */
+	it->out_bytes = REC_BYTES + REC_BYTES_PER_CPU * ctx->online->n;
+	it->param[0] = ctx->online->n;
+	/* The loop's minimum iteration on every CPU; the run's wall time is what a run costs besides its loop. */
+	job.min_only = true;
+	calib_min = 0;
+	uint64_t t0 = tsc_read();
+	if (!tsc_hz() || run_on(ctx->online, spin_fn, &job, 0, SEQ_CALIB_TIMEOUT_MS, 0) != RUN_OK) {
+		console_error("noise", "calibration failed: the loop's minimum iteration is unknown");
+		return;
+	}
+	it->rep_fixed_s = seq_seconds(tsc_read() - t0); /* GAPS_MIN_ITERS iterations: microseconds of it */
+	for (uint32_t t = 0; t < ctx->online->n; t++)
+		calib_min = t == 0 ? job.p1[t] : MIN(calib_min, job.p1[t]);
+}
+
+void noise_run(const struct wl_ctx *ctx)
+{
+	uint32_t cursor = 0;
+	const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
+	if (!it) {
+		noise_report_skipped(ctx, "not in the plan (it was full)");
+		return;
+	}
+	seq_item_begin(ctx, it);
+	if (it->skip || !seq_once_fits()) {
+		noise_report_skipped(ctx, it->skip ? seq_skip_reason(it) : seq_stop_reason());
+		return;
+	}
+	if (!calib_min) {
+		noise_report_skipped(ctx, "the calibration could not time the loop");
+		return;
+	}
+	uint64_t phys, pages;
+	struct noise_run *nr = &the_run;
+	if (!alloc(nr, ctx->online->n, &phys, &pages)) {
+		noise_report_skipped(ctx, "no memory for the per-CPU results");
+		return;
+	}
+	setup(nr, ctx, it->units);
+	kprintf("noise: %u CPUs spin reading the TSC for %.1f s; a gap is %llu ticks or more (%u x the fastest "
+		"iteration, %llu ticks)\n", ctx->online->n, nr->seconds, (unsigned long long)nr->cfg.threshold, GAPS_FACTOR,
+		(unsigned long long)nr->cfg.base);
+	job.min_only = false;
+	job.nr = nr;
+	struct reps *log = reps_begin(ctx->online->n);
+	enum run_status s = run_on(ctx->online, spin_fn, &job, 0, seq_timeout_ms(it), 0);
+	const struct run_result *res = run_last();
+	if (s == RUN_OK) {
+		uint64_t *ticks = nr->scratch;  /* free until the report: reps_add keeps its own copy */
+		for (uint32_t t = 0; t < res->n; t++)
+			ticks[t] = res->end[t] - res->start[t];
+		reps_add(log, ticks, res->instr); /* the run's noise and clock, as one repetition */
+	}
+	noise_report(ctx, it, nr, log, s == RUN_OK, s == RUN_OK ? 0 : run_status_name(s));
+	pmm_free(phys, pages, PMM_WORKLOAD);
+}
