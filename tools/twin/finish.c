@@ -49,7 +49,7 @@ void finish_now(bool ok)
 			pause(); /* someone is already finishing: the process ends with them */
 	ok = ok && !failed;
 
-	report_done(ok, first_failure, hostcpu_found(), hostcpu_online(), -1, -1, start_tsc);
+	report_done(ok, first_failure, hostcpu_found(), hostcpu_online(), -1, -1, -1, start_tsc);
 	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL", hostcpu_online(),
 		hostcpu_found());
 	/* The worker threads (lost ones included) end with the process. */
