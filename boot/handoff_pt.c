@@ -49,21 +49,20 @@ uint64_t handoff_pt_build(const struct handoff_map *m, const struct handoff_kern
 {
 	struct pgtable t;
 	struct pgt_ram local;
-	uint64_t pml4_phys = alloc(ctx);
-	if (!pml4_phys)
+	uint64_t pml4_phys = alloc(ctx), pml5_phys = la57 ? alloc(ctx) : 0;
+	if (!pml4_phys || (la57 && !pml5_phys))
 		return 0;
 	pgtable_init(&t, pml4_phys, alloc, ctx, 0, m->page_1g ? PAGE_1G : PAGE_2M);
-	/* No NX bit anywhere: EFER.NXE may be clear, and then NX is reserved. */
+	/* What the kernel needs first; no NX bit anywhere: EFER.NXE may be
+	 * clear, and then NX is a reserved bit. */
 	if (pgtable_map(&t, 0, 0, HANDOFF_LOW_TOP, PGT_P | PGT_W, PAGE_2M, 0) != PGT_OK ||
 	    pgtable_map(&t, k->virt, k->phys, k->size, PGT_P | PGT_W, PAGE_4K, 0) != PGT_OK)
 		return 0;
+	/* Then the rest of RAM, as far as the budget and the tables go. */
 	pgtable_map_ram(&t, m->map, m->n, m->limit, m->limit < PGT_IDENTITY_LIMIT ? PGT_WHY_ADDRESS_WIDTH
 			: PGT_WHY_IDENTITY_LIMIT, 0, QB_HANDOFF_PT_BUDGET / PAGE_4K, ram ? ram : &local);
 	if (!la57)
 		return pml4_phys;
-	uint64_t pml5_phys = alloc(ctx);
-	if (!pml5_phys)
-		return 0;
 	uint64_t *pml5 = (uint64_t *)(uintptr_t)pml5_phys;
 	pml5[PML5_LOW_SLOT] = pml4_phys | PGT_P | PGT_W;
 	pml5[PML5_HIGH_SLOT] = pml4_phys | PGT_P | PGT_W;
