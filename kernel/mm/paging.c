@@ -151,6 +151,12 @@ static void workload_pages(uint64_t base, uint64_t bytes)
 int paging_init(const struct boot_info *bi)
 {
 	uint64_t t0 = rdtsc();
+	pml5 = 0;                /* from nothing (the host tests build several machines) */
+	own_tables = false;
+	image_pages = 0;
+	nx_bit = 0;
+	has_1g = false;
+	phys_bits = PHYS_BITS_DEFAULT;
 	read_cpu();
 	uint64_t pml4 = low_table_page();
 	if (!pml4) {
