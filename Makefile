@@ -255,8 +255,8 @@ $(BUILD)/kernel.elf: $(FBCON_FONT_O)
 
 # The screenshot test: boot, screendump the summary screen, read it back.
 .PHONY: screenshot
-screenshot: $(BUILD)/quietbench.efi $(FBCON_FONT_C)
-	python3 tests/boot/screenshot.py --efi $<
+screenshot: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img $(FBCON_FONT_C)
+	python3 tests/boot/screenshot.py --efi $< --image $(BUILD)/quietbench.img
 test: screenshot
 # ---- fbcon (end)
 

@@ -20,6 +20,7 @@
 #define PML5_LOW_SLOT 0          /* 5-level paging: VA bits 56:48 = 0 */
 #define PML5_HIGH_SLOT 511       /* and all ones: both lead to the one PML4 */
 #define MIB_SHIFT 20
+#define GIB (1ull << 30)
 
 /* ---- Private Variables ---------------------------------------------------- */
 static struct pgtable pt;
@@ -304,6 +305,20 @@ uint64_t paging_mmio_top(void)
 uint64_t paging_unmapped_ram(void)
 {
 	return pgtable_left_out(&ram);
+}
+
+const char *paging_unmapped_text(char *buf, size_t cap)
+{
+	uint64_t b = paging_unmapped_ram();
+	if (!b)
+		fmt_snprintf(buf, cap, "%s", "");
+	else if (b >= GIB && !(b & (GIB - 1)))
+		fmt_snprintf(buf, cap, "%llu GiB", (unsigned long long)(b / GIB));
+	else if (b >= GIB)
+		fmt_snprintf(buf, cap, "%.1f GiB", (double)b / (double)GIB);
+	else
+		fmt_snprintf(buf, cap, "%llu MiB", (unsigned long long)(b >> MIB_SHIFT));
+	return buf;
 }
 
 uint64_t paging_setup_ticks(void)

@@ -7,6 +7,7 @@
 #define QB_KERNEL_PAGING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "boot_info.h"
 #include "record.h"
@@ -57,6 +58,9 @@ int paging_levels(void);
 /* Bytes of page tables in use, and RAM left unmapped (paging_init says why). */
 uint64_t paging_table_bytes(void);
 uint64_t paging_unmapped_ram(void);
+
+/* The RAM left unmapped for people, "1541 GiB", "1541.5 GiB" or "512 MiB"; "" when none. */
+const char *paging_unmapped_text(char *buf, size_t cap);
 
 /* TSC ticks paging_init took, from its start to the switch of CR3. */
 uint64_t paging_setup_ticks(void);

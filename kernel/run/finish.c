@@ -114,13 +114,13 @@ static const char *cpus_text(char *buf, size_t cap)
 	return buf;
 }
 
-/* ", N MiB of RAM NOT MAPPED (not measured)" when paging left RAM out, else "". */
+/* ", 1541 GiB of RAM NOT MAPPED (not measured)" when paging left RAM out, else "". */
 static const char *left_out_text(char *buf, size_t cap)
 {
-	uint64_t b = paging_unmapped_ram();
+	char size[32];
 	buf[0] = 0;
-	if (b)
-		fmt_snprintf(buf, cap, ", %llu MiB of RAM NOT MAPPED (not measured)", (unsigned long long)(b >> 20));
+	if (paging_unmapped_ram())
+		fmt_snprintf(buf, cap, ", %s of RAM NOT MAPPED (not measured)", paging_unmapped_text(size, sizeof(size)));
 	return buf;
 }
 

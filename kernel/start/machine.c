@@ -24,6 +24,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define DUMP_MAX_TABLE 16384   /* bytes of one table dumped (hex doubles it) */
+#define HEADER_GIB_FROM (64ull << 30) /* the screen's header gives RAM in GiB from here on */
 
 /* ---- Private Variables ---------------------------------------------------- */
 
@@ -164,12 +165,16 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	fmt_snprintf(h1, sizeof(h1), "QuietBench %s  |  %s  |  TSC %.3f GHz (%s)  |  %s", QB_BUILD_ID,
 		     cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : vendor, (double)tsc_hz() / 1e9, tsc_source(),
 		     caches);
-	char left_out[48] = "";
+	char ram_text[64], size[32];
+	if (ram >= HEADER_GIB_FROM) /* terabytes in GiB: the line must keep its firmware field */
+		fmt_snprintf(ram_text, sizeof(ram_text), "%llu GiB RAM", (unsigned long long)(ram >> 30));
+	else
+		fmt_snprintf(ram_text, sizeof(ram_text), "%llu MiB RAM", (unsigned long long)(ram >> 20));
 	if (paging_unmapped_ram()) /* a photo of the screen must say that RAM was left out */
-		fmt_snprintf(left_out, sizeof(left_out), " (%llu MiB NOT MAPPED)",
-			     (unsigned long long)(paging_unmapped_ram() >> 20));
-	fmt_snprintf(h2, sizeof(h2), "%s%u of %u CPUs online  |  %llu MiB RAM%s  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
-		     virt, smp_cpus_online(), smp_cpus_found(), (unsigned long long)(ram >> 20), left_out,
+		fmt_snprintf(ram_text + strlen(ram_text), sizeof(ram_text) - strlen(ram_text), " (%s NOT MAPPED)",
+			     paging_unmapped_text(size, sizeof(size)));
+	fmt_snprintf(h2, sizeof(h2), "%s%u of %u CPUs online  |  %s  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
+		     virt, smp_cpus_online(), smp_cpus_found(), ram_text,
 		     ai->srat.present ? ai->srat.n_nodes : 1, bi->fw_vendor, bi->fw_revision, uefi_rev);
 	fbcon_set_header(h1, h2);
 }
