@@ -98,7 +98,7 @@ CELLS = [
     Cell("cpu-qemu64", "cpu model", "2", cpu="qemu64"),
     # Timers: the HPET is every other cell.
     Cell("no-hpet", "timer", "2", machine="hpet=off"),
-    # Limits QEMU can reach: more NUMA domains than QB_MAX_NODES, RAM above the 1 TiB mapping.
+    # Limits QEMU can reach: more NUMA domains than QB_MAX_NODES, RAM past what 2 MiB pages map within the budget.
     Cell("limit-66-nodes", "limits", "2", mem=66 * 16, qemu=numa_qemu(NUMA66), nodes=node_map(NUMA66),
          numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
          checks=[check_limit_nodes], note="NUMA: 66 nodes of 16M, CPUs on nodes 0 and 1"),
