@@ -17,7 +17,7 @@
 
 #define BOOT_STACK_SIZE (64 * 1024)
 #define LOW_MEM_LIMIT 0xFFFFFull          /* the trampoline page must sit below 1 MiB */
-#define MIN_IDENTITY_TOP 0x100000000ull   /* identity-map at least 4 GiB (MMIO below it) */
+#define BELOW_4G (HANDOFF_LOW_TOP - 1)    /* the kernel's pages: the handoff tables map the first 4 GiB whole */
 #define EXIT_TRIES 8                      /* ExitBootServices attempts before giving up */
 #define MMAP_SLACK_DESCS 32               /* room for the map to grow between calls */
 
@@ -65,7 +65,7 @@ static uint64_t loader_bytes;
 static uint64_t alloc_table_page(void *ctx)
 {
 	(void)ctx;
-	uint64_t p = alloc_pages(AllocateMaxAddress, MIN_IDENTITY_TOP - 1, 1);
+	uint64_t p = alloc_pages(AllocateMaxAddress, BELOW_4G, 1);
 	if (p)
 		loader_bytes += EFI_PAGE_SIZE;
 	return p;
@@ -272,10 +272,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_LOAD_ERROR;
 	}
 	uint64_t kpages = (kh->mem_size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
-	uint64_t kphys = alloc_pages(AllocateAnyPages, 0, kpages);
+	/* Below 4 GiB: mapped by the handoff tables whatever RAM they leave to the kernel. */
+	uint64_t kphys = alloc_pages(AllocateMaxAddress, BELOW_4G, kpages);
 	uint64_t bi_pages = (sizeof(struct boot_info) + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
-	struct boot_info *bi = (void *)(uintptr_t)alloc_pages(AllocateAnyPages, 0, bi_pages);
-	uint64_t stack = alloc_pages(AllocateAnyPages, 0, BOOT_STACK_SIZE / EFI_PAGE_SIZE);
+	struct boot_info *bi = (void *)(uintptr_t)alloc_pages(AllocateMaxAddress, BELOW_4G, bi_pages);
+	uint64_t stack = alloc_pages(AllocateMaxAddress, BELOW_4G, BOOT_STACK_SIZE / EFI_PAGE_SIZE);
 	if (!kphys || !bi || !stack) {
 		fail(L"out of memory for the kernel", EFI_OUT_OF_RESOURCES);
 		return EFI_OUT_OF_RESOURCES;
@@ -328,30 +329,25 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_OUT_OF_RESOURCES;
 	}
 
-	/* The identity map must reach the top of RAM; read it from the map now. */
+	/* The identity map covers the RAM of the map as it is now (normalised
+	 * into bi->mmap, which the final map replaces after the exit). */
 	map_size = map_cap;
 	s = st->BootServices->GetMemoryMap(&map_size, map, &map_key, &desc_size, &desc_ver);
 	if (EFI_ERROR(s)) {
 		fail(L"GetMemoryMap", s);
 		return s;
 	}
-	uint64_t top = MIN_IDENTITY_TOP;
-	for (UINTN off = 0; off + sizeof(struct efi_mem_desc) <= map_size; off += desc_size) {
-		const struct efi_mem_desc *d = (const void *)((uint8_t *)map + off);
-		uint32_t t = efi_mmap_type(d->type, d->attribute);
-		if (t == BOOT_MEM_MMIO || t == BOOT_MEM_MMIO_RUNTIME || t == BOOT_MEM_RESERVED)
-			continue;
-		uint64_t end = d->phys_start + d->pages * EFI_PAGE_SIZE;
-		if (end > top)
-			top = end;
-	}
-	top = (top + PAGE_2M - 1) & ~(PAGE_2M - 1);
+	struct efi_mmap_result pre = efi_mmap_convert(map, map_size, desc_size, raw, (uint32_t)(map_cap / desc_size));
+	struct handoff_map hm = { bi->mmap, mmap_normalise(raw, pre.count, bi->mmap, QB_MAX_MEM_RANGES, 0), 0, false };
+	handoff_pt_cpu(&hm);
 	struct handoff_kernel hk = { kphys, kh->link_base, kpages * EFI_PAGE_SIZE };
 	/* Firmware may run with 5-level paging; LA57 cannot be turned off in
 	 * 64-bit mode, so the tables handed over must have five levels too. */
 	uint64_t cr4;
 	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-	uint64_t cr3 = handoff_pt_build(top, &hk, (cr4 & HANDOFF_CR4_LA57) != 0, alloc_table_page, NULL);
+	uint64_t pt0 = rdtsc();
+	uint64_t cr3 = handoff_pt_build(&hm, &hk, (cr4 & HANDOFF_CR4_LA57) != 0, alloc_table_page, NULL, NULL);
+	bi->handoff_pt_ticks = rdtsc() - pt0;
 	if (!cr3) {
 		fail(L"out of memory for page tables", EFI_OUT_OF_RESOURCES);
 		return EFI_OUT_OF_RESOURCES;

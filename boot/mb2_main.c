@@ -18,7 +18,6 @@
 #define LOW_MEM_END 0x100000ull           /* the trampoline page must sit below 1 MiB */
 #define TRAMP_LOWEST 0x1000ull            /* never page 0 (real-mode IVT) */
 #define EARLY_MAP_END 0x100000000ull      /* the early tables reach 4 GiB */
-#define MIN_IDENTITY_TOP 0x100000000ull   /* identity-map at least 4 GiB (MMIO below it), as on UEFI */
 #define MB2_INFO_MAX (1u << 20)           /* more boot information than this is not believed */
 #define LOADER_SPANS 3                    /* this image, the page tables, the trampoline page */
 #define PAGING5_WORD "paging=5"           /* kernel/run/options.h: enter the kernel with 5-level paging */
@@ -179,17 +178,18 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 	busy[2].base = tramp;
 	busy[2].end = tramp ? tramp + MB2_MEM_PAGE : 0;
 
-	uint64_t top = mb2_mem_top(bi.mmap, n);
-	top = top > MIN_IDENTITY_TOP ? top : MIN_IDENTITY_TOP;
-	top = (top + PAGE_2M - 1) & ~(PAGE_2M - 1);
+	struct handoff_map hm = { bi.mmap, n, 0, false };
+	handoff_pt_cpu(&hm);
 	struct handoff_kernel hk = { (uint64_t)(uintptr_t)mb2_kernel_start, kh->link_base, kh->mem_size };
-	uint64_t pt_bytes = handoff_pt_pages(top, &hk) * MB2_MEM_PAGE;
+	uint64_t pt_bytes = handoff_pt_pages(&hk) * MB2_MEM_PAGE;
 	uint64_t pt = mb2_mem_find(bi.mmap, n, pt_bytes, LOW_MEM_END, EARLY_MAP_END, busy, LOADER_SPANS);
 	if (!pt)
 		mb2_fail("page tables", "no free RAM below 4 GiB for them");
 	struct mb2_pool pool = { pt, pt + pt_bytes };
 	bool la57 = mb2_want_la57();
-	uint64_t cr3 = handoff_pt_build(top, &hk, la57, mb2_alloc_page, &pool);
+	uint64_t pt0 = __builtin_ia32_rdtsc();
+	uint64_t cr3 = handoff_pt_build(&hm, &hk, la57, mb2_alloc_page, &pool, 0);
+	bi.handoff_pt_ticks = __builtin_ia32_rdtsc() - pt0;
 	if (!cr3)
 		mb2_fail("page tables", "ran out of the pages reserved for them");
 

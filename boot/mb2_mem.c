@@ -22,26 +22,7 @@ static const struct mb2_span *mb2_clash(uint64_t base, uint64_t end, const struc
 	return 0;
 }
 
-static int mb2_is_ram(uint32_t type)
-{
-	return type == BOOT_MEM_USABLE || type == BOOT_MEM_LOADER || type == BOOT_MEM_ACPI_RECLAIM ||
-	       type == BOOT_MEM_ACPI_NVS || type == BOOT_MEM_FW_CODE || type == BOOT_MEM_FW_DATA;
-}
-
 /* ---- Public Functions ----------------------------------------------------- */
-
-uint64_t mb2_mem_top(const struct boot_mem_range *map, uint32_t n)
-{
-	uint64_t top = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t end = map[i].base + map[i].length;
-		if (end < map[i].base)
-			end = ~0ull;
-		if (mb2_is_ram(map[i].type) && end > top)
-			top = end;
-	}
-	return top;
-}
 
 uint64_t mb2_mem_find(const struct boot_mem_range *map, uint32_t n, uint64_t size,
 		      uint64_t lo, uint64_t hi, const struct mb2_span *busy, uint32_t nbusy)

@@ -18,10 +18,6 @@ struct mb2_span {
 	uint64_t end;
 };
 
-/* End of the highest range that is RAM (not reserved, MMIO or unusable);
- * 0 for an empty map. */
-uint64_t mb2_mem_top(const struct boot_mem_range *map, uint32_t n);
-
 /* Lowest page-aligned base of size bytes that lies inside one usable range
  * of the normalised map, inside [lo, hi), and clear of every busy span.
  * Returns 0 if there is none (0 itself is never returned as an address). */

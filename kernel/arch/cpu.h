@@ -138,6 +138,17 @@ static inline __attribute__((noreturn)) void cpu_halt_forever(void)
 	for (;;)
 		__asm__ volatile("cli; hlt" ::: "memory");
 }
+#else
+/* On the host, a unit test that builds a file using these defines them as
+ * its model of the CPU (tests/unit/test_paging.c). */
+uint64_t rdmsr(uint32_t msr);
+void wrmsr(uint32_t msr, uint64_t v);
+uint64_t read_cr0(void);
+void write_cr0(uint64_t v);
+uint64_t read_cr3(void);
+void write_cr3(uint64_t v);
+uint64_t read_cr4(void);
+void cpu_invlpg(uint64_t va);
 #endif /* QB_HOST_TEST */
 
 #endif

@@ -264,6 +264,9 @@ static inline void cpuid_raw(uint32_t leaf, uint32_t sub, struct cpuid_regs *r)
  * through msr_read_safe (a #GP makes it unavailable); the Linux twin reads
  * no MSRs and says so in node_msr_why. */
 void cpuid_snap_take(struct cpuid_snap *s);
+#else
+/* On the host, a unit test that builds a file using it defines it (tests/unit/test_paging.c). */
+void cpuid_raw(uint32_t leaf, uint32_t sub, struct cpuid_regs *r);
 #endif
 
 /*

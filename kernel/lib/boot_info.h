@@ -9,7 +9,7 @@
 #include "qb_limits.h"
 
 #define BOOT_INFO_MAGIC 0x314f464e49425151ull /* "QQBINFO1" little-endian */
-#define BOOT_INFO_VERSION 2
+#define BOOT_INFO_VERSION 3
 
 /* Memory types after normalisation; the boot path maps its firmware's types onto these. */
 enum boot_mem_type {
@@ -109,6 +109,7 @@ struct boot_info {
 	uint64_t stack_size;
 	uint64_t loader_bytes;          /* everything the boot path allocated for the kernel (BOOT_MEM_LOADER) */
 	uint64_t entry_tsc;             /* TSC when the boot path started, for the boot-time figure */
+	uint64_t handoff_pt_ticks;      /* TSC ticks the boot path spent building its page tables */
 	uint32_t mmap_count;            /* entries used in mmap[] */
 	uint32_t mmap_dropped;          /* ranges that did not fit (reported as an error) */
 	uint32_t mmap_fixups;           /* overlaps and unaligned ranges the normaliser had to repair */

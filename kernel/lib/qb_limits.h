@@ -8,5 +8,11 @@
 #define QB_MAX_SRAT_MEM 256    /* SRAT memory-affinity ranges kept */
 #define QB_MAX_ACPI_TABLES 64  /* tables listed from the XSDT/RSDT */
 #define QB_MAX_CMDLINE 1024    /* bytes of command line kept */
+/* Page tables for the identity map of RAM (kernel/mm/pgtable.c). In 1 GiB
+ * pages any RAM fits in a few pages; in 2 MiB pages (CPUs without
+ * CPUID.80000001H:EDX[26] Page1GB) each GiB takes a 4 KiB table, so the
+ * budget bounds what is mapped: the rest is reported, never silently lost. */
+#define QB_PT_BUDGET (6ull << 20)          /* the kernel's: 1.5 TiB in 2 MiB pages */
+#define QB_HANDOFF_PT_BUDGET (2ull << 20)  /* a boot path's, above its first 4 GiB: 512 GiB in 2 MiB pages */
 
 #endif

@@ -1,149 +1,67 @@
-/* paging.c - builds and extends the kernel's 4-level page tables (Intel SDM vol. 3A §4.5); see paging.h. */
+/* paging.c - builds and extends the kernel's 4-level page tables (Intel SDM vol. 3A §4.5) over pgtable.c; see paging.h. */
 #include "paging.h"
 #include "memtype.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuid_snap.h"
+#include "fmt.h"
 #include "lib.h"
 #include "msr.h"
+#include "pgtable.h"
 #include "pmm.h"
 
-/* ---- Constants: entry bits, Intel SDM vol. 3A §4.5 Tables 4-15..4-20 ------ */
-#define PTE_P (1ull << 0)
-#define PTE_W (1ull << 1)
-#define PTE_PWT (1ull << 3)
-#define PTE_PCD (1ull << 4)      /* with PWT: PAT entry 3, UC in the power-on PAT */
-#define PTE_PS (1ull << 7)       /* 2 MiB page in a PD entry */
-#define PTE_G (1ull << 8)
-#define PTE_NX (1ull << 63)
-#define PTE_ADDR 0x000ffffffffff000ull
-
-#define PAGE 0x1000ull
-#define LARGE 0x200000ull
+/* ---- Constants ------------------------------------------------------------ */
+#define PAGE PGT_4K
 #define BELOW_4G 0x100000000ull
-#define PML4_SHIFT 39
 #define PML4_KERNEL_SLOT 511     /* the image at 0xffffffff80000000 */
-#define PML4_IDENTITY_SLOTS 256  /* the low half, VA = PA: RAM up to QB_MAX_PHYS, MMIO up to 2^47 */
-#define IDENTITY_LIMIT (1ull << 47)
+#define PML4_IDENTITY_SLOTS 256  /* the low half, VA = PA: RAM and MMIO up to 2^47 */
 #define CPUID_ADDR_EAX_PHYS CPUID_MASK(7, 0) /* CPUID 80000008H EAX[7:0]: MAXPHYADDR */
 #define PHYS_BITS_DEFAULT 36     /* without leaf 80000008H (Intel SDM vol. 3A §4.1.4) */
 #define PML5_LOW_SLOT 0          /* 5-level paging: VA bits 56:48 = 0 */
 #define PML5_HIGH_SLOT 511       /* and all ones: both lead to the one PML4 */
+#define MIB_SHIFT 20
+#define GIB (1ull << 30)
 
 /* ---- Private Variables ---------------------------------------------------- */
-static uint64_t *pml4;
+static struct pgtable pt;
 static uint64_t *pml5;           /* only with 5-level paging (CR4.LA57 at entry) */
-static uint64_t nx_bit;          /* PTE_NX if the CPU supports it, else 0 */
-static uint64_t table_pages;
+static uint64_t nx_bit;          /* PGT_NX if the CPU supports it, else 0 */
 static uint64_t mmio_top = 1ull << PHYS_BITS_DEFAULT; /* device registers below this can be mapped */
-static uint64_t unmapped_ram;
+static uint32_t phys_bits = PHYS_BITS_DEFAULT;
+static bool has_1g;              /* CPUID.80000001H:EDX[26] Page1GB */
+static bool own_tables;          /* CR3 holds our tables: a new table may lie anywhere in RAM */
+static struct pgt_ram ram = { .end = ~0ull };
+static uint64_t image_pages, setup_ticks;
+static uint64_t tlb_gen;                    /* bumped at each split of a 1 GiB page */
+static uint64_t tlb_seen[QB_MAX_CPUS];      /* per CPU: the generation its TLB has caught up with */
 
 /* Section bounds from linker.ld. */
 extern char __kernel_start[], __text_start[], __text_end[], __rodata_start[], __rodata_end[],
 	__kernel_end[];
 
 /* ---- Private Functions ---------------------------------------------------- */
-static uint64_t *new_table(void)
+/* pgt_alloc_fn: until CR3 is ours, a table must be reachable through the boot
+ * path's tables, which map the first 4 GiB whole; after, any RAM the
+ * allocator has is mapped. */
+static uint64_t table_page(void *ctx)
+{
+	(void)ctx;
+	uint64_t p = pmm_alloc(1, PMM_ANY_NODE, PAGE, own_tables ? 0 : BELOW_4G, PMM_KERNEL);
+	if (p)
+		memset((void *)(uintptr_t)p, 0, PAGE);
+	return p;
+}
+
+/* A page below 4 GiB for a top-level table (the trampoline loads CR3 in 32 bits). */
+static uint64_t low_table_page(void)
 {
 	uint64_t p = pmm_alloc(1, PMM_ANY_NODE, PAGE, BELOW_4G, PMM_KERNEL);
-	if (!p)
-		return 0;
-	memset((void *)(uintptr_t)p, 0, PAGE);
-	table_pages++;
-	return (uint64_t *)(uintptr_t)p;
+	if (p)
+		memset((void *)(uintptr_t)p, 0, PAGE);
+	return p;
 }
 
-/* The table entry e points to, created if absent; NULL if a large page is in the way or memory ran out. */
-static uint64_t *next_level(uint64_t *e)
-{
-	if (*e & PTE_P) {
-		if (*e & PTE_PS)
-			return 0;
-		return (uint64_t *)(uintptr_t)(*e & PTE_ADDR);
-	}
-	uint64_t *t = new_table();
-	if (!t)
-		return 0;
-	*e = (uint64_t)(uintptr_t)t | PTE_P | PTE_W; /* permissions are set at the leaves */
-	return t;
-}
-
-/* Entry for va at the PD level (2 MiB) or PT level (4 KiB). */
-static uint64_t *walk(uint64_t va, bool large, bool *blocked)
-{
-	uint64_t *pdpt = next_level(&pml4[(va >> 39) & 511]);
-	uint64_t *pd = pdpt ? next_level(&pdpt[(va >> 30) & 511]) : 0;
-	if (!pd) {
-		*blocked = true;
-		return 0;
-	}
-	uint64_t *pde = &pd[(va >> 21) & 511];
-	if (large)
-		return pde;
-	if ((*pde & (PTE_P | PTE_PS)) == (PTE_P | PTE_PS)) {
-		*blocked = true; /* already covered by a 2 MiB page */
-		return 0;
-	}
-	uint64_t *pt = next_level(pde);
-	if (!pt) {
-		*blocked = true;
-		return 0;
-	}
-	return &pt[(va >> 12) & 511];
-}
-
-/* Map [pa, pa+len) at va with flags, 2 MiB pages where both ends allow. */
-static int map_range(uint64_t va, uint64_t pa, uint64_t len, uint64_t flags, bool allow_large)
-{
-	uint64_t end = pa + len;
-	while (pa < end) {
-		bool blocked = false;
-		/* A 2 MiB page never spans two memory types (SDM §12.11.9: the
-		 * processor may then use any of them, or UC). */
-		bool large = allow_large && !(pa & (LARGE - 1)) && !(va & (LARGE - 1)) && end - pa >= LARGE &&
-			     memtype_uniform(pa, LARGE);
-		uint64_t *e = walk(va, large, &blocked);
-		if (!e) {
-			if (!blocked)
-				return -1;
-			uint64_t step = large ? LARGE : PAGE;
-			pa += step;
-			va += step;
-			continue;
-		}
-		if (large && (*e & PTE_P) && !(*e & PTE_PS)) {
-			/* A 4 KiB table exists here already: fill it instead. */
-			large = false;
-			e = walk(va, false, &blocked);
-			if (!e)
-				return -1;
-		}
-		if (!(*e & PTE_P))
-			*e = pa | flags | (large ? PTE_PS : 0);
-		uint64_t step = large ? LARGE : PAGE;
-		pa += step;
-		va += step;
-	}
-	return 0;
-}
-
-static bool is_ram(uint32_t type)
-{
-	switch (type) {
-	case BOOT_MEM_USABLE:
-	case BOOT_MEM_LOADER:
-	case BOOT_MEM_ACPI_RECLAIM:
-	case BOOT_MEM_ACPI_NVS:
-	case BOOT_MEM_FW_CODE:
-	case BOOT_MEM_FW_DATA:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* ---- Public Functions ----------------------------------------------------- */
-int paging_init(const struct boot_info *bi)
+static void read_cpu(void)
 {
 	struct cpuid_regs r;
 	cpuid_raw(CPUID_LEAF_EXT_MAX, 0, &r);
@@ -152,72 +70,138 @@ int paging_init(const struct boot_info *bi)
 		cpuid_raw(CPUID_LEAF_ADDR, 0, &r);
 		uint32_t bits = CPUID_FIELD(r.eax, CPUID_ADDR_EAX_PHYS);
 		if (bits >= PHYS_BITS_DEFAULT && bits < 64)
-			mmio_top = MIN(1ull << bits, IDENTITY_LIMIT);
+			phys_bits = bits;
 	}
+	mmio_top = MIN(1ull << phys_bits, PGT_IDENTITY_LIMIT);
 	if (max_ext >= CPUID_LEAF_EXT_FEATURES) {
 		cpuid_raw(CPUID_LEAF_EXT_FEATURES, 0, &r);
 		if (r.edx & (1u << CPUID_E1_EDX_NX)) {
 			wrmsr(MSR_IA32_EFER, rdmsr(MSR_IA32_EFER) | EFER_NXE);
-			nx_bit = PTE_NX;
+			nx_bit = PGT_NX;
 		}
+		has_1g = (r.edx & (1u << CPUID_E1_EDX_PAGE1GB)) != 0;
 	}
-	pml4 = new_table();
+}
+
+/* One error record per reason RAM was left out, with its bytes. */
+static void report_left_out(void)
+{
+	static const char *const code[PGT_WHY_COUNT] = { "address width", "identity limit", "budget", "no memory" };
+	char why[160];
+	for (int w = 0; w < PGT_WHY_COUNT; w++) {
+		if (!ram.left_out[w])
+			continue;
+		switch (w) {
+		case PGT_WHY_ADDRESS_WIDTH:
+			fmt_snprintf(why, sizeof(why), "at or above 2^%u, the CPU's physical address width (CPUID 80000008H): "
+				     "the memory map is wrong", phys_bits);
+			break;
+		case PGT_WHY_IDENTITY_LIMIT:
+			fmt_snprintf(why, sizeof(why), "at or above 128 TiB (2^47), past what 4-level paging's low half "
+				     "identity-maps");
+			break;
+		case PGT_WHY_BUDGET:
+			fmt_snprintf(why, sizeof(why), has_1g ? "its page tables would pass their budget of %llu MiB "
+				     "(the memory map is that fragmented)" : "this CPU has no 1 GiB pages (CPUID 80000001H "
+				     "EDX[26]) and 2 MiB pages for it would pass the page-table budget of %llu MiB",
+				     (unsigned long long)(QB_PT_BUDGET >> MIB_SHIFT));
+			break;
+		default:
+			fmt_snprintf(why, sizeof(why), "no free page below 4 GiB for its page tables");
+			break;
+		}
+		kprintf("error: paging: %llu bytes of RAM from 0x%llx not mapped: %s\n",
+			(unsigned long long)ram.left_out[w], (unsigned long long)ram.first[w], why);
+		struct rec *r = console_rec_open("error");
+		rec_str(r, "what", "paging");
+		char detail[256];
+		fmt_snprintf(detail, sizeof(detail), "%llu bytes of RAM from 0x%llx not mapped: %s",
+			     (unsigned long long)ram.left_out[w], (unsigned long long)ram.first[w], why);
+		rec_str(r, "detail", detail);
+		rec_u64(r, "bytes", ram.left_out[w]);
+		rec_hex(r, "from", ram.first[w]);
+		rec_str(r, "reason", code[w]);
+		rec_u64(r, "cpu", 0);
+		console_rec_emit(r);
+	}
+}
+
+/* pmm's workload hook: the 1 GiB pages over [base, base + bytes) become
+ * 2 MiB pages, as the twin's buffers get (docs/timing.md). Runs inside
+ * pmm_alloc, under its caller's serialisation. Other CPUs drop stale
+ * translations at their next job (paging_tlb_sync). */
+static void workload_pages(uint64_t base, uint64_t bytes)
+{
+	if (!pt.leaves[2])
+		return; /* no 1 GiB page left */
+	for (uint64_t a = ALIGN_DOWN(base, PGT_1G); a < base + bytes; a += PGT_1G) {
+		uint64_t size = 0;
+		if (!pgtable_lookup(&pt, a, &size) || size != PGT_1G)
+			continue;
+		if (pgtable_split(&pt, a, PGT_2M) != PGT_OK) {
+			console_error("paging", "no page for a table: workload memory at 0x%llx stays in a 1 GiB page",
+				      (unsigned long long)a);
+			continue;
+		}
+		cpu_invlpg(a); /* this CPU's 1 GiB translation (and its paging-structure caches) */
+		__atomic_add_fetch(&tlb_gen, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+int paging_init(const struct boot_info *bi)
+{
+	uint64_t t0 = rdtsc();
+	pml5 = 0;                /* from nothing (the host tests build several machines) */
+	own_tables = false;
+	image_pages = 0;
+	nx_bit = 0;
+	has_1g = false;
+	phys_bits = PHYS_BITS_DEFAULT;
+	read_cpu();
+	uint64_t pml4 = low_table_page();
 	if (!pml4) {
 		console_error("paging", "no memory below 4 GiB for the PML4");
 		return -1;
 	}
+	pgtable_init(&pt, pml4, table_page, 0, memtype_uniform, has_1g ? PGT_1G : PGT_2M);
 
 	/* RAM, identity-mapped write-back; only firmware runtime code executes. */
-	for (uint32_t i = 0; i < bi->mmap_count; i++) {
-		const struct boot_mem_range *m = &bi->mmap[i];
-		if (!is_ram(m->type))
-			continue;
-		uint64_t base = m->base, len = m->length;
-		if (base >= QB_MAX_PHYS) {
-			unmapped_ram += len;
-			continue;
-		}
-		if (base + len > QB_MAX_PHYS) {
-			unmapped_ram += base + len - QB_MAX_PHYS;
-			len = QB_MAX_PHYS - base;
-		}
-		uint64_t flags = PTE_P | PTE_W | (m->type == BOOT_MEM_FW_CODE ? 0 : nx_bit);
-		if (map_range(base, base, len, flags, true)) {
-			console_error("paging", "out of memory mapping RAM at 0x%llx", (unsigned long long)base);
-			return -1;
-		}
-	}
-	if (unmapped_ram)
-		console_error("paging", "%llu bytes of RAM above the %llu GiB mapping limit are not used",
-			      (unsigned long long)unmapped_ram, (unsigned long long)(QB_MAX_PHYS >> 30));
+	bool width_first = (1ull << phys_bits) < PGT_IDENTITY_LIMIT;
+	pgtable_map_ram(&pt, bi->mmap, bi->mmap_count, mmio_top,
+			width_first ? PGT_WHY_ADDRESS_WIDTH : PGT_WHY_IDENTITY_LIMIT, nx_bit, QB_PT_BUDGET / PAGE, &ram);
+	report_left_out();
 
-	/* The AP trampoline runs from its identity-mapped page: executable. */
+	/* The AP trampoline runs from its identity-mapped page: executable,
+	 * in a 4 KiB page of its own (a large page over it is split). */
 	if (bi->trampoline_phys) {
-		bool blocked = false;
-		uint64_t *e = walk(bi->trampoline_phys, false, &blocked);
+		enum pgt_status st;
+		uint64_t *e = pgtable_entry_4k(&pt, bi->trampoline_phys, &st);
 		if (!e) {
 			console_error("paging", "cannot map the trampoline page");
 			return -1;
 		}
-		*e = bi->trampoline_phys | PTE_P | PTE_W;
+		pt.leaves[0] += !(*e & PGT_P);
+		*e = bi->trampoline_phys | PGT_P | PGT_W;
 	}
 
 	/* The kernel image at its link address: text RX, rodata R, the rest RW+NX. */
 	uint64_t kbase = (uint64_t)(uintptr_t)__kernel_start;
 	struct { char *start, *end; uint64_t flags; } sect[] = {
-		{ __kernel_start, __text_start, PTE_P | nx_bit },
-		{ __text_start, __text_end, PTE_P },
-		{ __rodata_start, __rodata_end, PTE_P | nx_bit },
-		{ __rodata_end, __kernel_end, PTE_P | PTE_W | nx_bit },
+		{ __kernel_start, __text_start, PGT_P | nx_bit },
+		{ __text_start, __text_end, PGT_P },
+		{ __rodata_start, __rodata_end, PGT_P | nx_bit },
+		{ __rodata_end, __kernel_end, PGT_P | PGT_W | nx_bit },
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(sect); i++) {
 		uint64_t off = (uint64_t)(uintptr_t)sect[i].start - kbase;
-		uint64_t len = (uint64_t)(sect[i].end - sect[i].start);
-		if (map_range((uint64_t)(uintptr_t)sect[i].start, bi->kernel_phys + off, len,
-			      sect[i].flags, false)) {
+		uint64_t len = (uint64_t)(sect[i].end - sect[i].start), done = 0;
+		if (pgtable_map(&pt, (uint64_t)(uintptr_t)sect[i].start, bi->kernel_phys + off, len, sect[i].flags,
+				PGT_4K, &done) != PGT_OK) {
 			console_error("paging", "out of memory mapping the kernel");
 			return -1;
 		}
+		image_pages += done / PAGE;
 	}
 
 	/* The firmware (or paging=5 on the multiboot2 path) may have left
@@ -225,17 +209,25 @@ int paging_init(const struct boot_info *bi)
 	 * PML5 on top whose low and high entries both lead to the PML4, so
 	 * every address maps as with 4 levels. */
 	if (read_cr4() & CR4_LA57) {
-		pml5 = new_table();
+		pml5 = (uint64_t *)(uintptr_t)low_table_page();
 		if (!pml5) {
 			console_error("paging", "no memory below 4 GiB for the PML5");
 			return -1;
 		}
-		pml5[PML5_LOW_SLOT] = (uint64_t)(uintptr_t)pml4 | PTE_P | PTE_W;
-		pml5[PML5_HIGH_SLOT] = (uint64_t)(uintptr_t)pml4 | PTE_P | PTE_W;
+		pml5[PML5_LOW_SLOT] = pml4 | PGT_P | PGT_W;
+		pml5[PML5_HIGH_SLOT] = pml4 | PGT_P | PGT_W;
 	}
 	write_cr0(read_cr0() | CR0_WP);
 	write_cr3(paging_cr3());
+	own_tables = true;
+	pmm_set_workload_hook(workload_pages);
+	setup_ticks = rdtsc() - t0;
 	return 0;
+}
+
+uint64_t paging_ram_end(void)
+{
+	return ram.end;
 }
 
 void *paging_map_mmio(uint64_t phys, uint64_t size)
@@ -245,17 +237,15 @@ void *paging_map_mmio(uint64_t phys, uint64_t size)
 	uint64_t base = ALIGN_DOWN(phys, PAGE);
 	uint64_t end = ALIGN_UP(phys + size, PAGE);
 	for (uint64_t a = base; a < end; a += PAGE) {
-		bool blocked = false;
-		uint64_t *e = walk(a, false, &blocked);
-		if (!e) {
-			if (blocked && paging_is_mapped(a, PAGE))
-				continue;
+		if (pgtable_lookup(&pt, a, 0))
+			continue; /* mapped already (RAM, or an earlier mapping): left as it is */
+		enum pgt_status st;
+		uint64_t *e = pgtable_entry_4k(&pt, a, &st);
+		if (!e)
 			return 0;
-		}
-		if (!(*e & PTE_P)) {
-			*e = a | PTE_P | PTE_W | PTE_PCD | PTE_PWT | nx_bit;
-			cpu_invlpg(a);
-		}
+		*e = a | PGT_P | PGT_W | PGT_PCD | PGT_PWT | nx_bit;
+		pt.leaves[0]++;
+		cpu_invlpg(a);
 	}
 	return (void *)(uintptr_t)phys;
 }
@@ -263,30 +253,27 @@ void *paging_map_mmio(uint64_t phys, uint64_t size)
 bool paging_is_mapped(uint64_t phys, uint64_t len)
 {
 	uint64_t end = phys + len;
-	for (uint64_t a = ALIGN_DOWN(phys, PAGE); a < end; a += PAGE) {
-		uint64_t e = pml4[(a >> 39) & 511];
-		if (!(e & PTE_P))
+	for (uint64_t a = ALIGN_DOWN(phys, PAGE); a < end;) {
+		uint64_t size = PAGE;
+		if (!pt.pml4 || !pgtable_lookup(&pt, a, &size))
 			return false;
-		e = ((uint64_t *)(uintptr_t)(e & PTE_ADDR))[(a >> 30) & 511];
-		if (!(e & PTE_P))
-			return false;
-		e = ((uint64_t *)(uintptr_t)(e & PTE_ADDR))[(a >> 21) & 511];
-		if (!(e & PTE_P))
-			return false;
-		if (e & PTE_PS)
-			continue;
-		e = ((uint64_t *)(uintptr_t)(e & PTE_ADDR))[(a >> 12) & 511];
-		if (!(e & PTE_P))
-			return false;
+		a = ALIGN_DOWN(a, size) + size;
 	}
 	return true;
 }
 
+uint64_t paging_page_size(uint64_t phys)
+{
+	uint64_t size = 0;
+	return pt.pml4 && pgtable_lookup(&pt, phys, &size) ? size : 0;
+}
+
 bool paging_set_pml4(unsigned slot, uint64_t entry)
 {
-	if (!pml4 || slot < PML4_IDENTITY_SLOTS || slot >= PML4_KERNEL_SLOT || (entry && (pml4[slot] & PTE_P)))
+	if (!pt.pml4 || slot < PML4_IDENTITY_SLOTS || slot >= PML4_KERNEL_SLOT ||
+	    (entry && (pt.pml4[slot] & PGT_P)))
 		return false;
-	pml4[slot] = entry;
+	pt.pml4[slot] = entry;
 	return true;
 }
 
@@ -297,7 +284,7 @@ uint64_t paging_nx_bit(void)
 
 uint64_t paging_cr3(void)
 {
-	return (uint64_t)(uintptr_t)(pml5 ? pml5 : pml4);
+	return (uint64_t)(uintptr_t)(pml5 ? pml5 : pt.pml4);
 }
 
 int paging_levels(void)
@@ -307,7 +294,7 @@ int paging_levels(void)
 
 uint64_t paging_table_bytes(void)
 {
-	return table_pages * PAGE;
+	return (pt.tables + (pml5 != 0)) * PAGE;
 }
 
 uint64_t paging_mmio_top(void)
@@ -317,14 +304,67 @@ uint64_t paging_mmio_top(void)
 
 uint64_t paging_unmapped_ram(void)
 {
-	return unmapped_ram;
+	return pgtable_left_out(&ram);
+}
+
+const char *paging_unmapped_text(char *buf, size_t cap)
+{
+	uint64_t b = paging_unmapped_ram();
+	if (!b)
+		fmt_snprintf(buf, cap, "%s", "");
+	else if (b >= GIB && !(b & (GIB - 1)))
+		fmt_snprintf(buf, cap, "%llu GiB", (unsigned long long)(b / GIB));
+	else if (b >= GIB)
+		fmt_snprintf(buf, cap, "%.1f GiB", (double)b / (double)GIB);
+	else
+		fmt_snprintf(buf, cap, "%llu MiB", (unsigned long long)(b >> MIB_SHIFT));
+	return buf;
+}
+
+uint64_t paging_setup_ticks(void)
+{
+	return setup_ticks;
+}
+
+void paging_tlb_sync(uint32_t cpu)
+{
+	uint64_t g = __atomic_load_n(&tlb_gen, __ATOMIC_ACQUIRE);
+	if (cpu >= QB_MAX_CPUS || tlb_seen[cpu] == g)
+		return;
+	tlb_seen[cpu] = g;
+	write_cr3(read_cr3()); /* drops every translation: none of ours is global */
+}
+
+void paging_say(uint64_t setup_us)
+{
+	kprintf("paging: %llu MiB of RAM identity-mapped in %llu 1 GiB, %llu 2 MiB and %llu 4 KiB pages, "
+		"%llu KiB of tables, built in %llu us\n", (unsigned long long)(ram.mapped >> MIB_SHIFT),
+		(unsigned long long)pt.leaves[2], (unsigned long long)pt.leaves[1],
+		(unsigned long long)(pt.leaves[0] - MIN(image_pages, pt.leaves[0])),
+		(unsigned long long)(paging_table_bytes() >> 10), (unsigned long long)setup_us);
+	if (paging_unmapped_ram())
+		kprintf("paging: %llu MiB of RAM NOT MAPPED: not used, not measured (the paging error records say why)\n",
+			(unsigned long long)(paging_unmapped_ram() >> MIB_SHIFT));
+}
+
+void paging_report(struct rec *r)
+{
+	rec_u64(r, "phys_bits", phys_bits);
+	rec_bool(r, "page_1g", has_1g);
+	rec_u64(r, "mapped_ram_bytes", ram.mapped);
+	rec_u64(r, "identity_pages_1g", pt.leaves[2]);
+	rec_u64(r, "identity_pages_2m", pt.leaves[1]);
+	rec_u64(r, "identity_pages_4k", pt.leaves[0] - MIN(image_pages, pt.leaves[0]));
+	rec_u64(r, "page_table_budget_bytes", QB_PT_BUDGET);
 }
 
 int paging_map_ram(uint64_t phys, uint64_t len)
 {
 	uint64_t base = ALIGN_DOWN(phys, PAGE), end = ALIGN_UP(phys + len, PAGE);
-	if (!pml4 || !len || end <= base || end > mmio_top)
+	if (!pt.pml4 || !len || end <= base || end > mmio_top)
 		return -1;
-	/* 2 MiB pages where the range allows, as for RAM; pages already there stay. */
-	return map_range(base, base, end - base, PTE_P | PTE_W | nx_bit, true);
+	if (paging_is_mapped(base, end - base))
+		return 0; /* RAM the identity map holds already (specific-purpose RAM is mapped with the rest) */
+	/* As RAM: write-back, in the largest pages alignment allows; what is there stays. */
+	return pgtable_map(&pt, base, base, end - base, PGT_P | PGT_W | nx_bit, PGT_2M, 0) == PGT_OK ? 0 : -1;
 }

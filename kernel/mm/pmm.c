@@ -15,6 +15,7 @@ static uint32_t n_ranges;
 static struct pmm_node_range nodes[QB_MAX_SRAT_MEM];
 static uint32_t n_nodes;
 static uint64_t used[2], peak[2], lost;
+static pmm_workload_hook_fn workload_hook;
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* Insert keeping ranges sorted by base, merging with neighbours on the same node. */
@@ -91,6 +92,7 @@ void pmm_reset(const struct pmm_node_range *node_ranges, uint32_t n)
 	memset(used, 0, sizeof(used));
 	memset(peak, 0, sizeof(peak));
 	lost = 0;
+	workload_hook = 0;
 	for (uint32_t i = 0; i < n && n_nodes < QB_MAX_SRAT_MEM; i++)
 		if (node_ranges[i].end > node_ranges[i].base)
 			nodes[n_nodes++] = node_ranges[i];
@@ -159,9 +161,16 @@ uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, e
 			n_ranges++;
 		}
 		account(owner, bytes, true);
+		if (owner == PMM_WORKLOAD && workload_hook)
+			workload_hook(base, bytes);
 		return base;
 	}
 	return 0;
+}
+
+void pmm_set_workload_hook(pmm_workload_hook_fn fn)
+{
+	workload_hook = fn;
 }
 
 void pmm_free(uint64_t base, uint64_t pages, enum pmm_owner owner)

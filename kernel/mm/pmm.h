@@ -23,7 +23,7 @@ struct pmm_node_range {
 	int32_t node;
 };
 
-/* Forget everything; node_ranges (may be NULL/0: everything is node 0) says
+/* Forget everything (the workload hook too); node_ranges (may be NULL/0: everything is node 0) says
  * which node each address belongs to. The array is copied. */
 void pmm_reset(const struct pmm_node_range *node_ranges, uint32_t n);
 
@@ -40,6 +40,12 @@ bool pmm_add(uint64_t base, uint64_t len);
  * max_end (0 for no limit). Takes from the highest suitable address.
  * Returns the physical address, or 0 if nothing fits. Memory is not zeroed. */
 uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, enum pmm_owner owner);
+
+/* Called at the end of every PMM_WORKLOAD allocation with its range, once
+ * the allocator is consistent again (it may allocate PMM_KERNEL pages):
+ * paging.c splits the 1 GiB pages over workload memory. NULL: none. */
+typedef void (*pmm_workload_hook_fn)(uint64_t base, uint64_t bytes);
+void pmm_set_workload_hook(pmm_workload_hook_fn fn);
 
 /* Return pages to the allocator. */
 void pmm_free(uint64_t base, uint64_t pages, enum pmm_owner owner);

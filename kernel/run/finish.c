@@ -114,12 +114,23 @@ static const char *cpus_text(char *buf, size_t cap)
 	return buf;
 }
 
+/* ", 1541 GiB of RAM NOT MAPPED (not measured)" when paging left RAM out, else "". */
+static const char *left_out_text(char *buf, size_t cap)
+{
+	char size[32];
+	buf[0] = 0;
+	if (paging_unmapped_ram())
+		fmt_snprintf(buf, cap, ", %s of RAM NOT MAPPED (not measured)", paging_unmapped_text(size, sizeof(size)));
+	return buf;
+}
+
 /* The screen's end: its summary under the banner, and the done line. */
 static void show_end(bool ok, uint64_t elapsed, const char *then)
 {
-	char line[FBCON_LINE_LEN], cpus[48]; /* fbcon hook: the summary screen stays up while the machine halts */
-	fmt_snprintf(line, sizeof(line), "done: status %s, %s, %llu ms, %lu error record(s)%s", ok ? "ok" : "FAIL",
-		     cpus_text(cpus, sizeof(cpus)), (unsigned long long)elapsed, console_errors(), then);
+	char line[FBCON_LINE_LEN], cpus[48], left_out[64]; /* fbcon hook: the summary screen stays up while the machine halts */
+	fmt_snprintf(line, sizeof(line), "done: status %s, %s, %llu ms, %lu error record(s)%s%s", ok ? "ok" : "FAIL",
+		     cpus_text(cpus, sizeof(cpus)), (unsigned long long)elapsed, console_errors(),
+		     left_out_text(left_out, sizeof(left_out)), then);
 	fbcon_set_status(line);
 	fbcon_show_summary_banner(banner ? banner : ok ? "PASS" : "FAIL", ok);
 }
@@ -178,9 +189,10 @@ void finish_now(bool ok)
 	uint64_t elapsed = tsc_to_us(tsc_read() - start_tsc) / 1000;
 
 	report_done(ok, first_failure, smp_cpus_found(), smp_cpus_online(), smp_cpus_lost(),
-		    (int64_t)pmm_lost_bytes(), start_tsc);
-	char cpus[48];
-	kprintf("quietbench: done, status %s, %s\n", ok ? "ok" : "FAIL", cpus_text(cpus, sizeof(cpus)));
+		    (int64_t)pmm_lost_bytes(), (int64_t)paging_unmapped_ram(), start_tsc);
+	char cpus[48], left_out[64];
+	kprintf("quietbench: done, status %s, %s%s\n", ok ? "ok" : "FAIL", cpus_text(cpus, sizeof(cpus)),
+		left_out_text(left_out, sizeof(left_out)));
 	if (save_fn)
 		save_fn(); /* the results file, ending with done */
 

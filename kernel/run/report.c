@@ -277,7 +277,7 @@ void report_result_close(struct rec *r, const char *check, const char *reason)
 
 
 void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
-		 int64_t lost_bytes, uint64_t start_tsc)
+		 int64_t lost_bytes, int64_t unmapped_bytes, uint64_t start_tsc)
 {
 	struct rec *r = console_rec_open("done");
 	rec_str(r, "status", ok ? "ok" : "fail");
@@ -294,6 +294,8 @@ void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, i
 		rec_u64(r, "cpus_lost", (uint64_t)lost_cpus);
 	if (lost_bytes >= 0)
 		rec_u64(r, "memory_lost_bytes", (uint64_t)lost_bytes); /* frees the allocator could not keep */
+	if (unmapped_bytes >= 0)
+		rec_u64(r, "unmapped_ram_bytes", (uint64_t)unmapped_bytes); /* RAM the run could not use (paging) */
 	if (tsc_hz())
 		rec_u64(r, "elapsed_ms", tsc_to_us(tsc_read() - start_tsc) / 1000);
 	else

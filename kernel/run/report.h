@@ -105,10 +105,11 @@ void report_result_close(struct rec *r, const char *check, const char *reason);
 void report_lava_lines(bool on);
 
 /* The `done` record, the last of a run: status and reason, the CPUs found
- * and online (null when found is 0: the run stopped before counting them), those lost and the memory the allocator lost (a platform
- * without them passes -1: left out), elapsed_ms since start_tsc (null
- * without a TSC frequency), and the records and errors counted. */
+ * and online (null when found is 0: the run stopped before counting them), those lost, the memory the allocator lost
+ * and the RAM left out of the page tables (a platform without them passes -1:
+ * left out), elapsed_ms since start_tsc (null without a TSC frequency), and
+ * the records and errors counted. */
 void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
-		 int64_t lost_bytes, uint64_t start_tsc);
+		 int64_t lost_bytes, int64_t unmapped_bytes, uint64_t start_tsc);
 
 #endif

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "idle.h"
 #include "lib.h"
+#include "paging.h"
 #include "percpu.h"
 #include "pmm.h"
 #include "record.h"
@@ -47,6 +48,7 @@ void run_plat_lose(uint32_t cpu, struct rec *r)
 
 struct run_job *run_plat_job(void)
 {
+	paging_tlb_sync(0); /* every run starts here, on the BSP: no stale 1 GiB translation over workload memory */
 	if (!job) {
 		uint64_t p = pmm_alloc((run_job_bytes + PMM_PAGE - 1) / PMM_PAGE, PMM_ANY_NODE, PMM_PAGE, 0, PMM_KERNEL);
 		job = p ? (struct run_job *)(uintptr_t)p : 0; /* RAM is identity-mapped */
@@ -72,6 +74,7 @@ void run_ap_loop(void)
 			idle_wait(&me->job_seq, seen, &me->stop); /* MWAIT or HLT, never a spin */
 		}
 		seen = me->job_seq;
+		paging_tlb_sync(me->index); /* a 1 GiB page split since this CPU's last job: drop its TLB */
 		run_participate(me->job, me->index);
 		me->job_done = seen;
 	}

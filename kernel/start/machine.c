@@ -25,6 +25,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define DUMP_MAX_TABLE 16384   /* bytes of one table dumped (hex doubles it) */
+#define HEADER_GIB_FROM (64ull << 30) /* the screen's header gives RAM in GiB from here on */
 
 /* ---- Private Variables ---------------------------------------------------- */
 
@@ -109,6 +110,8 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_u64(r, "kernel_bytes", machine_kernel_bytes(bi));
 	rec_u64(r, "stack_bytes", machine_stack_bytes(bi));
 	rec_u64(r, "ap_startup_us", smp_startup_us());
+	rec_u64(r, "paging_setup_us", tsc_to_us(paging_setup_ticks()));      /* the kernel's own tables */
+	rec_u64(r, "handoff_paging_us", tsc_to_us(bi->handoff_pt_ticks));    /* the boot path's */
 	rec_hex(r, "ap_trampoline", bi->trampoline_phys); /* where parked CPUs halt */
 	rec_u64(r, "cpus_found", smp_cpus_found());
 	rec_u64(r, "cpus_online", smp_cpus_online());
@@ -163,8 +166,16 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	fmt_snprintf(h1, sizeof(h1), "QuietBench %s  |  %s  |  TSC %.3f GHz (%s)  |  %s", QB_BUILD_ID,
 		     cpuid_snap_brand(s)[0] ? cpuid_snap_brand(s) : vendor, (double)tsc_hz() / 1e9, tsc_source(),
 		     caches);
-	fmt_snprintf(h2, sizeof(h2), "%s%u of %u CPUs online  |  %llu MiB RAM  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
-		     virt, smp_cpus_online(), smp_cpus_found(), (unsigned long long)(ram >> 20),
+	char ram_text[64], size[32];
+	if (ram >= HEADER_GIB_FROM) /* terabytes in GiB: the line must keep its firmware field */
+		fmt_snprintf(ram_text, sizeof(ram_text), "%llu GiB RAM", (unsigned long long)(ram >> 30));
+	else
+		fmt_snprintf(ram_text, sizeof(ram_text), "%llu MiB RAM", (unsigned long long)(ram >> 20));
+	if (paging_unmapped_ram()) /* a photo of the screen must say that RAM was left out */
+		fmt_snprintf(ram_text + strlen(ram_text), sizeof(ram_text) - strlen(ram_text), " (%s NOT MAPPED)",
+			     paging_unmapped_text(size, sizeof(size)));
+	fmt_snprintf(h2, sizeof(h2), "%s%u of %u CPUs online  |  %s  |  %u NUMA node(s)  |  %s rev 0x%x, UEFI %s",
+		     virt, smp_cpus_online(), smp_cpus_found(), ram_text,
 		     ai->srat.present ? ai->srat.n_nodes : 1, bi->fw_vendor, bi->fw_revision, uefi_rev);
 	fbcon_set_header(h1, h2);
 }
@@ -220,6 +231,7 @@ void machine_report_memory(const struct boot_info *bi, const struct acpi_info *a
 	rec_u64(r, "free_bytes", pmm_free_bytes(PMM_ANY_NODE));
 	rec_u64(r, "page_table_bytes", paging_table_bytes());
 	rec_u64(r, "unmapped_ram_bytes", paging_unmapped_ram());
+	paging_report(r);
 	rec_arr_begin(r, "nodes");
 	uint32_t nn = ai->srat.present ? ai->srat.n_nodes : 1;
 	for (uint32_t n = 0; n < nn; n++) {
@@ -232,6 +244,7 @@ void machine_report_memory(const struct boot_info *bi, const struct acpi_info *a
 	}
 	rec_arr_end(r);
 	console_rec_emit(r);
+	paging_say(tsc_to_us(paging_setup_ticks()));
 	if (bi->mmap_dropped)
 		console_error("memory map", "%u ranges did not fit and were dropped", bi->mmap_dropped);
 }

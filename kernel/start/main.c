@@ -51,6 +51,7 @@
 
 /* ---- Constants ------------------------------------------------------------ */
 #define LOW_MEMORY_END 0x100000ull   /* below 1 MiB stays with the firmware and the trampoline */
+#define FIRST_4G 0x100000000ull      /* the boot path's tables map all of it */
 #define MAX_OPT_ERRORS 16
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -91,26 +92,38 @@ static void reps_room(void)
 	reps_set_storage((uint64_t(*)[REPS_MAX])(uintptr_t)p, n);
 }
 
+/* Give the allocator the usable RAM in [lo, hi), above 1 MiB. */
+static void add_ram(uint64_t lo, uint64_t hi)
+{
+	lo = MAX(lo, LOW_MEMORY_END);
+	for (uint32_t i = 0; i < bi.mmap_count; i++) {
+		const struct boot_mem_range *m = &bi.mmap[i];
+		uint64_t base = MAX(m->base, lo), end = MIN(m->base + m->length, hi);
+		if (m->type != BOOT_MEM_USABLE || base >= end)
+			continue;
+		if (!memtype_add_ram(base, end - base))
+			console_error("pmm", "range table full; 0x%llx+0x%llx not used",
+				      (unsigned long long)base, (unsigned long long)(end - base));
+	}
+}
+
 static void init_memory(void)
 {
 	pmm_reset(0, 0);
 	memtype_read_bsp();                                  /* MTRRs and PAT: only write-back RAM is used */
-	spmem_reset();
+	spmem_reset();                                       /* specific-purpose memory: kept apart, lent on request */
 	for (uint32_t i = 0; i < bi.mmap_count; i++) {
 		const struct boot_mem_range *m = &bi.mmap[i];
 		if (m->type == BOOT_MEM_SPECIFIC && !spmem_add(m->base, m->length))
 			console_error("spmem", "range table full; specific-purpose 0x%llx+0x%llx not kept",
 				      (unsigned long long)m->base, (unsigned long long)m->length);
-		if (m->type != BOOT_MEM_USABLE || m->base + m->length <= LOW_MEMORY_END || m->base >= QB_MAX_PHYS)
-			continue;
-		/* RAM above the identity map is never handed out (paging_init reports it). */
-		uint64_t base = MAX(m->base, LOW_MEMORY_END);
-		if (!memtype_add_ram(base, MIN(m->base + m->length, QB_MAX_PHYS) - base))
-			console_error("pmm", "range table full; 0x%llx+0x%llx not used",
-				      (unsigned long long)base, (unsigned long long)m->length);
 	}
+	add_ram(0, FIRST_4G);                                /* page tables come from here until CR3 is ours */
 	if (paging_init(&bi))
 		panic("paging_init", "cannot build the kernel's page tables");
+	if (paging_ram_end() < FIRST_4G)
+		panic("paging_init", "RAM below 4 GiB left unmapped, but already given to the allocator");
+	add_ram(FIRST_4G, paging_ram_end());                 /* the rest of the RAM now mapped (paging_init says what is not) */
 }
 
 static void init_acpi(void)

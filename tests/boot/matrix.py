@@ -4,7 +4,8 @@
 Cells vary one thing at a time: CPU count (with absent MADT entries), NUMA
 layout (with a node without memory and a node without CPUs), memory size
 (with the full profile shrunk to 128 MiB), CPU model, HPET or PM timer, and
-the limits QEMU 7.2 under TCG can reach (65+ NUMA domains, RAM above 1 TiB).
+the limits QEMU 7.2 under TCG can reach (65+ NUMA domains, RAM past what 2 MiB
+pages map within the page-table budget), and big servers (3 and 6 TiB, slow).
 Each cell runs tools/qemu-run with a timeout and checks: every record's CRC,
 done ok, no unexpected error records, cpus_online == cpus_found, one cpu
 record per MADT processor with the configured state, node and topology, the
@@ -33,9 +34,10 @@ import sys
 import time
 
 from matrix_cell import MAX_NODES, SMP_TIMEOUT_MS, Cell, node_map, numa_qemu
-from matrix_checks import (CPU_MODELS, check, check_ap_startup, check_common, check_cpus, check_first_touch_numa,
-                           check_first_touch_sizes, check_limit_mem, check_limit_nodes, check_locality_sizes,
-                           check_mem_above_4g, check_numa_targets)
+from matrix_checks import (CPU_MODELS, check, check_all_mapped, check_ap_startup, check_common, check_cpus,
+                           check_first_touch_numa, check_first_touch_sizes, check_left_out_without_1g, check_limit_nodes,
+                           check_locality_sizes, check_mem_above_4g,
+                           check_numa_targets)
 from matrix_doc import write_doc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,6 +53,13 @@ NUMA2 = [("0-1", 512), ("2-3", 512)]
 NUMA1 = [("0-1", 1024)]
 # Two domains past QB_MAX_NODES: 66 nodes of 16 MiB, CPUs on the first two.
 NUMA66 = [("0", 16), ("1", 16)] + [(None, 16)] * 64
+# Big servers (issue 32): 3 TiB in two nodes, 6 TiB in four, a CPU on each; the host commits none of it.
+NODE_1T5 = 1536 * 1024
+BIG3T = [("0", NODE_1T5), ("1", NODE_1T5)]
+BIG6T = [("0", NODE_1T5), ("1", NODE_1T5), ("2", NODE_1T5), ("3", NODE_1T5)]
+# An Intel model: on AMD ones QEMU moves RAM above 4 GiB to start at 1 TiB. 43 bits: 8 TiB of addresses.
+BIG_CPU = "Skylake-Server,phys-bits=43"
+NO_HOST_MEMORY = r"cannot set up guest memory|Cannot allocate memory"
 
 
 CELLS = [
@@ -90,7 +99,7 @@ CELLS = [
     Cell("cpu-qemu64", "cpu model", "2", cpu="qemu64"),
     # Timers: the HPET is every other cell.
     Cell("no-hpet", "timer", "2", machine="hpet=off"),
-    # Limits QEMU can reach: more NUMA domains than QB_MAX_NODES, RAM above the 1 TiB mapping.
+    # Limits QEMU can reach: more NUMA domains than QB_MAX_NODES, RAM past what 2 MiB pages map within the budget.
     Cell("limit-66-nodes", "limits", "2", mem=66 * 16, qemu=numa_qemu(NUMA66), nodes=node_map(NUMA66),
          numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
          checks=[check_limit_nodes], note="NUMA: 66 nodes of 16M, CPUs on nodes 0 and 1"),
@@ -98,22 +107,41 @@ CELLS = [
          numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
          args="profile=quick workloads=first-touch", checks=[check_numa_targets({0, 1})],
          note="NUMA as limit-66-nodes: every one of the 64 nodes kept a target of first-touch's matrix"),
-    Cell("limit-1100g", "limits", "2", mem=1100 * 1024, cpu="Skylake-Server,phys-bits=42",
-         machine="memory-backend=mx", qemu=["-object", "memory-backend-ram,id=mx,size=1100G,reserve=off"],
-         errors=[r"^paging .* above the 1024 GiB mapping limit are not used"], checks=[check_limit_mem],
-         timeout=180, note="RAM not reserved on the host",
-         host_skip=r"cannot set up guest memory|Cannot allocate memory"),
+    # Without 1 GiB pages OVMF itself does not start on 3 TiB (no line in 10 minutes): SeaBIOS and multiboot2.
+    Cell("limit-3t-no-1g-pages", "limits", "2", mem=3 * 1024 * 1024, cpu=BIG_CPU + ",pdpe1gb=off",
+         qemu=numa_qemu(BIG3T, reserve=False), nodes=node_map(BIG3T), numa_nodes=2, mem_nodes=[0], empty_nodes=[1],
+         errors=[r"^paging \d+ bytes of RAM from 0x[0-9a-f]+ not mapped: this CPU has no 1 GiB pages"],
+         checks=[check_left_out_without_1g], left_out=True, firmware="seabios",
+         note="NUMA: 2 nodes of 1.5 TiB, a CPU each, RAM not reserved on the host; no 1 GiB pages",
+         host_skip=NO_HOST_MEMORY),
+    # Big servers: every byte mapped, every node's memory a column of the first-touch NUMA matrix; through
+    # both boot paths (UEFI's under OVMF: slow).
+    Cell("bigmem-6t-4nodes-bios", "big memory", "4", mem=6 * 1024 * 1024, cpu=BIG_CPU,
+         qemu=numa_qemu(BIG6T, reserve=False), nodes=node_map(BIG6T), numa_nodes=4, mem_nodes=[0, 1, 2, 3],
+         args="profile=quick workloads=first-touch", checks=[check_all_mapped, check_first_touch_numa({0, 1, 2, 3},
+                                                                                                   {0, 1, 2, 3})],
+         firmware="seabios", note="NUMA: 4 nodes of 1.5 TiB, a CPU each, RAM not reserved on the host",
+         host_skip=NO_HOST_MEMORY),
+    Cell("bigmem-3t-2nodes", "big memory", "2", mem=3 * 1024 * 1024, cpu=BIG_CPU, qemu=numa_qemu(BIG3T, reserve=False),
+         nodes=node_map(BIG3T), numa_nodes=2, mem_nodes=[0, 1], args="profile=quick workloads=first-touch",
+         checks=[check_all_mapped, check_first_touch_numa({0, 1}, {0, 1})], timeout=300, slow=True,
+         note="NUMA: 2 nodes of 1.5 TiB, a CPU each, RAM not reserved on the host", host_skip=NO_HOST_MEMORY),
+    Cell("bigmem-6t-4nodes", "big memory", "4", mem=6 * 1024 * 1024, cpu=BIG_CPU, qemu=numa_qemu(BIG6T, reserve=False),
+         nodes=node_map(BIG6T), numa_nodes=4, mem_nodes=[0, 1, 2, 3], args="profile=quick workloads=first-touch",
+         checks=[check_all_mapped, check_first_touch_numa({0, 1, 2, 3}, {0, 1, 2, 3})], timeout=400, slow=True,
+         note="NUMA: 4 nodes of 1.5 TiB, a CPU each, RAM not reserved on the host", host_skip=NO_HOST_MEMORY),
 ]
 for _c in CELLS:
     _c.checks = list(_c.checks) + [CPU_MODELS[_c.cpu.split(",")[0]]]
 
 
 # ---- Running --------------------------------------------------------------------
-def run_cell(cell, efi, logdir):
+def run_cell(cell, efi, image, logdir):
     log = os.path.join(logdir, cell.name + ".log")
     if os.path.exists(log):
         os.remove(log)
-    cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--efi", efi, "--smp", cell.smp, "--mem", str(cell.mem),
+    boot = ["--efi", efi] if cell.firmware == "ovmf" else ["--image", image, "--sata", "--firmware", cell.firmware]
+    cmd = [os.path.join(ROOT, "tools", "qemu-run")] + boot + ["--smp", cell.smp, "--mem", str(cell.mem),
            "--cpu", cell.cpu, "--timeout", str(cell.timeout), "--log", log, "--quiet"]
     if cell.machine:
         cmd += ["--machine-opts", cell.machine]
@@ -158,6 +186,8 @@ def verdict(cell, errors):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--efi", default=os.path.join(ROOT, "build", "quietbench.efi"))
+    ap.add_argument("--image", default=os.path.join(ROOT, "build", "quietbench.img"),
+                    help="the USB image (make image) that SeaBIOS cells boot")
     ap.add_argument("--logdir", default=os.path.join(ROOT, "build", "matrix"))
     ap.add_argument("--jobs", type=int, default=1, help="cells run at the same time")
     ap.add_argument("--doc", help="write the table of configurations and timings here (Markdown)")
@@ -172,12 +202,12 @@ def main():
                                                 " (slow)" if c.slow else ""))
         return 0 if a.list else 2
     os.makedirs(a.logdir, exist_ok=True)
-    efi = os.path.abspath(a.efi)
+    efi, image = os.path.abspath(a.efi), os.path.abspath(a.image)
     load = os.getloadavg()[0]
     t0 = time.time()
     rows, failed = [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futs = [(c, pool.submit(run_cell, c, efi, a.logdir)) for c in cells]
+        futs = [(c, pool.submit(run_cell, c, efi, image, a.logdir)) for c in cells]
         for cell, fut in futs:
             errors, elapsed, out, log = fut.result()
             result, bad = verdict(cell, errors)

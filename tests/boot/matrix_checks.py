@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-from matrix_cell import GiB, MAX_NODES, MAX_PHYS, MiB, SMP_TIMEOUT_MS, mem_text
+from matrix_cell import GiB, MAX_NODES, PT_BUDGET, MiB, SMP_TIMEOUT_MS, TiB, mem_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -86,17 +86,23 @@ def check_common(cell, recs, problems, errors):
     check(b.get("reference_timer") == timer, "reference_timer %s, expected %s" % (b.get("reference_timer"), timer), errors)
     check(b.get("tsc_source") in (timer, "cpuid-15h", "cpuid-16h"), "tsc_source %s, expected %s (or CPUID)"
           % (b.get("tsc_source"), timer), errors)
+    # 16 MiB: about 7 MiB of the kernel's own, its page tables within QB_PT_BUDGET (6 MiB) and the loader's above
+    # 4 GiB within QB_HANDOFF_PT_BUDGET (2 MiB); with 1 GiB pages the tables of 6 TiB take 120 KiB.
     check(b.get("kernel_bytes", 1 << 40) <= 16 * MiB, "kernel_bytes %s over 16 MiB" % b.get("kernel_bytes"), errors)
     check(b.get("ap_startup_us", 1 << 40) < SMP_TIMEOUT_MS * 1000, "ap_startup_us %s: some CPU was waited for until the timeout"
           % b.get("ap_startup_us"), errors)
-    # Usable RAM: what QEMU gave, less the firmware's share, and none unmapped below the 1 TiB limit.
+    # Usable RAM: what QEMU gave, less the firmware's share, all of it mapped (unless the cell leaves some out).
     m = mem_of(recs)
     total = cell.mem * MiB
-    if total <= MAX_PHYS // 2:
-        check(0.85 * total <= b.get("memory_bytes", 0) <= total, "memory_bytes %s for -m %s"
-              % (b.get("memory_bytes"), mem_text(cell.mem)), errors)
+    check(0.85 * total <= b.get("memory_bytes", 0) <= total, "memory_bytes %s for -m %s"
+          % (b.get("memory_bytes"), mem_text(cell.mem)), errors)
+    check(d.get("unmapped_ram_bytes") == m.get("unmapped_ram_bytes"), "done says %s bytes of RAM unmapped, memory %s"
+          % (d.get("unmapped_ram_bytes"), m.get("unmapped_ram_bytes")), errors)
+    if not cell.left_out:
         check(m.get("unmapped_ram_bytes") == 0, "unmapped_ram_bytes %s" % m.get("unmapped_ram_bytes"), errors)
         check(m.get("free_bytes", 0) >= 0.8 * total, "free_bytes %s for -m %s" % (m.get("free_bytes"), mem_text(cell.mem)), errors)
+        check(m.get("mapped_ram_bytes", 0) >= b.get("memory_bytes", 1), "mapped_ram_bytes %s, memory_bytes %s"
+              % (m.get("mapped_ram_bytes"), b.get("memory_bytes")), errors)
     free = {n.get("node"): n.get("free_bytes", 0) for n in m.get("nodes", [])}
     for n in cell.mem_nodes:
         check(free.get(n, 0) > 0, "memory node %d: free_bytes %s" % (n, free.get(n)), errors)
@@ -225,15 +231,42 @@ def check_first_touch_numa(nodes_with_cpus, nodes_with_mem):
     return check_it
 
 
-def check_limit_mem(cell, recs, errors):
-    """RAM above the 1 TiB mapping limit: reported, not used, and everything below it is."""
+def check_all_mapped(cell, recs, errors):
+    """Every byte of RAM mapped, in 1 GiB pages, in under 256 KiB of tables; every node's memory free to use."""
     m, b = mem_of(recs), boot_of(recs)
     total = cell.mem * MiB
+    check(m.get("page_1g") is True and m.get("identity_pages_1g", 0) >= 0.95 * total / GiB,
+          "page_1g %s, identity_pages_1g %s for -m %s" % (m.get("page_1g"), m.get("identity_pages_1g"),
+                                                         mem_text(cell.mem)), errors)
+    check(m.get("page_table_bytes", 1 << 40) <= 256 << 10, "page_table_bytes %s" % m.get("page_table_bytes"), errors)
+    check(isinstance(b.get("paging_setup_us"), int) and isinstance(b.get("handoff_paging_us"), int),
+          "paging_setup_us %s, handoff_paging_us %s" % (b.get("paging_setup_us"), b.get("handoff_paging_us")), errors)
+    nodes = m.get("nodes", [])
+    for n in nodes:
+        check(n.get("free_bytes", 0) >= 0.9 * total / len(nodes), "node %s: free_bytes %s of %s"
+              % (n.get("node"), n.get("free_bytes"), mem_text(cell.mem // len(nodes))), errors)
+
+
+def check_left_out_without_1g(cell, recs, errors):
+    """Without 1 GiB pages: 2 MiB pages as far as the 6 MiB table budget goes (about 1.5 TiB), the rest not used and
+    said in its error record (bytes, from, reason), the memory record and the done record."""
+    m, d = mem_of(recs), qbrecords.done(recs) or {}
     un = m.get("unmapped_ram_bytes", 0)
-    check(un > 0 and un <= total - MAX_PHYS + 8 * GiB, "unmapped_ram_bytes %s for -m %s" % (un, mem_text(cell.mem)), errors)
-    check(b.get("memory_bytes", 0) > MAX_PHYS, "memory_bytes %s: all RAM is counted as usable" % b.get("memory_bytes"), errors)
-    free = m.get("free_bytes", 0)
-    check(MAX_PHYS - 8 * GiB <= free <= MAX_PHYS, "free_bytes %s, expected just under 1 TiB (what is mapped)" % free, errors)
+    err = [e for e in qbrecords.of_kind(recs, "error") if e.get("what") == "paging"]
+    check(len(err) == 1, "expected one paging error record, got %d" % len(err), errors)
+    e = err[0] if err else {}
+    start = int(e.get("from", "0"), 16)
+    check(e.get("reason") == "budget" and e.get("bytes") == un and un > 0, "paging error: reason %s, bytes %s; "
+          "unmapped_ram_bytes %s" % (e.get("reason"), e.get("bytes"), un), errors)
+    check(1.45 * TiB <= start <= 1.5 * TiB, "RAM left out from 0x%x, expected just under 1.5 TiB" % start, errors)
+    check(d.get("unmapped_ram_bytes") == un, "done: unmapped_ram_bytes %s" % d.get("unmapped_ram_bytes"), errors)
+    check(m.get("page_1g") is False and m.get("identity_pages_1g") == 0, "page_1g %s, identity_pages_1g %s"
+          % (m.get("page_1g"), m.get("identity_pages_1g")), errors)
+    check(m.get("page_table_bytes", 1 << 40) <= PT_BUDGET + (64 << 10), "page_table_bytes %s over the budget"
+          % m.get("page_table_bytes"), errors)
+    check(m.get("free_bytes", 1 << 62) <= start, "free_bytes %s: RAM from 0x%x is used" % (m.get("free_bytes"), start), errors)
+    check(abs(m.get("mapped_ram_bytes", 0) + un - cell.mem * MiB) <= 8 * GiB, "mapped %s + unmapped %s, -m %s"
+          % (m.get("mapped_ram_bytes"), un, mem_text(cell.mem)), errors)
 
 
 def check_limit_nodes(cell, recs, errors):

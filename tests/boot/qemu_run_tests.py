@@ -23,7 +23,9 @@
                    copy of results.prev (the loader refuses to write it): the
                    stick's results.log does not hold the run, and qemu-run
                    says so and exits 1.
-  image-usage      --sata without --image, and --sata with --ide: exit 2.
+  image-usage      --sata without --image, --sata with --ide, and --firmware
+                   seabios with a USB stick (the multiboot2 path writes no
+                   results file to check): exit 2.
   quiet-explains   --quiet and a typo: the run fails, and the lines that say
                    why (error:, did you mean ...) are still shown; the done
                    line says no CPU was started, not "0 of 0 CPUs online".
@@ -101,7 +103,8 @@ def case_image_refused(efi, tmp):
 
 def case_image_usage(efi, tmp):
     errs, outs = [], ""
-    for args in (["--sata", "--"], ["--image", IMAGE, "--sata", "--ide", "--"]):
+    for args in (["--sata", "--"], ["--image", IMAGE, "--sata", "--ide", "--"],
+                 ["--image", IMAGE, "--firmware", "seabios", "--"]):
         rc, out, wall = run(efi, args + QUICK)
         outs += out
         if rc != 2:

@@ -342,6 +342,45 @@ TEST(alternating_regions_lose_nothing)
 	CHECK_EQ_U(pmm_free_bytes(PMM_ANY_NODE), free0);
 }
 
+/* The allocator's workload hook runs inside the fault (the kernel's splits a
+ * 1 GiB identity page there, taking a table page): the fault still maps a
+ * zeroed frame on the faulting CPU's node, the hook saw that frame, and
+ * destroying the region gives back all but the hook's own page. */
+static uint64_t hooked_base, hooked_table;
+static unsigned hooked;
+
+static void split_like_paging(uint64_t base, uint64_t bytes)
+{
+	hooked++;
+	hooked_base = base;
+	(void)bytes;
+	hooked_table = pmm_alloc(1, PMM_ANY_NODE, 4096, 0, PMM_KERNEL);
+}
+
+TEST(workload_hook_runs_inside_a_fault)
+{
+	setup();
+	pmm_set_workload_hook(split_like_paging);
+	hooked = 0;
+	const char *why = 0;
+	struct demand_region *r = demand_create(4 * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	uint64_t kernel0 = pmm_used_bytes(PMM_KERNEL);
+	cur_node = 1;
+	CHECK(demand_fault(r->base + 4096, 0x2));
+	uint64_t phys = walk(r->base + 4096, false) & 0x000ffffffffff000ull;
+	CHECK_EQ_U(hooked, 1);
+	CHECK(hooked_base == phys && hooked_table != 0 && hooked_table != phys);
+	CHECK(phys >= (uint64_t)(uintptr_t)arena + ARENA / 2 && all_zero(phys, 4096));
+	CHECK_EQ_U(pmm_used_bytes(PMM_KERNEL) - kernel0, 4096);
+	demand_destroy(r);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 0);
+	pmm_free(hooked_table, 1, PMM_KERNEL);
+	pmm_set_workload_hook(0);
+}
+
 int main(void)
 {
 	RUN(first_touch_maps_a_zeroed_page_on_the_faulting_cpus_node);
@@ -354,6 +393,7 @@ int main(void)
 	RUN(limits_and_bad_arguments);
 	RUN(alternating_regions_lose_nothing);
 	RUN(whole_pages_read_back_from_the_tables);
+	RUN(workload_hook_runs_inside_a_fault);
 	free(arena);
 	return check_summary("demand");
 }

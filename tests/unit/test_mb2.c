@@ -394,14 +394,6 @@ static uint32_t qemu_normalised(struct boot_mem_range *out)
 	return mmap_normalise(raw, x.raw_count, out, 64, 0);
 }
 
-TEST(top_of_ram_ignores_reserved)
-{
-	struct boot_mem_range m[64];
-	uint32_t n = qemu_normalised(m);
-	CHECK_EQ_U(mb2_mem_top(m, n), 0x3ffe0000);
-	CHECK_EQ_U(mb2_mem_top(m, 0), 0);
-}
-
 TEST(find_avoids_busy_spans)
 {
 	struct boot_mem_range m[64];
@@ -459,7 +451,6 @@ int main(void)
 	RUN(malformed_info_is_refused);
 	RUN(unknown_tags_are_skipped);
 	RUN(fuzz_smoke);
-	RUN(top_of_ram_ignores_reserved);
 	RUN(find_avoids_busy_spans);
 	RUN(trampoline_is_the_highest_free_low_page);
 	RUN(loader_spans_are_carved_out);

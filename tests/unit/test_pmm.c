@@ -1,4 +1,4 @@
-/* test_pmm.c - host tests of the physical page allocator (kernel/mm/pmm.c): node tagging, alignment, limits, splitting and merging. */
+/* test_pmm.c - host tests of the physical page allocator (kernel/mm/pmm.c): node tagging, alignment, limits, splitting and merging, the workload hook. */
 #include "check.h"
 #include "pmm.h"
 
@@ -110,6 +110,43 @@ TEST(range_table_full_is_reported)
 	CHECK_EQ_U(pmm_free_bytes(PMM_ANY_NODE), PMM_MAX_RANGES * PMM_PAGE);
 }
 
+/* The workload hook (paging.c splits 1 GiB pages in it): called for workload
+ * memory only, with its range, once the allocator is consistent, so that
+ * it can take kernel pages itself; pmm_reset forgets it. */
+static uint64_t hook_base, hook_bytes, hook_table;
+static unsigned hook_calls;
+
+static void hook(uint64_t base, uint64_t bytes)
+{
+	hook_calls++;
+	hook_base = base;
+	hook_bytes = bytes;
+	hook_table = pmm_alloc(1, PMM_ANY_NODE, PMM_PAGE, 0, PMM_KERNEL); /* as a split's new table */
+}
+
+TEST(workload_hook_sees_workload_memory)
+{
+	pmm_reset(0, 0);
+	CHECK(pmm_add(16 * MiB, 16 * MiB));
+	pmm_set_workload_hook(hook);
+	hook_calls = 0;
+	uint64_t k = pmm_alloc(1, PMM_ANY_NODE, PMM_PAGE, 0, PMM_KERNEL);
+	CHECK_EQ_U(hook_calls, 0);
+	uint64_t w = pmm_alloc(512, PMM_ANY_NODE, 2 * MiB, 0, PMM_WORKLOAD);
+	CHECK_EQ_U(hook_calls, 1);
+	CHECK(w == 28 * MiB && hook_base == w && hook_bytes == 2 * MiB);
+	CHECK(hook_table == k - PMM_PAGE);              /* taken after the workload's pages */
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 2 * MiB);
+	CHECK_EQ_U(pmm_used_bytes(PMM_KERNEL), 2 * PMM_PAGE);
+	CHECK_EQ_U(pmm_free_bytes(PMM_ANY_NODE), 16 * MiB - 2 * MiB - 2 * PMM_PAGE);
+	CHECK(pmm_alloc(1, PMM_ANY_NODE, PMM_PAGE, 0, PMM_WORKLOAD) == 32 * MiB - 3 * PMM_PAGE);
+	CHECK_EQ_U(hook_table, 32 * MiB - 4 * PMM_PAGE);
+	pmm_reset(0, 0);
+	CHECK(pmm_add(16 * MiB, 16 * MiB));
+	CHECK(pmm_alloc(1, PMM_ANY_NODE, PMM_PAGE, 0, PMM_WORKLOAD) != 0);
+	CHECK_EQ_U(hook_calls, 2);
+}
+
 int main(void)
 {
 	RUN(alloc_takes_from_the_top_and_counts);
@@ -120,5 +157,6 @@ int main(void)
 	RUN(middle_carving_splits_and_frees_merge_back);
 	RUN(set_nodes_retags_free_memory);
 	RUN(range_table_full_is_reported);
+	RUN(workload_hook_sees_workload_memory);
 	return check_summary("pmm");
 }

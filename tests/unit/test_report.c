@@ -49,16 +49,19 @@ TEST(fail_and_skipped_keep_their_reason)
 }
 
 /* The done record, written once for both platforms: the twin has no lost
- * CPUs or memory to report, and leaves them out rather than saying 0. */
+ * CPUs, memory or page tables to report, and leaves them out rather than
+ * saying 0; bare metal says how much RAM its page tables left out. */
 TEST(done_record_for_both_platforms)
 {
-	report_done(false, "exception", 4, 3, 1, 0, 0);
+	report_done(false, "exception", 4, 3, 1, 0, 0, 0);
 	CHECK(strstr(last, "\"kind\":\"done\",\"status\":\"fail\",\"reason\":\"exception\",\"cpus_found\":4,"
-			   "\"cpus_online\":3,\"cpus_lost\":1,\"memory_lost_bytes\":0,\"elapsed_ms\":null,"
-			   "\"records\":42,\"errors\":2}") != NULL);
-	report_done(true, "never shown when ok", 2, 2, -1, -1, 0);
+			   "\"cpus_online\":3,\"cpus_lost\":1,\"memory_lost_bytes\":0,\"unmapped_ram_bytes\":0,"
+			   "\"elapsed_ms\":null,\"records\":42,\"errors\":2}") != NULL);
+	report_done(true, "ok", 4, 4, 0, 0, 2199023255552ll, 0);
+	CHECK(strstr(last, "\"memory_lost_bytes\":0,\"unmapped_ram_bytes\":2199023255552,") != NULL);
+	report_done(true, "never shown when ok", 2, 2, -1, -1, -1, 0);
 	CHECK(strstr(last, "\"status\":\"ok\",\"cpus_found\":2,\"cpus_online\":2,\"elapsed_ms\":null") != NULL);
-	CHECK(!strstr(last, "cpus_lost") && !strstr(last, "reason"));
+	CHECK(!strstr(last, "cpus_lost") && !strstr(last, "reason") && !strstr(last, "unmapped"));
 }
 
 /* The boot record's hypervisor fields: null on bare metal, with no note; the

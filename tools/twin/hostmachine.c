@@ -70,7 +70,7 @@ void hostmachine_decode_topology(void)
 void hostmachine_report_boot(const char *cmdline)
 {
 	static const char *const firmware[] = { "firmware_revision", "uefi_revision" };
-	static const char *const kernel_only[] = { "kernel_bytes", "stack_bytes" };
+	static const char *const kernel_only[] = { "kernel_bytes", "stack_bytes", "paging_setup_us", "handoff_paging_us" };
 	static const char *const acpi[] = { "apic_mode" };
 	static const char *const tables[] = { "acpi_revision", "acpi_oem", "acpi_root" };
 	static const char *const console[] = { "serial", "serial_base", "exit_boot_services_tries" };
@@ -137,7 +137,9 @@ void hostmachine_report_caches(void)
 void hostmachine_report_memory(void)
 {
 	static const char *const map_only[] = { "map_entries", "map_fixups", "map_dropped", "page_table_bytes",
-						"unmapped_ram_bytes" };
+						"unmapped_ram_bytes", "phys_bits", "page_1g", "mapped_ram_bytes",
+						"identity_pages_1g", "identity_pages_2m", "identity_pages_4k",
+						"page_table_budget_bytes" };
 	struct rec *r = console_rec_open("memory");
 	rec_u64(r, "usable", hostmem_meminfo("MemTotal"));
 	rec_nulls(r, map_only, ARRAY_SIZE(map_only));
