@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import qbrecords  # noqa: E402
 
-WORKLOADS = ["selftest", "counter", "locality", "first-touch", "flush"]
+WORKLOADS = ["selftest", "counter", "locality", "first-touch", "flush", "noise"]
 PLAN_MARK = '"kind":"plan"'
 BUSY_POLL_S = 0.5
 
