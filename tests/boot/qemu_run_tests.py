@@ -238,10 +238,13 @@ CASES = [
 
 
 def main():
+    global IMAGE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--efi", default=os.path.join(ROOT, "build", "quietbench.efi"))
+    ap.add_argument("--image", default=IMAGE, help="the image the --image cases boot (make: build/test/quietbench.img)")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
+    IMAGE = os.path.abspath(a.image)
     efi = os.path.abspath(a.efi)
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="qemu-run-tests-") as tmp:
