@@ -344,6 +344,18 @@ $(TEST_IMG): $(IMAGE_DEPS) | $(BUILD)/.deps-ok
 	@tools/signing-key $(TEST_SIGNING_KEY) $(TEST_SIGNING_CERT) >/dev/null
 	$(MKIMAGE) --key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) -o $@
 
+# The strict-NX control (make test-slow): a UEFI application that runs code from its own .data section.
+$(BUILD)/test/nxprobe.o: tests/boot/nxprobe.c Makefile | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@echo "  CC $<"; 	$(CC) $(ECFLAGS) -c $< -o $@
+$(BUILD)/test/nxprobe.so: $(BUILD)/test/nxprobe.o
+	$(LD) -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
+		$(EFI_LIB)/crt0-efi-x86_64.o $< -L$(EFI_LIB) -lefi -lgnuefi -o $@
+$(BUILD)/test/nxprobe.efi: $(BUILD)/test/nxprobe.so tools/qbsecureboot.py
+	$(OBJCOPY) --strip-all -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
+		-j .rela -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	python3 tools/qbsecureboot.py nx-compat $@
+
 # Network boot (issue 18): a TFTP/HTTP root with GRUB for UEFI and BIOS.
 .PHONY: netboot netboottest
 netboot: $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mknetboot boot/grub/grub.cfg | $(BUILD)/.deps-ok
