@@ -225,8 +225,9 @@ $(BUILD)/qemu10/.ok:
 x2apictest: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
 	python3 tests/boot/x2apic_tests.py --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
 
-# The slow tier: 288 CPUs under QEMU 10 (minutes each). .ci/run runs it when time allows.
-test-slow: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
+# The slow tier: 288 CPUs under QEMU 10 (minutes each), and Secure Boot's slow cases (sbtest-slow).
+# .ci/run runs it when time allows.
+test-slow: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok sbtest-slow
 	python3 tests/boot/x2apic_tests.py --slow --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
 
 # qemu-run ends with the done record, says when the firmware died, keeps the log on Ctrl-C.
@@ -394,6 +395,27 @@ pagertest: $(TEST_IMG) $(FBCON_FONT_C)
 usbhctest: $(TEST_IMG)
 	python3 tests/boot/usbhc_tests.py --image $<
 test: usbhctest
+
+# Secure Boot (tests/boot/secureboot_tests.py): signatures, the stick stripped of them, a boot with the
+# key as a MOK and one not enrolled; the slow tier: MokManager driven over serial, db, the refusals,
+# Debian 13's strict-NX OVMF (tools/ovmf13) and its control (tests/boot/nxprobe.c).
+OVMF13 := $(BUILD)/ovmf13/.ok
+$(OVMF13): tools/ovmf13
+	tools/ovmf13 $(BUILD)/ovmf13 >/dev/null
+SBTEST_ARGS = --image $(TEST_IMG) --unsigned $(BUILD)/quietbench-unsigned.img \
+	--key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) --logdir $(BUILD)/sbtest
+sbtest: $(TEST_IMG) $(BUILD)/quietbench-unsigned.img
+	python3 tests/boot/secureboot_tests.py $(SBTEST_ARGS)
+.PHONY: sbtest-slow
+sbtest-slow: $(TEST_IMG) $(BUILD)/quietbench-unsigned.img $(BUILD)/test/nxprobe.efi $(OVMF13)
+	python3 tests/boot/secureboot_tests.py --slow $(SBTEST_ARGS) --nxprobe $(BUILD)/test/nxprobe.efi
+# docs/screens/secureboot-*.png: each screen of the first boot, MokManager driven over serial.
+sbscreens: $(TEST_IMG)
+	python3 tests/boot/mokmanager.py --image $(TEST_IMG) --screens docs/screens
+# make image-unsigned in two clones of HEAD, in two folders: the same bytes.
+reprotest: $(SB_FILES)/.ok
+	python3 tests/boot/repro_test.py --work $(BUILD)/repro --sb-files $(SB_FILES)
+test: sbtest reprotest
 
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
 flashtest:

@@ -5,7 +5,8 @@ from disk, the stick, the certificate, Continue, Yes, Reboot. The variable store
 MokList, as the machine's would; the next boot goes straight through (secureboot_tests' mokmanager case).
 
 With --screens DIR (make sbscreens), a screendump of each screen is written as DIR/secureboot-NN-NAME.png,
-the pictures docs/real-machines.md shows; with --text, each screen's text is printed as it was read.
+and of GRUB's menu on the next boot, the pictures docs/real-machines.md shows; with --text, each screen's
+text is printed as it was read.
 
 Each step waits for its words on the screen (read back from the serial stream, tests/boot/vtscreen.py), then
 presses the keys a person would: Enter, or Down arrows to an item found on the screen, then Enter."""
@@ -154,6 +155,26 @@ def enroll(image, vars_path, tmp, screens=None, text=False):
     return errors, m.log.decode("latin-1")
 
 
+MENU_ENTRY = "Secure Boot: enroll this stick's key"   # boot/grub/grub.cfg's MokManager entry
+
+
+def grub_menu(image, vars_path, tmp, png):
+    """The next boot, the key enrolled: GRUB's menu (the stick's quietbench.cfg holding it there), with the
+    entry that starts MokManager on purpose; a screendump of it. Returns errors."""
+    cfg = os.path.join(tmp, "menu.cfg")
+    with open(cfg, "w") as f:
+        f.write('set qb_options=""\nset timeout=-1\nset default=quick\n')
+    subprocess.run(["mcopy", "-o", "-i", image + "@@1M", cfg, "::/quietbench.cfg"], check=True)
+    m = Machine(image, vars_path, tmp)
+    try:
+        if not m.wait_for(MENU_ENTRY):
+            return ["GRUB's menu with %r never came; the screen:\n%s" % (MENU_ENTRY, m.screen_text())]
+        m.screendump(png)
+    finally:
+        m.stop()
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--image", default=os.path.join(ROOT, "build", "test", "quietbench.img"))
@@ -168,6 +189,9 @@ def main():
         if a.screens:
             os.makedirs(a.screens, exist_ok=True)
         errors, log = enroll(stick, store, tmp, a.screens, a.text)
+        if a.screens and not errors:
+            errors = grub_menu(stick, store, tmp, os.path.join(a.screens, "secureboot-%02d-grub-menu.png"
+                                                              % (len(STEPS) + 1)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for e in errors:

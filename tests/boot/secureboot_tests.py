@@ -22,6 +22,8 @@ make sbtest (in make test):
 make test-slow (--slow):
   mokmanager       the key enrolled in MokManager over serial like a person (tests/boot/mokmanager.py),
                    then the next boot, with the variable store it left, ends done ok
+  mok-entry        GRUB's "Secure Boot: enroll this stick's key" entry starts MokManager under Secure Boot:
+                   its menu (Enroll key from disk, Enroll hash from disk) comes up
   sb-db            the build's certificate in the firmware's db instead (a machine owner's way): done ok
   unsigned-efi     quietbench.efi's signature removed: GRUB refuses it ("bad shim signature"), qemu-run
                    says so and exits 1
@@ -209,6 +211,30 @@ def case_mokmanager(a, tmp):
     return expect_ok(a, tmp, ["--image", stick, "--secure-boot", "not-enrolled", "--vars", store], "mokmanager")
 
 
+def case_mok_entry(a, tmp):
+    """GRUB's menu entry starts MokManager on purpose (chainloaded, shim verifying it): its menu comes up."""
+    stick, store, cfg = (os.path.join(tmp, n) for n in ("stick.img", "vars.fd", "quietbench.cfg"))
+    shutil.copyfile(a.image, stick)
+    with open(cfg, "w") as f:
+        f.write("set timeout=0\nset default=mokmanager\n")
+    sh(["mcopy", "-o", "-i", stick + FAT, cfg, "::/quietbench.cfg"], check=True)
+    qbsecureboot.make_vars(qbsecureboot.firmware("mok", False)[1], store, "mok", a.cert)
+    m = mokmanager.Machine(stick, store, tmp)
+    errors = []
+    try:
+        for words in ("Press any key to perform MOK management", "Enroll hash from disk"):
+            if not m.wait_for(words):
+                errors.append("%r never came on the screen" % words)
+                break
+            m.press(mokmanager.ENTER)
+        text = m.screen_text()
+    finally:
+        m.stop()
+    with open(os.path.join(a.logdir, "mok-entry.log"), "w", encoding="latin-1") as f:
+        f.write(m.log.decode("latin-1"))
+    return errors, text
+
+
 def case_sb_db(a, tmp):
     return expect_ok(a, tmp, ["--image", a.image, "--secure-boot", "db"], "sb-db")
 
@@ -269,7 +295,7 @@ def case_strictnx_probe(a, tmp):
 
 FAST = [("signatures", case_signatures), ("stripped", case_stripped), ("sb-mok", case_sb_mok),
         ("sb-not-enrolled", case_sb_not_enrolled)]
-SLOW = [("mokmanager", case_mokmanager), ("sb-db", case_sb_db), ("unsigned-efi", case_unsigned_efi),
+SLOW = [("mokmanager", case_mokmanager), ("mok-entry", case_mok_entry), ("sb-db", case_sb_db), ("unsigned-efi", case_unsigned_efi),
         ("no-third-party", case_no_third_party), ("strictnx-sb", case_strictnx_sb),
         ("strictnx-off", case_strictnx_off), ("strictnx-probe", case_strictnx_probe)]
 
