@@ -295,7 +295,8 @@ def case_strictnx_probe(a, tmp):
 
 FAST = [("signatures", case_signatures), ("stripped", case_stripped), ("sb-mok", case_sb_mok),
         ("sb-not-enrolled", case_sb_not_enrolled)]
-SLOW = [("mokmanager", case_mokmanager), ("mok-entry", case_mok_entry), ("sb-db", case_sb_db), ("unsigned-efi", case_unsigned_efi),
+SLOW = [("mokmanager", case_mokmanager), ("mok-entry", case_mok_entry), ("sb-db", case_sb_db),
+        ("unsigned-efi", case_unsigned_efi),
         ("no-third-party", case_no_third_party), ("strictnx-sb", case_strictnx_sb),
         ("strictnx-off", case_strictnx_off), ("strictnx-probe", case_strictnx_probe)]
 
