@@ -286,6 +286,7 @@ test: screenshot
 # SIGNING_DIR; SIGNING_KEY= and SIGNING_CERT= take a key the user already has.
 # The tests sign their image (build/test/quietbench.img) with a throwaway key
 # under build/, so that make test never makes a key in a home folder.
+
 # The build folder's path stays out of the debug info (-ffile-prefix-map): the image is the same from any folder.
 override MB2CFLAGS := -std=gnu11 -O2 -g -m64 -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
@@ -340,9 +341,10 @@ $(BUILD)/quietbench.img: $(IMAGE_DEPS) $(SIGNING_STAMP) $(wildcard $(SIGNING_CER
 	$(MKIMAGE) --key $(SIGNING_KEY) --cert $(SIGNING_CERT) -o $@
 $(BUILD)/quietbench-unsigned.img: $(IMAGE_DEPS) | $(BUILD)/.deps-ok
 	$(MKIMAGE) -o $@
-$(TEST_IMG): $(IMAGE_DEPS) | $(BUILD)/.deps-ok
+$(TEST_SIGNING_CERT):
+	tools/signing-key $(TEST_SIGNING_KEY) $@ >/dev/null
+$(TEST_IMG): $(IMAGE_DEPS) $(TEST_SIGNING_CERT) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
-	@tools/signing-key $(TEST_SIGNING_KEY) $(TEST_SIGNING_CERT) >/dev/null
 	$(MKIMAGE) --key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) -o $@
 
 # The strict-NX control (make test-slow): a UEFI application that runs code from its own .data section.
@@ -402,7 +404,7 @@ test: usbhctest
 OVMF13 := $(BUILD)/ovmf13/.ok
 $(OVMF13): tools/ovmf13
 	tools/ovmf13 $(BUILD)/ovmf13 >/dev/null
-SBTEST_ARGS = --image $(TEST_IMG) --unsigned $(BUILD)/quietbench-unsigned.img \
+SBTEST_ARGS = --image $(TEST_IMG) --unsigned $(BUILD)/quietbench-unsigned.img --sb-files $(SB_FILES) \
 	--key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) --logdir $(BUILD)/sbtest
 sbtest: $(TEST_IMG) $(BUILD)/quietbench-unsigned.img
 	python3 tests/boot/secureboot_tests.py $(SBTEST_ARGS)

@@ -124,7 +124,7 @@ def case_signatures(a, tmp):
         if bad.returncode == 0:
             errors.append("sbverify accepts %s with a certificate that did not sign it" % name)
         notes.append("%s: %s" % (name, good.stdout.decode(errors="replace").strip().splitlines()[-1:]))
-    sb = os.path.join(ROOT, "build", "secureboot")
+    sb = a.sb_files
     for name, src in (("/EFI/BOOT/BOOTX64.EFI", qbsecureboot.SHIM), ("/EFI/BOOT/mmx64.efi", qbsecureboot.MOKMANAGER)):
         with open(os.path.join(sb, src), "rb") as f:
             if files.get(name) != f.read():
@@ -307,6 +307,8 @@ def main():
     ap.add_argument("--unsigned", default=os.path.join(ROOT, "build", "quietbench-unsigned.img"))
     ap.add_argument("--key", default=os.path.join(ROOT, "build", "test-key", "quietbench-test.key"))
     ap.add_argument("--cert", default=os.path.join(ROOT, "build", "test-key", "quietbench-test.crt"))
+    ap.add_argument("--sb-files", default=os.path.join(ROOT, "build", "secureboot"),
+                    help="Debian's shim, MokManager and signed GRUB (tools/sbfiles), to compare the stick with")
     ap.add_argument("--nxprobe", default=os.path.join(ROOT, "build", "test", "nxprobe.efi"))
     ap.add_argument("--logdir", default=os.path.join(ROOT, "build", "sbtest"))
     ap.add_argument("--slow", action="store_true", help="the slow tier's cases instead")
