@@ -9,6 +9,7 @@ Flags). Shared by tools/mkimage, tools/qemu-run and the boot tests. As a program
                                                    to 8 bytes and set its checksum, as sbsign would
     python3 tools/qbsecureboot.py check FILE       exit 1 unless NX_COMPAT is set and the sections are W^X
 """
+import argparse
 import os
 import re
 import struct
@@ -209,10 +210,11 @@ def make_vars(template, out, mode, cert):
 # (its boot manager and the image verifier), shim's, and GRUB's, as (marker, who, what to do).
 REFUSALS = (
     ("Access Denied", "the firmware",
-     "the image is not signed by a key in the firmware's db (is \\EFI\\BOOT\\BOOTX64.EFI shim?)"),
+     "it does not trust shim: its db lacks Microsoft's UEFI CA (allow the third-party CA in its setup, "
+     "docs/real-machines.md)"),
     ("Verification failed", "shim",
-     "the stick's key is not enrolled: enroll ENROLL_THIS_KEY_IN_MOKMANAGER.cer in MokManager "
-     "(docs/real-machines.md)"),
+     "the stick's key is not enrolled (or its GRUB's .sbat is revoked): enroll "
+     "ENROLL_THIS_KEY_IN_MOKMANAGER.cer in MokManager (docs/real-machines.md)"),
     ("bad shim signature", "GRUB",
      "quietbench.efi is not signed by a key shim trusts: rebuild the stick with make image"),
 )
@@ -226,24 +228,23 @@ def refusal(line):
     return None
 
 
-def main(argv):
-    if len(argv) != 3 or argv[1] not in ("nx-compat", "check"):
-        print(__doc__.split("\n\n", 2)[2].rstrip() if len(argv) > 1 and argv[1] in ("-h", "--help") else
-              "usage: qbsecureboot.py nx-compat|check FILE", file=sys.stderr if len(argv) <= 1 or
-              argv[1] not in ("-h", "--help") else sys.stdout)
-        return 0 if len(argv) > 1 and argv[1] in ("-h", "--help") else 2
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("action", choices=("nx-compat", "check"))
+    ap.add_argument("file")
+    a = ap.parse_args()
     try:
-        if argv[1] == "nx-compat":
-            pe_normalise(argv[2], nx_compat=True)
-        with open(argv[2], "rb") as f:
+        if a.action == "nx-compat":
+            pe_normalise(a.file, nx_compat=True)
+        with open(a.file, "rb") as f:
             problems = pe_problems(f.read())
     except (OSError, PeError) as e:
-        print("qbsecureboot: %s: %s" % (argv[2], e), file=sys.stderr)
+        print("qbsecureboot: %s: %s" % (a.file, e), file=sys.stderr)
         return 1
     for p in problems:
-        print("qbsecureboot: %s: %s" % (argv[2], p), file=sys.stderr)
+        print("qbsecureboot: %s: %s" % (a.file, p), file=sys.stderr)
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
