@@ -50,11 +50,10 @@ class Machine:
     """QEMU under OVMF with Secure Boot on and Microsoft's keys, the stick on an xHCI, serial on a pipe both
     ways, and a monitor socket for screendumps."""
 
-    def __init__(self, image, vars_path, tmp, text=False):
+    def __init__(self, image, vars_path, tmp):
         self.screen = vtscreen.Screen()
         self.log = bytearray()
         self.lock = threading.Lock()
-        self.text = text
         self.sock = os.path.join(tmp, "monitor.sock")
         code, _ = qbsecureboot.firmware("not-enrolled", False)
         cmd = ["qemu-system-x86_64", "-machine", "q35,smm=on", "-accel", "tcg,thread=multi", "-cpu", "max",
@@ -128,7 +127,7 @@ class Machine:
 def enroll(image, vars_path, tmp, screens=None, text=False):
     """Boot the stick with vars_path (Microsoft's keys, the stick's key not enrolled) and enroll its key in
     MokManager as a person would. Returns (errors, serial log); vars_path then holds the enrolled key."""
-    m = Machine(image, vars_path, tmp, text)
+    m = Machine(image, vars_path, tmp)
     errors = []
     try:
         for n, (name, words, item) in enumerate(STEPS, 1):
