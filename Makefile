@@ -414,9 +414,10 @@ sbtest-slow: $(TEST_IMG) $(BUILD)/quietbench-unsigned.img $(BUILD)/test/nxprobe.
 # docs/screens/secureboot-*.png: each screen of the first boot, MokManager driven over serial.
 sbscreens: $(TEST_IMG)
 	python3 tests/boot/mokmanager.py --image $(TEST_IMG) --screens docs/screens
-# make image-unsigned in two clones of HEAD, in two folders: the same bytes.
-reprotest: $(SB_FILES)/.ok
-	python3 tests/boot/repro_test.py --work $(BUILD)/repro --sb-files $(SB_FILES)
+# make image-unsigned in two clones of HEAD, in two folders: the same bytes (this tree is one when it is
+# clean at HEAD, as CI's is).
+reprotest: $(BUILD)/quietbench-unsigned.img $(SB_FILES)/.ok
+	python3 tests/boot/repro_test.py --work $(BUILD)/repro --sb-files $(SB_FILES) --tree-build $(BUILD)
 test: sbtest reprotest
 
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """repro_test - anyone can rebuild the stick bit for bit: two clones of the commit in two different folders
-(build/repro/one and a deeper, longer one) each run `make image-unsigned`, and their quietbench.efi,
-quietbench-mb2.elf and build/quietbench-unsigned.img must be the same bytes.
+each run `make image-unsigned`, and their quietbench.efi, quietbench-mb2.elf and
+build/quietbench-unsigned.img must be the same bytes.
 
-What is compared is the commit (HEAD), not the working tree. The clones share this tree's Debian Secure
-Boot files (SB_FILES, tools/sbfiles) so nothing is fetched twice. On a difference it says which of the
-stick's files differ (read off both images with mtools) and how many bytes. The last line is
-"repro test: N passed, N failed"."""
+What is compared is the commit (HEAD). With --tree-build (make reprotest), when this tree is clean at
+HEAD (as CI's clone is), this tree is the first of the two and its own build is compared: one clone (in
+build/repro/, a deeper and longer folder) is built, not two. A tree with changes gets two clones, in
+build/repro/one and the deeper folder. The clones share this tree's Debian Secure Boot files (SB_FILES,
+tools/sbfiles), so nothing is fetched again. On a difference it says which of the stick's files differ
+(read off both images with mtools) and how many bytes. The last line is "repro test: N passed, N failed"."""
 import argparse
 import os
 import shutil
@@ -58,12 +60,20 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "repro"), help="where the clones go")
     ap.add_argument("--sb-files", default=os.path.join(ROOT, "build", "secureboot"))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--tree-build", metavar="DIR", help="this tree's build folder, with make image-unsigned "
+                    "done: compared in place of the first clone when the tree is clean at HEAD")
     a = ap.parse_args()
     t0 = time.time()
     errors = []
     commit = sh(["git", "-C", ROOT, "rev-parse", "HEAD"]).stdout.strip()
+    clean = not sh(["git", "-C", ROOT, "status", "--porcelain"]).stdout.strip()
+    what = "this tree and a clone" if a.tree_build and clean else "two clones"
     try:
-        builds = [build(os.path.join(a.work, f), commit, os.path.abspath(a.sb_files), a.jobs) for f in FOLDERS]
+        if a.tree_build and clean:
+            builds = [os.path.abspath(a.tree_build), build(os.path.join(a.work, FOLDERS[1]), commit,
+                                                           os.path.abspath(a.sb_files), a.jobs)]
+        else:
+            builds = [build(os.path.join(a.work, f), commit, os.path.abspath(a.sb_files), a.jobs) for f in FOLDERS]
         for name in OUTPUTS:
             data = []
             for b in builds:
@@ -82,11 +92,11 @@ def main():
         errors.append(str(e))
     took = time.time() - t0
     if errors:
-        print("FAIL image-unsigned in two clones (%.1f s)" % took)
+        print("FAIL image-unsigned in %s (%.1f s)" % (what, took))
         for e in errors:
             print("  - " + e)
     else:
-        print("ok   image-unsigned in two clones, commit %s: SHA-256 %s (%.1f s)" % (commit[:12], sha, took))
+        print("ok   image-unsigned in %s, commit %s: SHA-256 %s (%.1f s)" % (what, commit[:12], sha, took))
         shutil.rmtree(a.work, ignore_errors=True)
     print("repro test: %d passed, %d failed" % (0 if errors else 1, 1 if errors else 0))
     return 1 if errors else 0
