@@ -277,7 +277,7 @@ test: screenshot
 #   make usb DEV=/dev/sdX   write it to a USB stick (tools/qb-flash; YES=1 skips the question)
 #   make imagetest       boot the image in QEMU under OVMF (USB stick) and SeaBIOS (disk)
 #   make sbtest          Secure Boot: the build's key as a MOK, and not enrolled (test-slow: the rest)
-#   make reprotest       two clones in two folders build one image-unsigned, byte for byte
+#   make reprotest       two builds in two folders make one image-unsigned, byte for byte
 #   make flashtest       host tests of tools/qb-flash
 #
 # Secure Boot (docs/real-machines.md): the stick boots through Debian's
