@@ -33,6 +33,14 @@ SMP     ?= 4
 MEM     ?= 1024
 ARGS    ?=
 BUILD   ?= build
+# The key that signs the stick (make image): made on first use in SIGNING_DIR.
+SIGNING_DIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/quietbench/keys
+SIGNING_KEY  ?= $(SIGNING_DIR)/quietbench-signing.key
+SIGNING_CERT ?= $(basename $(SIGNING_KEY)).crt
+# The tests' image, signed with a throwaway key under build/ (never one in a home folder).
+TEST_SIGNING_KEY := $(BUILD)/test-key/quietbench-test.key
+TEST_SIGNING_CERT := $(BUILD)/test-key/quietbench-test.crt
+TEST_IMG := $(BUILD)/test/quietbench.img
 
 # ---- host unit tests ----------------------------------------------------------
 # Each tests/unit/NAME.mk adds NAME to UNIT_TESTS and sets NAME_SRCS: the test
@@ -133,9 +141,12 @@ $(BUILD)/boot/kernel_blob.o: boot/kernel_blob.S $(BUILD)/kernel.bin
 $(BUILD)/quietbench.so: $(BOOT_OBJS)
 	$(LD) -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
 		$(EFI_LIB)/crt0-efi-x86_64.o $(BOOT_OBJS) -L$(EFI_LIB) -lefi -lgnuefi -o $@
-$(BUILD)/quietbench.efi: $(BUILD)/quietbench.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
+# No symbol table; NX_COMPAT set (strict firmware: tools/qbsecureboot.py checks the sections are W^X on
+# 4 KiB pages first), padded and checksummed as sbsign leaves it once its signature is removed.
+$(BUILD)/quietbench.efi: $(BUILD)/quietbench.so tools/qbsecureboot.py
+	$(OBJCOPY) --strip-all -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
 		-j .rela -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	python3 tools/qbsecureboot.py nx-compat $@
 	@size=$$(stat -c %s $@); if [ $$size -ge 1048576 ]; then \
 		echo "quietbench.efi is $$size bytes, over the 1 MiB budget" >&2; rm -f $@; exit 1; fi
 
@@ -205,7 +216,7 @@ toolstest: | $(BUILD)/.deps-ok
 
 # Bochs raises #GP on the MSRs it does not model, as real CPUs and hypervisors do.
 .PHONY: bochstest
-bochstest: $(BUILD)/quietbench.img
+bochstest: $(TEST_IMG)
 	python3 tests/boot/bochs_tests.py --image $<
 
 # QEMU 10 from bookworm-backports, unpacked beside the system QEMU (tools/qemu10).
@@ -218,18 +229,19 @@ $(BUILD)/qemu10/.ok:
 x2apictest: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
 	python3 tests/boot/x2apic_tests.py --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
 
-# The slow tier: 288 CPUs under QEMU 10 (minutes each), and the big-memory
-# servers of the boot matrix: 3 TiB in two nodes, 6 TiB in four (under a
-# minute each). .ci/run runs it when time allows.
+# The slow tier: 288 CPUs under QEMU 10 (minutes each), the big-memory
+# servers of the boot matrix (3 TiB in two nodes, 6 TiB in four: under a
+# minute each) and Secure Boot's slow cases (sbtest-slow). .ci/run runs it
+# when time allows.
 MATRIX_SLOW_CELLS ?= bigmem-3t-2nodes bigmem-6t-4nodes
-test-slow: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img $(BUILD)/qemu10/.ok
+test-slow: $(BUILD)/quietbench.efi $(TEST_IMG) $(BUILD)/qemu10/.ok sbtest-slow
 	python3 tests/boot/x2apic_tests.py --slow --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
-	python3 tests/boot/matrix.py --efi $(BUILD)/quietbench.efi --image $(BUILD)/quietbench.img --logdir $(BUILD)/matrix $(MATRIX_SLOW_CELLS)
+	python3 tests/boot/matrix.py --efi $(BUILD)/quietbench.efi --image $(TEST_IMG) --logdir $(BUILD)/matrix $(MATRIX_SLOW_CELLS)
 
 # qemu-run ends with the done record, says when the firmware died, keeps the log on Ctrl-C.
 .PHONY: qemuruntest
-qemuruntest: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img
-	python3 tests/boot/qemu_run_tests.py --efi $<
+qemuruntest: $(BUILD)/quietbench.efi $(TEST_IMG)
+	python3 tests/boot/qemu_run_tests.py --efi $< --image $(TEST_IMG)
 
 # Every link in the README and docs/ resolves, every make target and tools/ command they show parses.
 .PHONY: docscheck
@@ -259,8 +271,8 @@ $(BUILD)/kernel.elf: $(FBCON_FONT_O)
 
 # The screenshot test: boot, screendump the summary screen, read it back.
 .PHONY: screenshot
-screenshot: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img $(FBCON_FONT_C)
-	python3 tests/boot/screenshot.py --efi $< --image $(BUILD)/quietbench.img
+screenshot: $(BUILD)/quietbench.efi $(TEST_IMG) $(FBCON_FONT_C)
+	python3 tests/boot/screenshot.py --efi $< --image $(TEST_IMG)
 test: screenshot
 # ---- fbcon (end)
 
@@ -268,13 +280,25 @@ test: screenshot
 # The multiboot2 kernel (boot/mb2*: GRUB on legacy BIOS), the USB image and
 # the flasher.
 #
-#   make image           build/quietbench.img: raw disk for dd, boots on UEFI and BIOS
+#   make image           build/quietbench.img: raw disk for dd, boots on UEFI (Secure Boot too) and BIOS
+#   make image-unsigned  build/quietbench-unsigned.img: the same stick, unsigned, the same bytes from any clone
 #   make usb DEV=/dev/sdX   write it to a USB stick (tools/qb-flash; YES=1 skips the question)
 #   make imagetest       boot the image in QEMU under OVMF (USB stick) and SeaBIOS (disk)
+#   make sbtest          Secure Boot: the build's key as a MOK, and not enrolled (test-slow: the rest)
+#   make reprotest       two builds in two folders make one image-unsigned, byte for byte
 #   make flashtest       host tests of tools/qb-flash
+#
+# Secure Boot (docs/real-machines.md): the stick boots through Debian's
+# Microsoft-signed shim (tools/sbfiles), and its GRUB and quietbench.efi are
+# signed with the user's own key, made on first use (tools/signing-key) in
+# SIGNING_DIR; SIGNING_KEY= and SIGNING_CERT= take a key the user already has.
+# The tests sign their image (build/test/quietbench.img) with a throwaway key
+# under build/, so that make test never makes a key in a home folder.
+
+# The build folder's path stays out of the debug info (-ffile-prefix-map): the image is the same from any folder.
 override MB2CFLAGS := -std=gnu11 -O2 -g -m64 -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
-	-Wall -Wextra -Werror -Wshadow -Iboot $(KINC) -MMD -MP
+	-ffile-prefix-map=$(CURDIR)=. -Wall -Wextra -Werror -Wshadow -Iboot $(KINC) -MMD -MP
 MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/mm/pgtable.c kernel/lib/lib.c
 MB2_OBJS := $(patsubst %.c,$(BUILD)/mb2/%.o,$(MB2_SRCS)) \
 	$(BUILD)/mb2/boot/mb2_header.o $(BUILD)/mb2/boot/mb2_entry.o $(BUILD)/mb2/boot/mb2_blob.o
@@ -303,10 +327,45 @@ $(BUILD)/quietbench-mb2.elf: $(MB2_OBJS) boot/mb2.ld
 		echo "$@: GRUB does not see a multiboot2 header" >&2; rm -f $@; exit 1; fi
 all: $(BUILD)/quietbench-mb2.elf
 
-IMAGE_DEPS := $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mkimage \
-	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c
-$(BUILD)/quietbench.img: $(IMAGE_DEPS) | $(BUILD)/.deps-ok
-	tools/mkimage --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf -o $@
+# Every FAT time on the stick is the commit's (tools/mkimage, mtools).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+ifneq ($(SOURCE_DATE_EPOCH),)
+export SOURCE_DATE_EPOCH
+endif
+# The image is made again when the key named changes (the stamp is rewritten only then).
+SIGNING_STAMP := $(BUILD)/gen/signing
+$(shell mkdir -p $(BUILD)/gen; [ "$$(cat $(SIGNING_STAMP) 2>/dev/null)" = "$(SIGNING_KEY) $(SIGNING_CERT)" ] || echo "$(SIGNING_KEY) $(SIGNING_CERT)" > $(SIGNING_STAMP))
+
+# Debian's shim, MokManager and signed GRUB (for its .sbat), unpacked, never installed.
+SB_FILES := $(BUILD)/secureboot
+$(SB_FILES)/.ok: tools/sbfiles | $(BUILD)/.deps-ok
+	tools/sbfiles $(SB_FILES) >/dev/null
+
+IMAGE_DEPS := $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mkimage tools/qbsecureboot.py \
+	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c $(SB_FILES)/.ok
+MKIMAGE := tools/mkimage --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf --secureboot $(SB_FILES)
+$(BUILD)/quietbench.img: $(IMAGE_DEPS) $(SIGNING_STAMP) $(wildcard $(SIGNING_CERT)) | $(BUILD)/.deps-ok
+	@tools/signing-key $(SIGNING_KEY) $(SIGNING_CERT)
+	$(MKIMAGE) --key $(SIGNING_KEY) --cert $(SIGNING_CERT) -o $@
+$(BUILD)/quietbench-unsigned.img: $(IMAGE_DEPS) | $(BUILD)/.deps-ok
+	$(MKIMAGE) -o $@
+$(TEST_SIGNING_CERT):
+	tools/signing-key $(TEST_SIGNING_KEY) $@ >/dev/null
+$(TEST_IMG): $(IMAGE_DEPS) $(TEST_SIGNING_CERT) | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(MKIMAGE) --key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) -o $@
+
+# The strict-NX control (make test-slow): a UEFI application that runs code from its own .data section.
+$(BUILD)/test/nxprobe.o: tests/boot/nxprobe.c Makefile | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	@echo "  CC $<"; 	$(CC) $(ECFLAGS) -c $< -o $@
+$(BUILD)/test/nxprobe.so: $(BUILD)/test/nxprobe.o
+	$(LD) -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
+		$(EFI_LIB)/crt0-efi-x86_64.o $< -L$(EFI_LIB) -lefi -lgnuefi -o $@
+$(BUILD)/test/nxprobe.efi: $(BUILD)/test/nxprobe.so tools/qbsecureboot.py
+	$(OBJCOPY) --strip-all -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel \
+		-j .rela -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	python3 tools/qbsecureboot.py nx-compat $@
 
 # Network boot (issue 18): a TFTP/HTTP root with GRUB for UEFI and BIOS.
 .PHONY: netboot netboottest
@@ -318,30 +377,56 @@ netboottest: netboot
 # LAVA (issue 18): tools/lava/qemu-job.yaml run for real by Debian's lava-run,
 # its test cases checked against the result records.
 .PHONY: lava-check
-lava-check: $(BUILD)/quietbench.img
+lava-check: $(TEST_IMG)
 	tools/lava-check --image $< --build $(BUILD)
 
-.PHONY: image usb imagetest flashtest
+.PHONY: image image-unsigned usb imagetest flashtest sbtest reprotest sbscreens
 image: $(BUILD)/quietbench.img
+	@echo "image: $< signed with $(SIGNING_KEY); its certificate is on the stick as ENROLL_THIS_KEY_IN_MOKMANAGER.cer"
+	@sha256sum $<
+image-unsigned: $(BUILD)/quietbench-unsigned.img
+	@sha256sum $<
 
 usb: $(BUILD)/quietbench.img
 	@if [ -z "$(DEV)" ]; then echo "usage: make usb DEV=/dev/sdX [YES=1]" >&2; exit 2; fi
 	tools/qb-flash $< $(DEV) $(if $(YES),--yes)
 
-imagetest: $(BUILD)/quietbench.img
+imagetest: $(TEST_IMG)
 	python3 tests/boot/image_tests.py --image $<
 
 # The end screen with a USB keyboard: keys through QEMU's monitor, the screen read back.
 .PHONY: pagertest
-pagertest: $(BUILD)/quietbench.img $(FBCON_FONT_C)
-	python3 tests/boot/pager_test.py --image $(BUILD)/quietbench.img
+pagertest: $(TEST_IMG) $(FBCON_FONT_C)
+	python3 tests/boot/pager_test.py --image $(TEST_IMG)
 
 # The stick behind an EHCI or a UHCI alone: named by class, the controller taken
 # from the firmware, no hang, and not a byte of the stick written.
 .PHONY: usbhctest
-usbhctest: $(BUILD)/quietbench.img
+usbhctest: $(TEST_IMG)
 	python3 tests/boot/usbhc_tests.py --image $<
 test: usbhctest
+
+# Secure Boot (tests/boot/secureboot_tests.py): signatures, the stick stripped of them, a boot with the
+# key as a MOK and one not enrolled; the slow tier: MokManager driven over serial, db, the refusals,
+# Debian 13's strict-NX OVMF (tools/ovmf13) and its control (tests/boot/nxprobe.c).
+OVMF13 := $(BUILD)/ovmf13/.ok
+$(OVMF13): tools/ovmf13
+	tools/ovmf13 $(BUILD)/ovmf13 >/dev/null
+SBTEST_ARGS = --image $(TEST_IMG) --unsigned $(BUILD)/quietbench-unsigned.img --sb-files $(SB_FILES) \
+	--key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) --logdir $(BUILD)/sbtest
+sbtest: $(TEST_IMG) $(BUILD)/quietbench-unsigned.img
+	python3 tests/boot/secureboot_tests.py $(SBTEST_ARGS)
+.PHONY: sbtest-slow
+sbtest-slow: $(TEST_IMG) $(BUILD)/quietbench-unsigned.img $(BUILD)/test/nxprobe.efi $(OVMF13)
+	python3 tests/boot/secureboot_tests.py --slow $(SBTEST_ARGS) --nxprobe $(BUILD)/test/nxprobe.efi
+# docs/screens/secureboot-*.png: each screen of the first boot, MokManager driven over serial.
+sbscreens: $(TEST_IMG)
+	python3 tests/boot/mokmanager.py --image $(TEST_IMG) --screens docs/screens
+# make image-unsigned in two clones of HEAD, in two folders: the same bytes (this tree is one when it is
+# clean at HEAD, as CI's is).
+reprotest: $(BUILD)/quietbench-unsigned.img $(SB_FILES)/.ok
+	python3 tests/boot/repro_test.py --work $(BUILD)/repro --sb-files $(SB_FILES) --tree-build $(BUILD)
+test: sbtest reprotest
 
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
 flashtest:
@@ -467,10 +552,10 @@ fuzz-ci: $(FUZZ_BINS)
 MATRIX_CELLS ?=
 MATRIX_JOBS ?= 1
 .PHONY: test-matrix matrix-doc
-test-matrix: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img
-	python3 tests/boot/matrix.py --efi $< --image $(BUILD)/quietbench.img --logdir $(BUILD)/matrix --jobs $(MATRIX_JOBS) $(MATRIX_CELLS)
-matrix-doc: $(BUILD)/quietbench.efi $(BUILD)/quietbench.img
-	python3 tests/boot/matrix.py --efi $< --image $(BUILD)/quietbench.img --logdir $(BUILD)/matrix --jobs $(MATRIX_JOBS) --slow --doc docs/matrix.md
+test-matrix: $(BUILD)/quietbench.efi $(TEST_IMG)
+	python3 tests/boot/matrix.py --efi $< --image $(TEST_IMG) --logdir $(BUILD)/matrix --jobs $(MATRIX_JOBS) $(MATRIX_CELLS)
+matrix-doc: $(BUILD)/quietbench.efi $(TEST_IMG)
+	python3 tests/boot/matrix.py --efi $< --image $(TEST_IMG) --logdir $(BUILD)/matrix --jobs $(MATRIX_JOBS) --slow --doc docs/matrix.md
 # CI runs make test: the matrix with it.
 test: test-matrix
 # ---- matrix (end) -------------------------------------------------------------

@@ -112,10 +112,14 @@ CRAFTS = {
 
 
 def build_4kn(image, out):
-    """The image again with 4096-byte sectors (tools/mkimage --sector-size 4096), from the same build."""
+    """The image again with 4096-byte sectors (tools/mkimage --sector-size 4096), from the same build:
+    the image's folder, or the one above it (the tests' image is build/test/quietbench.img)."""
     build = os.path.dirname(os.path.abspath(image))
+    if not os.path.exists(os.path.join(build, "quietbench.efi")):
+        build = os.path.dirname(build)
     run([os.path.join(ROOT, "tools", "mkimage"), "--efi", os.path.join(build, "quietbench.efi"),
-         "--mb2", os.path.join(build, "quietbench-mb2.elf"), "--sector-size", "4096", "-o", out])
+         "--mb2", os.path.join(build, "quietbench-mb2.elf"), "--secureboot", os.path.join(build, "secureboot"),
+         "--sector-size", "4096", "-o", out])
 
 
 def prepare(case, image, tmp):

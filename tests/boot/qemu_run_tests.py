@@ -26,6 +26,8 @@
   image-usage      --sata without --image, --sata with --ide, and --firmware
                    seabios with a USB stick (the multiboot2 path writes no
                    results file to check): exit 2.
+  sb-usage         --secure-boot without --image, --cert without mok or db, and
+                   --secure-boot mok on a stick without a certificate: exit 2.
   quiet-explains   --quiet and a typo: the run fails, and the lines that say
                    why (error:, did you mean ...) are still shown; the done
                    line says no CPU was started, not "0 of 0 CPUs online".
@@ -109,6 +111,24 @@ def case_image_usage(efi, tmp):
         outs += out
         if rc != 2:
             errs.append("%s: exit %d, expected 2" % (" ".join(args), rc))
+    return errs, outs
+
+
+def case_sb_usage(efi, tmp):
+    """Secure Boot's usage errors, at once and without QEMU: --secure-boot without --image (network boot under
+    Secure Boot is out of scope), --cert without mok or db, and a stick with no certificate to enroll."""
+    bare = os.path.join(tmp, "nocert.img")
+    subprocess.run(["cp", IMAGE, bare], check=True)
+    subprocess.run(["mdel", "-i", bare + "@@1M", "::/ENROLL_THIS_KEY_IN_MOKMANAGER.cer"], check=True,
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    errs, outs = [], ""
+    for args, why in ((["--secure-boot", "mok", "--"], "goes with --image"),
+                      (["--image", IMAGE, "--cert", "x.crt", "--"], "--cert goes with"),
+                      (["--image", bare, "--secure-boot", "mok", "--"], "has no ENROLL_THIS_KEY_IN_MOKMANAGER.cer")):
+        rc, out, wall = run(efi, args + QUICK)
+        outs += out
+        if rc != 2 or why not in out:
+            errs.append("%s: exit %d, expected 2 with %r" % (" ".join(args), rc, why))
     return errs, outs
 
 
@@ -241,16 +261,20 @@ CASES = [
     ("image-sata", case_image_sata),
     ("image-refused", case_image_refused),
     ("image-usage", case_image_usage),
+    ("sb-usage", case_sb_usage),
     ("quiet-explains", case_quiet_explains),
     ("log-dir", case_log_dir),
 ]
 
 
 def main():
+    global IMAGE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--efi", default=os.path.join(ROOT, "build", "quietbench.efi"))
+    ap.add_argument("--image", default=IMAGE, help="the image the --image cases boot (make: build/test/quietbench.img)")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
+    IMAGE = os.path.abspath(a.image)
     efi = os.path.abspath(a.efi)
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="qemu-run-tests-") as tmp:
