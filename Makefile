@@ -233,10 +233,10 @@ x2apictest: $(BUILD)/quietbench.efi $(BUILD)/qemu10/.ok
 # servers of the boot matrix (3 TiB in two nodes, 6 TiB in four: under a
 # minute each) and Secure Boot's slow cases (sbtest-slow). .ci/run runs it
 # when time allows.
-MATRIX_SLOW_CELLS ?= bigmem-3t-2nodes bigmem-6t-4nodes
 test-slow: $(BUILD)/quietbench.efi $(TEST_IMG) $(BUILD)/qemu10/.ok sbtest-slow
 	python3 tests/boot/x2apic_tests.py --slow --efi $(BUILD)/quietbench.efi --qemu $(QEMU10)
-	python3 tests/boot/matrix.py --efi $(BUILD)/quietbench.efi --image $(TEST_IMG) --logdir $(BUILD)/matrix $(MATRIX_SLOW_CELLS)
+	python3 tests/boot/plan_tests.py --slow --efi $(BUILD)/quietbench.efi
+	python3 tests/boot/matrix.py --efi $(BUILD)/quietbench.efi --image $(TEST_IMG) --logdir $(BUILD)/matrix --only-slow
 
 # qemu-run ends with the done record, says when the firmware died, keeps the log on Ctrl-C.
 .PHONY: qemuruntest
@@ -248,7 +248,7 @@ qemuruntest: $(BUILD)/quietbench.efi $(TEST_IMG)
 docscheck:
 	python3 tests/docs/check_docs.py
 
-test: unit layercheck docscheck asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
+TEST_TARGETS += unit layercheck docscheck asmtest toolstest boottest parktest plantest qemuruntest x2apictest bochstest
 
 # ---- fbcon (begin)
 # The screen console's font: tools/mkfont turns a PSF console font from
@@ -273,7 +273,7 @@ $(BUILD)/kernel.elf: $(FBCON_FONT_O)
 .PHONY: screenshot
 screenshot: $(BUILD)/quietbench.efi $(TEST_IMG) $(FBCON_FONT_C)
 	python3 tests/boot/screenshot.py --efi $< --image $(TEST_IMG)
-test: screenshot
+TEST_TARGETS += screenshot
 # ---- fbcon (end)
 
 # ---- image (begin) ----------------------------------------------------------
@@ -404,7 +404,7 @@ pagertest: $(TEST_IMG) $(FBCON_FONT_C)
 .PHONY: usbhctest
 usbhctest: $(TEST_IMG)
 	python3 tests/boot/usbhc_tests.py --image $<
-test: usbhctest
+TEST_TARGETS += usbhctest
 
 # Secure Boot (tests/boot/secureboot_tests.py): signatures, the stick stripped of them, a boot with the
 # key as a MOK and one not enrolled; the slow tier: MokManager driven over serial, db, the refusals,
@@ -426,7 +426,7 @@ sbscreens: $(TEST_IMG)
 # clean at HEAD, as CI's is).
 reprotest: $(BUILD)/quietbench-unsigned.img $(SB_FILES)/.ok
 	python3 tests/boot/repro_test.py --work $(BUILD)/repro --sb-files $(SB_FILES) --tree-build $(BUILD)
-test: sbtest reprotest
+TEST_TARGETS += sbtest reprotest
 
 # The flasher's refusals and writes, against a fixture sysfs tree (no root needed).
 flashtest:
@@ -491,7 +491,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 
 # Everything above that CI must run: the image boots, the flasher's refusals,
 # and the Linux twin under ASan and UBSan.
-test: imagetest pagertest netboottest lava-check flashtest hosttest
+TEST_TARGETS += imagetest pagertest netboottest lava-check flashtest hosttest
 
 # ---- fuzz (begin) -----------------------------------------------------------
 # libFuzzer harnesses (issue 9) for what firmware, loaders and users hand the
@@ -557,8 +557,33 @@ test-matrix: $(BUILD)/quietbench.efi $(TEST_IMG)
 matrix-doc: $(BUILD)/quietbench.efi $(TEST_IMG)
 	python3 tests/boot/matrix.py --efi $< --image $(TEST_IMG) --logdir $(BUILD)/matrix --jobs $(MATRIX_JOBS) --slow --doc docs/matrix.md
 # CI runs make test: the matrix with it.
-test: test-matrix
+TEST_TARGETS += test-matrix
 # ---- matrix (end) -------------------------------------------------------------
 
 # A short fuzzing pass and every kept crash input, in CI too.
-test: fuzz-ci
+TEST_TARGETS += fuzz-ci
+
+# ---- make test (begin) --------------------------------------------------------
+# Everything the test targets need is built first (two jobs), then the targets
+# run two at a time (tests/run_tests.py: a QEMU boot under TCG keeps about one of
+# this 2-core machine's cores busy), the longest first, each target's output
+# printed whole when it ends, every target's time at the end. TEST_JOBS=1 runs
+# them one after another. Each target also runs alone: make boottest, ...
+TEST_JOBS ?= 2
+# The order the targets start in: longest first (docs/measured.md has their times).
+TEST_ORDER := test-matrix imagetest boottest fuzz-ci plantest qemuruntest toolstest unit pagertest screenshot \
+	sbtest netboottest hosttest bochstest reprotest lava-check x2apictest parktest usbhctest docscheck \
+	flashtest asmtest layercheck
+# What they need, built before any of them starts (so that no two build the same file at once).
+TEST_PREREQS := $(UNIT_BINS) $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf $(TEST_IMG) \
+	$(BUILD)/quietbench-unsigned.img $(SB_FILES)/.ok $(BUILD)/qemu10/.ok $(BUILD)/quietbench-host-asan \
+	$(BUILD)/workloads/counter_loops.o $(BUILD)/twin/workloads/counter_loops.o \
+	$(BUILD)/workloads/locality_loops.o $(BUILD)/twin/workloads/locality_loops.o $(FBCON_FONT_C) $(FUZZ_BINS)
+.PHONY: test test-prereqs
+test-prereqs: $(TEST_PREREQS)
+test: | $(BUILD)/.deps-ok
+	@missing="$(filter-out $(TEST_ORDER),$(TEST_TARGETS))$(filter-out $(TEST_TARGETS),$(TEST_ORDER))"; \
+	if [ -n "$$missing" ]; then echo "Makefile: TEST_ORDER and TEST_TARGETS differ: $$missing" >&2; exit 1; fi
+	$(MAKE) --no-print-directory -j2 test-prereqs
+	python3 tests/run_tests.py --jobs $(TEST_JOBS) $(TEST_ORDER)
+# ---- make test (end) ----------------------------------------------------------

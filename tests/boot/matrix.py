@@ -66,14 +66,14 @@ CELLS = [
     # CPUs (1 GiB, -cpu max, HPET).
     Cell("smp1", "cpus", "1"),
     Cell("smp2", "cpus", "2"),
-    Cell("smp3", "cpus", "3"),
-    Cell("smp5", "cpus", "5"),
+    Cell("smp3", "cpus", "3", slow=True),
+    Cell("smp5", "cpus", "5", slow=True),
     Cell("smp8", "cpus", "8"),
-    Cell("smp16", "cpus", "16"),
+    Cell("smp16", "cpus", "16", slow=True),
     Cell("smp4-maxcpus8", "cpus", "4,maxcpus=8", checks=[check_ap_startup(SMP_TIMEOUT_MS * 1000 // 4)]),
     # NUMA: SRAT with 1, 2 and 4 nodes.
     Cell("numa1", "numa", "2", qemu=numa_qemu(NUMA1), nodes=node_map(NUMA1), mem_nodes=[0],
-         note="NUMA: 1 node with both CPUs and all memory"),
+         note="NUMA: 1 node with both CPUs and all memory", slow=True),
     Cell("numa2", "numa", "4", qemu=numa_qemu(NUMA2), nodes=node_map(NUMA2), numa_nodes=2, mem_nodes=[0, 1],
          note="NUMA: 2 nodes of 2 CPUs and 512M"),
     Cell("numa4-uneven", "numa", "4", qemu=numa_qemu(NUMA4), nodes=node_map(NUMA4), numa_nodes=4,
@@ -84,7 +84,7 @@ CELLS = [
          checks=[check_first_touch_numa({0, 1, 2}, {0, 1, 3})],
          note="NUMA as numa4-uneven"),
     # Memory: 128 MiB and 6 GiB (1 GiB is every other cell); the full profile shrunk to 128 MiB.
-    Cell("mem128m", "memory", "2", mem=128),
+    Cell("mem128m", "memory", "2", mem=128, slow=True),
     Cell("mem6g", "memory", "2", mem=6144, checks=[check_mem_above_4g]),
     Cell("mem128m-full-locality", "memory", "2", mem=128, args="profile=full workloads=locality reps=1",
          checks=[check_locality_sizes]),
@@ -95,17 +95,17 @@ CELLS = [
          checks=[check_first_touch_sizes], timeout=400, slow=True),
     # CPU models (-cpu max is every other cell).
     Cell("cpu-skylake-server", "cpu model", "2", cpu="Skylake-Server"),
-    Cell("cpu-epyc", "cpu model", "2", cpu="EPYC"),
+    Cell("cpu-epyc", "cpu model", "2", cpu="EPYC", slow=True),
     Cell("cpu-qemu64", "cpu model", "2", cpu="qemu64"),
     # Timers: the HPET is every other cell.
     Cell("no-hpet", "timer", "2", machine="hpet=off"),
     # Limits QEMU can reach: more NUMA domains than QB_MAX_NODES, RAM past what 2 MiB pages map within the budget.
     Cell("limit-66-nodes", "limits", "2", mem=66 * 16, qemu=numa_qemu(NUMA66), nodes=node_map(NUMA66),
          numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
-         checks=[check_limit_nodes], note="NUMA: 66 nodes of 16M, CPUs on nodes 0 and 1"),
+         checks=[check_limit_nodes], note="NUMA: 66 nodes of 16M, CPUs on nodes 0 and 1", slow=True),
     Cell("limit-66-nodes-first-touch", "limits", "2", mem=66 * 16, qemu=numa_qemu(NUMA66), nodes=node_map(NUMA66),
          numa_nodes=MAX_NODES, mem_nodes=[0, 1], errors=[r"^acpi SRAT domain limit, 2 entries dropped"],
-         args="profile=quick workloads=first-touch", checks=[check_numa_targets({0, 1})],
+         args="profile=quick workloads=first-touch", checks=[check_limit_nodes, check_numa_targets({0, 1})],
          note="NUMA as limit-66-nodes: every one of the 64 nodes kept a target of first-touch's matrix"),
     # Without 1 GiB pages OVMF itself does not start on 3 TiB (no line in 10 minutes): SeaBIOS and multiboot2.
     Cell("limit-3t-no-1g-pages", "limits", "2", mem=3 * 1024 * 1024, cpu=BIG_CPU + ",pdpe1gb=off",
@@ -192,10 +192,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="cells run at the same time")
     ap.add_argument("--doc", help="write the table of configurations and timings here (Markdown)")
     ap.add_argument("--slow", action="store_true", help="also run the slow cells (named cells always run)")
+    ap.add_argument("--only-slow", action="store_true", help="only the slow cells (make test-slow)")
     ap.add_argument("--list", action="store_true", help="list the cells and exit")
     ap.add_argument("cells", nargs="*", help="run only these cells")
     a = ap.parse_args()
-    cells = [c for c in CELLS if c.name in a.cells or (not a.cells and (a.slow or not c.slow))]
+    cells = [c for c in CELLS if c.name in a.cells or
+             (not a.cells and (c.slow if a.only_slow else a.slow or not c.slow))]
     if a.list or not cells:
         for c in CELLS:
             print("%-26s %-10s %s  [%s]%s" % (c.name, c.group, c.config_text().replace("`", ""), c.args,
