@@ -97,11 +97,20 @@ static inline bool demand_region_init(struct demand_region *r, uint64_t size, ui
 	return true;
 }
 
+/* How many nodes a node mask holds (no POPCNT: the kernel has no libgcc). */
+static inline int demand_node_count(uint64_t nodes)
+{
+	int k = 0;
+	for (; nodes; nodes &= nodes - 1)
+		k++;
+	return k;
+}
+
 /* The node of page `index` of an interleave over the node mask `nodes`:
  * the (index mod k)-th set bit of k, lowest first; -1 for an empty mask. */
 static inline int demand_interleave_node(uint64_t nodes, uint64_t index)
 {
-	int k = __builtin_popcountll(nodes);
+	int k = demand_node_count(nodes);
 	if (!k)
 		return -1;
 	for (uint64_t skip = index % (uint64_t)k; skip; skip--)
