@@ -252,10 +252,14 @@ bool loc_mem_read_back(const struct wl_ctx *ctx, uint64_t bytes, const char **wh
 	for (int nd = 0; last.kind == LOC_MEM_INTERLEAVED && nd < QB_MAX_NODES; nd++)
 		if ((s->nodes >> nd & 1) && last.by_node[nd] > want_each)
 			last.misplaced += last.by_node[nd] - want_each;
+	uint64_t left_out = last.kind == LOC_MEM_INTERLEAVED ? threads_nodes(ctx, &loc_set) & ~s->nodes : 0;
 	if (last.misplaced)
 		fmt_snprintf(last.note, sizeof(last.note),
 			     "%llu of %llu pages are not where the placement asks: a node without free memory gave them to another",
 			     (unsigned long long)last.misplaced, (unsigned long long)pages);
+	else if (left_out) /* as Linux leaves them out of an interleave */
+		fmt_snprintf(last.note, sizeof(last.note), "node %d of the threads has no memory: left out of the interleave%s",
+			     __builtin_ctzll(left_out), demand_node_count(left_out) > 1 ? " (and others)" : "");
 	if (last.absent) {
 		*why = "a page of the array was not present after the pass: a timed pass may have faulted";
 		return false;
