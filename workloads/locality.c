@@ -307,8 +307,8 @@ void locality_run(const struct wl_ctx *ctx)
 		expect[sz] = placed ? loc_fill_total(loc_sizes.bytes[sz] / sizeof(uint32_t))
 				    : loc_total(a, loc_sizes.bytes[sz] / sizeof(uint32_t));
 
-	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, ", (unsigned long long)loc_sizes.bytes[LOC_L2],
-		(unsigned long long)loc_sizes.bytes[LOC_LLC],
+	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, ",
+		(unsigned long long)loc_sizes.bytes[LOC_L2], (unsigned long long)loc_sizes.bytes[LOC_LLC],
 		loc_sizes.have_dram ? (unsigned long long)loc_sizes.bytes[LOC_DRAM] : 0ull, wl_flush_name(ctx));
 	if (placed)
 		kprintf("memory where the threads are (%u nodes):\n  on their node, else interleaved over their nodes; "
@@ -339,7 +339,7 @@ void locality_run(const struct wl_ctx *ctx)
 		bool there = !it->skip && place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, threads, &loc_set);
 		uint64_t nodes = 0;
 		enum loc_mem mem = LOC_MEM_NODE;
-		double placed_s;
+		double placed_s; /* the plan priced it (once_s) */
 		if (there && placed) {
 			mem = loc_mem_kind(ctx, &loc_set, tl, &nodes);
 			there = loc_mem_place(mem, nodes, loc_sizes.bytes[sz], &placed_s, &why);
