@@ -290,6 +290,11 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum la
 	rec_str(r, "placement", placement);
 	flushcheck_params(r, ctx->flush, 0);
 	rec_obj_end(r);
+	int node = pmm_node_of_ptr(cbuf); /* where the image's .bss (bare metal) or Linux put them */
+	if (node >= 0)
+		rec_u64(r, "counters_node", (uint64_t)node);
+	else
+		rec_null(r, "counters_node");
 	if (same) { /* one measurement that both placements name */
 		rec_arr_begin(r, "same_placements");
 		rec_str(r, 0, place_name(PLACE_COMPACT));
@@ -498,8 +503,9 @@ void counter_run(const struct wl_ctx *ctx)
 	uint32_t cursor = 0;
 	struct plan_item *it;
 	double base[N_LAYOUTS] = { 0 }, pair_base = 0;
-	kprintf("counter: up to %llu increments per thread (shared-atomic: in all), repetitions as planned, flush=%s\n",
-		(unsigned long long)iters, wl_flush_name(ctx));
+	memset(cbuf, 0, sizeof(cbuf)); /* present before it is asked where it is */
+	kprintf("counter: up to %llu increments per thread (shared-atomic: in all), repetitions as planned, flush=%s, "
+		"counters on node %d\n", (unsigned long long)iters, wl_flush_name(ctx), pmm_node_of_ptr(cbuf));
 	kprintf("  %-10s %-20s %-15s %10s %9s\n", "threads", "layout", "placement", tsc_hz() ? "ns/inc" : "ticks/inc",
 		"slowdown");
 	kprintf("  (each figure is the median of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");

@@ -11,7 +11,11 @@
  * Every pass starts `cold` (its data in memory) or `resident` (read just
  * before by the same threads, as in the gist's 64 Ki-int run): the cache sizes
  * from both, DRAM from a cold one (locality.h). The sizes and the plan are
- * in locality_plan.c; this file runs the plan and reports. */
+ * in locality_plan.c; this file runs the plan and reports. On several NUMA
+ * nodes each configuration's array is placed for its threads
+ * (locality_mem.c: on their node, interleaved over their nodes, or
+ * thread-local for the blocked variants), and its result says where every
+ * page was. */
 #include "locality.h"
 #include "console.h"
 #include "finish.h"
@@ -128,8 +132,10 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, unsigne
 	rec_u64(r, "ints", loc_job.n);
 	rec_u64(r, "bytes", bytes);
 	rec_str(r, "placement", placement);
+	loc_mem_params(r);
 	flushcheck_params(r, ctx->flush && loc_job.start == LOC_COLD, 0);
 	rec_obj_end(r);
+	loc_mem_report(ctx, r);
 	if (same) {
 		rec_arr_begin(r, "same_placements");
 		rec_str(r, 0, place_name(PLACE_COMPACT));
@@ -162,15 +168,18 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, unsigne
 	bool overrun = !ok && why && !strncmp(why, "overrun", 7);
 	report_result_close(r, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
 	double ns = st.n ? report_measure_value(&m[0], st.median) : -1, gbs = st.n ? report_measure_value(&m[1], st.median) : -1;
-	kprintf("  %-7s %10llu %-8s %3u %-15s %-16s %-12s %10.3f %8.2f%s%s\n", loc_sizes.name[sz],
+	char mem[96];
+	loc_mem_line(ctx, mem, sizeof(mem));
+	kprintf("  %-7s %10llu %-8s %3u %-15s %-16s %-12s %10.3f %8.2f%s%s%s\n", loc_sizes.name[sz],
 		(unsigned long long)bytes, loc_start_names[loc_job.start], loc_set.n, same ? "compact=scatter" : placement,
-		loc_variant_names[loc_job.variant], loc_acc_names[loc_job.acc], ns, gbs, log->noisy ? "  noisy" : "",
+		loc_variant_names[loc_job.variant], loc_acc_names[loc_job.acc], ns, gbs, mem, log->noisy ? "  noisy" : "",
 		ok ? "" : "  CHECK FAILED");
 }
 
-/* A skipped result of one configuration (threads and placement when it has them). */
+/* A skipped result of one configuration (threads, placement and memory
+ * placement when it has them). */
 static void report_skipped(unsigned sz, unsigned st, unsigned v, int ac, uint32_t threads, const char *placement,
-			   const char *why)
+			   const char *memory, const char *why)
 {
 	struct rec *r = report_result_open("locality", loc_variant_names[v], 0);
 	rec_obj_begin(r, "params");
@@ -181,15 +190,29 @@ static void report_skipped(unsigned sz, unsigned st, unsigned v, int ac, uint32_
 		rec_u64(r, "threads", threads);
 	if (placement)
 		rec_str(r, "placement", placement);
+	if (memory)
+		rec_str(r, "memory_placement", memory);
 	rec_obj_end(r);
 	report_result_close(r, "skipped", why);
+}
+
+/* The memory placement a planned configuration has or would have had: NULL
+ * on one node, or where its CPUs are gone. */
+static const char *item_memory(const struct wl_ctx *ctx, const struct plan_item *it)
+{
+	static struct cpuset set;
+	uint64_t nodes;
+	unsigned pl = it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
+	if (!loc_mem_placed(ctx) || !place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, it->param[1], &set))
+		return 0;
+	return loc_mem_text(loc_mem_kind(ctx, &set, it->param[2] & LOC_THREAD_LOCAL, &nodes), nodes);
 }
 
 /* A size (and start) that is not measured at all: one skipped result per variant. */
 static void skip_size(unsigned sz, unsigned st, const char *why)
 {
 	for (unsigned v = 0; v < LOC_N_VARIANTS; v++)
-		report_skipped(sz, st, v, -1, 0, 0, why);
+		report_skipped(sz, st, v, -1, 0, 0, 0, why);
 	kprintf("  %-7s %-8s skipped: %s\n", loc_sizes.name[sz], loc_start_names[st], why);
 }
 
@@ -234,8 +257,9 @@ static void skip_all(const struct wl_ctx *ctx)
 	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
 		seq_item_begin(ctx, it);
 		report_skipped(it->param[0], it->param[3] >> 16, it->param[3] & 0xff, (int)((it->param[3] >> 8) & 0xff),
-			       it->param[1], place_name((enum place_kind)(it->param[2] & ~LOC_SAME_PLACEMENTS)),
-			       seq_skip_reason(it));
+			       it->param[1],
+			       place_name((enum place_kind)(it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL))),
+			       item_memory(ctx, it), seq_skip_reason(it));
 	}
 }
 
@@ -267,26 +291,34 @@ void locality_run(const struct wl_ctx *ctx)
 		skip_all(ctx);
 		return;
 	}
+	bool placed = loc_mem_placed(ctx);
 	uint64_t want = loc_sizes.alloc;
-	uint64_t phys = want ? loc_alloc_array(want, (int)tp->cpu[0].node) : 0;
-	if (!phys) {
+	uint64_t phys = want && !placed ? loc_alloc_array(want, (int)tp->cpu[0].node) : 0;
+	if (!want || (!placed && !phys)) {
 		console_error("locality", "no memory for the %llu-byte array planned", (unsigned long long)want);
 		finish_mark_failed("locality: out of memory");
 		return;
 	}
-	uint32_t *a = (uint32_t *)(uintptr_t)phys;
-	loc_fill(a, want / sizeof(uint32_t));
 	uint64_t expect[LOC_N_SIZES];
-	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
-		expect[sz] = loc_total(a, loc_sizes.bytes[sz] / sizeof(uint32_t));
+	uint32_t *a = (uint32_t *)(uintptr_t)phys;
+	if (!placed)
+		loc_fill(a, want / sizeof(uint32_t));
+	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) /* several nodes: each placement fills its own array */
+		expect[sz] = placed ? loc_fill_total(loc_sizes.bytes[sz] / sizeof(uint32_t))
+				    : loc_total(a, loc_sizes.bytes[sz] / sizeof(uint32_t));
 
-	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, array on node %d\n",
+	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, ",
 		(unsigned long long)loc_sizes.bytes[LOC_L2], (unsigned long long)loc_sizes.bytes[LOC_LLC],
-		loc_sizes.have_dram ? (unsigned long long)loc_sizes.bytes[LOC_DRAM] : 0ull, wl_flush_name(ctx),
-		pmm_node_of(phys));
+		loc_sizes.have_dram ? (unsigned long long)loc_sizes.bytes[LOC_DRAM] : 0ull, wl_flush_name(ctx));
+	if (placed)
+		kprintf("memory where the threads are (%u nodes):\n  on their node, else interleaved over their nodes; "
+			"thread-local: each block on its thread's node (pages per node at the end of each line)\n",
+			ctx->nodes);
+	else
+		kprintf("array on node %d\n", pmm_node_of(phys));
 	kprintf("  (cold: the data starts in memory; resident: read just before by the same threads, nothing flushed)\n");
-	kprintf("  %-7s %10s %-8s %3s %-15s %-16s %-12s %10s %8s\n", "size", "bytes", "start", "P", "placing", "variant",
-		"accumulator", "ns/elt", "GB/s");
+	kprintf("  %-7s %10s %-8s %3s %-15s %-16s %-12s %10s %8s%s\n", "size", "bytes", "start", "P", "placing", "variant",
+		"accumulator", "ns/elt", "GB/s", placed ? "  memory node:pages" : "");
 	kprintf("  (medians of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
 	for (unsigned i = 0; i < sizeof(summary) / sizeof(summary[0][0][0][0]); i++)
 		(&summary[0][0][0][0])[i] = -1;
@@ -295,24 +327,38 @@ void locality_run(const struct wl_ctx *ctx)
 	struct plan_item *it;
 	loc_job.a = a;
 	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-		unsigned sz = it->param[0], pl = it->param[2] & ~LOC_SAME_PLACEMENTS;
-		bool same = it->param[2] & LOC_SAME_PLACEMENTS;
+		unsigned sz = it->param[0], pl = it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
+		bool same = it->param[2] & LOC_SAME_PLACEMENTS, tl = it->param[2] & LOC_THREAD_LOCAL;
 		uint32_t threads = it->param[1];
 		loc_job.variant = (enum loc_variant)(it->param[3] & 0xff);
 		loc_job.acc = (enum loc_acc)((it->param[3] >> 8) & 0xff);
 		loc_job.start = (enum loc_start)(it->param[3] >> 16);
 		loc_job.n = loc_sizes.bytes[sz] / sizeof(uint32_t);
 		seq_item_begin(ctx, it);
-		if (it->skip || !place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, threads, &loc_set)) {
+		const char *why = it->skip ? seq_skip_reason(it) : "the placement is gone";
+		bool there = !it->skip && place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, threads, &loc_set);
+		uint64_t nodes = 0;
+		enum loc_mem mem = LOC_MEM_NODE;
+		double placed_s; /* the plan priced it (once_s) */
+		if (there && placed) {
+			mem = loc_mem_kind(ctx, &loc_set, tl, &nodes);
+			there = loc_mem_place(mem, nodes, loc_sizes.bytes[sz], &placed_s, &why);
+		}
+		if (!there) {
 			report_skipped(sz, loc_job.start, loc_job.variant, loc_job.acc, threads, place_name((enum place_kind)pl),
-				       it->skip ? seq_skip_reason(it) : "the placement is gone");
+				       item_memory(ctx, it), why);
 			continue;
 		}
-		const char *why = 0;
 		struct reps *log = 0;
+		why = 0;
 		bool ok = measure(ctx, it, expect[sz], &why, &log);
+		const char *where_why = 0;
+		if (placed && !loc_mem_read_back(ctx, loc_sizes.bytes[sz], &where_why) && ok) {
+			ok = false;
+			why = where_why;
+		}
 		report(ctx, it, sz, place_name((enum place_kind)pl), same, ok, why, log);
-		if (threads == tp->ncpu && pl == PLACE_COMPACT) {
+		if (threads == tp->ncpu && pl == PLACE_COMPACT && !tl) {
 			summary[sz][loc_job.start][loc_job.variant][loc_job.acc] = ok ? last_median : -1;
 			summarised[sz][loc_job.start] = true;
 		}
@@ -335,5 +381,8 @@ void locality_run(const struct wl_ctx *ctx)
 	console_summary("locality   %s %s, %u threads: bar/foo %.2fx with shared result slots (as the original), %.2fx private",
 			loc_sizes.name[big], loc_start_names[st], tp->ncpu, foo > 0 ? bar / foo : 0,
 			foo_p > 0 ? bar_p / foo_p : 0);
-	pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
+	if (placed)
+		loc_mem_end();
+	else
+		pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
 }

@@ -19,6 +19,12 @@ enum loc_size { LOC_L2, LOC_LLC, LOC_DRAM, LOC_N_SIZES };
 enum loc_start { LOC_COLD, LOC_RESIDENT, LOC_N_STARTS };
 
 #define LOC_SAME_PLACEMENTS 0x100u     /* a plan item's placement: scatter is the same CPUs */
+#define LOC_THREAD_LOCAL 0x200u        /* a plan item's placement: each thread's block on its own node */
+
+/* Where a configuration's array lives on a machine of several nodes
+ * (locality_mem.c): on its threads' one node, interleaved over their nodes,
+ * or each blocked thread's part on its own node. */
+enum loc_mem { LOC_MEM_NODE, LOC_MEM_INTERLEAVED, LOC_MEM_THREAD_LOCAL, LOC_N_MEMS };
 
 /* A plan item's param[3]: variant, accumulator and start. */
 static inline uint32_t loc_param3(enum loc_variant v, enum loc_acc ac, enum loc_start st)
@@ -56,6 +62,7 @@ extern struct cpuset loc_set;
 extern const char *const loc_variant_names[LOC_N_VARIANTS];
 extern const char *const loc_acc_names[LOC_N_ACCS];
 extern const char *const loc_start_names[LOC_N_STARTS];
+extern const char *const loc_mem_names[LOC_N_MEMS];
 
 /* The starts a size gets: both for the cache sizes, cold alone for DRAM;
  * with flush=none (nothing can start cold) resident alone, DRAM included. */
@@ -68,5 +75,47 @@ uint64_t loc_alloc_array(uint64_t bytes, int node);
 /* One pass of loc_job on loc_set as its start asks (the slots zeroed; cold:
  * the slots and a cache-sized array CLFLUSHed, then the run's flush). */
 enum run_status loc_pass(const struct wl_ctx *ctx, uint64_t timeout_ms);
+
+/* ---- Memory placement (locality_mem.c) ---------------------------------- */
+
+/* Whether the array is placed per configuration: more than one NUMA node.
+ * Otherwise it is one pmm block (loc_alloc_array), as it always was. */
+bool loc_mem_placed(const struct wl_ctx *ctx);
+
+/* The placement the threads of set get: LOC_MEM_NODE when they are on one
+ * node, else LOC_MEM_THREAD_LOCAL when asked, else LOC_MEM_INTERLEAVED;
+ * *nodes the node mask it names (an interleave's: the threads' nodes that
+ * have memory, or all of them when none has). */
+enum loc_mem loc_mem_kind(const struct wl_ctx *ctx, const struct cpuset *set, bool thread_local, uint64_t *nodes);
+
+/* Point loc_job.a at an array of at least `bytes` placed as kind over nodes
+ * (thread-local: for the blocks of loc_set's threads over exactly that
+ * many bytes), every page mapped and the array filled (loc_fill). Keeps the
+ * array when its slot already holds it; else places it anew, *placed_s
+ * the seconds that took (0 when kept). false with *why on failure. */
+bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, double *placed_s, const char **why);
+
+/* After a configuration: read back where each page of [0, bytes) is. false
+ * with *why when a page is not present (a timed pass may have faulted) or,
+ * where the platform counts them, a fault landed in the region. */
+bool loc_mem_read_back(const struct wl_ctx *ctx, uint64_t bytes, const char **why);
+
+/* The last placement as a result's params.memory_placement ("node 0",
+ * "interleaved", "thread-local"); nothing without one. */
+void loc_mem_params(struct rec *r);
+
+/* Its fields after params: memory_nodes, page_bytes, pages_by_node (one
+ * count per node), misplaced_pages, and memory_note when pages are not
+ * where the placement asks. */
+void loc_mem_report(const struct wl_ctx *ctx, struct rec *r);
+
+/* The name of a placement: "node N" (N the mask's lowest node) or the kind's. */
+const char *loc_mem_text(enum loc_mem kind, uint64_t nodes);
+
+/* The text line's end: "  interleaved 0:1 1:1" (pages per node); "" without one. */
+void loc_mem_line(const struct wl_ctx *ctx, char *buf, size_t cap);
+
+/* Give back every placed array (the end of the plan and of the run). */
+void loc_mem_end(void);
 
 #endif

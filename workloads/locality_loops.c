@@ -30,6 +30,16 @@ void loc_fill(uint32_t *a, uint64_t n)
 	}
 }
 
+uint64_t loc_fill_total(uint64_t n)
+{
+	uint64_t x = SEED, total = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * LCG_MUL + LCG_ADD;
+		total += (x >> LCG_OUT_SHIFT) % VALUE_RANGE;
+	}
+	return total;
+}
+
 uint64_t loc_total(const uint32_t *a, uint64_t n)
 {
 	uint64_t total = 0;

@@ -17,6 +17,9 @@
  * LCG), the same values on every run and platform. */
 void loc_fill(uint32_t *a, uint64_t n);
 
+/* The total loc_fill gives n ints, from the generator alone (no array). */
+uint64_t loc_fill_total(uint64_t n);
+
 /* The total of a[0..n): what every variant's threads must add up to. */
 uint64_t loc_total(const uint32_t *a, uint64_t n);
 

@@ -10,9 +10,15 @@
  * from a cold one. Each configuration's pass is timed at
  * calibration from its own start (a cold one with its flush); a DRAM pass on
  * a prefix still well past the L3, scaled up and corrected by one whole pass
- * at one and at all threads. */
+ * at one and at all threads. On several NUMA nodes each configuration's
+ * array is placed for its threads (locality_mem.c): calibration times the
+ * passes over the placement the run will use, the blocked variants get a
+ * thread-local configuration beside the default interleave, and each
+ * configuration that will place its array anew carries what placing takes
+ * (once_s). */
 #include "locality.h"
 #include "console.h"
+#include "demand.h"
 #include "fmt.h"
 #include "lib.h"
 #include "locality_loops.h"
@@ -27,6 +33,7 @@
 #define DRAM_INTS (512ull * 1024 * 1024)      /* the seed's first program: 2 GiB */
 #define QUICK_LLC_MAX (512ull << 10)          /* quick profile: bytes, so TCG stays fast */
 #define QUICK_DRAM_BYTES (2ull << 20)
+#define QUICK_DRAM_PLACED_BYTES (4ull << 20)  /* several nodes: two 2 MiB pages, the least an interleave shows */
 #define DRAM_MIN_L3_MULTIPLE 4
 #define FREE_FRACTION_DIV 2                   /* use at most half of the free memory */
 #define FALLBACK_LLC_BYTES (8ull << 20)       /* when no cache records exist */
@@ -83,24 +90,36 @@ static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 	return sum / got;
 }
 
-/* Decide the sizes (once, at planning) and allocate the array; 0 without memory. */
-static uint64_t decide_sizes(const struct wl_ctx *ctx)
+/* The largest size a run may use: half the free memory (with several
+ * nodes, a third of that for each slot of placed arrays, and no more than
+ * half the first CPU's node holds). */
+static uint64_t dram_cap(const struct wl_ctx *ctx)
+{
+	uint64_t cap = pmm_free_bytes(PMM_ANY_NODE) / FREE_FRACTION_DIV;
+	if (loc_mem_placed(ctx))
+		cap = MIN(cap / LOC_N_MEMS, pmm_free_bytes((int)ctx->topo->cpu[0].node) / FREE_FRACTION_DIV);
+	return cap;
+}
+
+/* Decide the sizes (once, at planning) and, on one node, allocate the
+ * array (*phys); false without memory. On several nodes nothing is
+ * allocated here: each configuration's placement takes its own. */
+static bool decide_sizes(const struct wl_ctx *ctx, uint64_t *phys_out)
 {
 	const struct topo *tp = ctx->topo;
 	struct loc_sizes *s = &loc_sizes;
+	bool placed = loc_mem_placed(ctx);
 	uint64_t l3_small = size_level_bytes(tp, 3, false), l3_big = size_level_bytes(tp, 3, true);
 	uint64_t llc_bytes = l3_small ? l3_small / 2 : FALLBACK_LLC_BYTES / 2;
 	uint64_t dram_min = DRAM_MIN_L3_MULTIPLE * (l3_big ? l3_big : FALLBACK_LLC_BYTES);
 	uint64_t dram_bytes = DRAM_INTS * sizeof(uint32_t);
-	uint64_t dram_cap = pmm_free_bytes(PMM_ANY_NODE) / FREE_FRACTION_DIV;
 	if (ctx->quick) {
 		llc_bytes = MIN(llc_bytes, QUICK_LLC_MAX);
-		dram_bytes = QUICK_DRAM_BYTES;
-		dram_min = QUICK_DRAM_BYTES;
+		dram_bytes = dram_min = placed ? QUICK_DRAM_PLACED_BYTES : QUICK_DRAM_BYTES;
 	}
-	dram_bytes = ALIGN_DOWN(MIN(dram_bytes, dram_cap), LARGE_ALIGN);
+	dram_bytes = ALIGN_DOWN(MIN(dram_bytes, dram_cap(ctx)), LARGE_ALIGN);
 
-	/* One array, on CPU 0's node; the smaller sizes are its prefixes. */
+	/* One array; the smaller sizes are its prefixes. */
 	memset(s, 0, sizeof(*s));
 	s->bytes[LOC_L2] = SMALL_INTS * sizeof(uint32_t);
 	s->bytes[LOC_LLC] = ALIGN_UP(llc_bytes, PAGE);
@@ -109,40 +128,64 @@ static uint64_t decide_sizes(const struct wl_ctx *ctx)
 	int node = (int)tp->cpu[0].node;
 	uint64_t phys = 0, want = dram_bytes;
 	uint64_t t0 = tsc_read();
-	while (want >= dram_min && want >= small_need) {
+	while (!placed && want >= dram_min && want >= small_need) {
 		t0 = tsc_read();
 		phys = loc_alloc_array(want, node);
 		if (phys)
 			break;
 		want = ALIGN_DOWN(want / 2, LARGE_ALIGN); /* fragmented: try half */
 	}
-	s->have_dram = phys != 0;
+	s->have_dram = placed ? want >= dram_min && want >= small_need : phys != 0;
 	if (s->have_dram) {
 		s->bytes[LOC_DRAM] = want;
 	} else {
 		want = small_need;
 		t0 = tsc_read();
-		phys = loc_alloc_array(want, node);
+		phys = placed ? 0 : loc_alloc_array(want, node);
 	}
 	s->alloc_s = seq_seconds(tsc_read() - t0);
-	s->alloc = phys ? want : 0;
+	s->alloc = phys || placed ? want : 0;
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) {
 		if (sz == LOC_DRAM && !s->have_dram)
 			fmt_snprintf(s->name[sz], SIZE_NAME_LEN, "%s", size_default[sz]);
 		else
 			s->role[sz] = size_name(tp, s->bytes[sz], size_want[sz], s->name[sz], SIZE_NAME_LEN);
 	}
-	return phys;
+	*phys_out = phys;
+	return s->alloc != 0;
 }
 
-/* "llc resident P=16 blocked-strided shared-slot compact=scatter": what
+/* "llc resident P=16 blocked-strided shared-slot compact=scatter" (with
+ * "thread-local" before the placement for that memory placement): what
  * tells configurations apart first, since PLAN_NAME_LEN may cut the end. */
 static void describe(char *buf, size_t cap, unsigned sz, unsigned st, uint32_t threads, unsigned pl, unsigned v,
 		     unsigned ac)
 {
-	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s", loc_sizes.name[sz], loc_start_names[st], threads,
-		     loc_variant_names[v], loc_acc_names[ac],
-		     pl & LOC_SAME_PLACEMENTS ? "compact=scatter" : place_name((enum place_kind)pl));
+	unsigned k = pl & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
+	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s%s", loc_sizes.name[sz], loc_start_names[st], threads,
+		     loc_variant_names[v], loc_acc_names[ac], pl & LOC_THREAD_LOCAL ? "thread-local " : "",
+		     pl & LOC_SAME_PLACEMENTS ? "compact=scatter" : place_name((enum place_kind)k));
+}
+
+/* Several nodes: place the array for loc_set's threads as the run will
+ * (bytes of it), keeping the dearest placement's rate for the plan. */
+static double place_rate;                     /* seconds per byte placing an array took at planning */
+static uint64_t place_rate_bytes;             /* of the largest placement timed */
+
+static void place_for_calibration(const struct wl_ctx *ctx, bool thread_local, uint64_t bytes)
+{
+	uint64_t nodes;
+	double took;
+	const char *why = 0;
+	enum loc_mem kind = loc_mem_kind(ctx, &loc_set, thread_local, &nodes);
+	if (!loc_mem_place(kind, nodes, bytes, &took, &why)) {
+		console_error("locality", "calibration: cannot place the array %s: %s", loc_mem_text(kind, nodes), why);
+		return;
+	}
+	if (took > 0 && bytes >= place_rate_bytes) {
+		place_rate = took / (double)bytes;
+		place_rate_bytes = bytes;
+	}
 }
 
 /* The run's set-up: allocating the array again (as timed at planning),
@@ -184,8 +227,12 @@ static void scale_to_full(const struct wl_ctx *ctx, unsigned sz, enum loc_start 
 	loc_job.start = st;
 	double fixed, spread;
 	loc_job.n = calib / sizeof(uint32_t);
+	if (loc_mem_placed(ctx))
+		place_for_calibration(ctx, false, calib);
 	double part = time_pass(ctx, &fixed, &spread);
 	loc_job.n = bytes / sizeof(uint32_t);
+	if (loc_mem_placed(ctx))
+		place_for_calibration(ctx, false, bytes);
 	double whole = time_pass(ctx, &fixed, &spread);
 	if (part <= 0 || whole <= 0)
 		return;
@@ -229,6 +276,8 @@ static void add_config(const struct wl_ctx *ctx, unsigned sz, enum loc_start st,
 	loc_job.acc = (enum loc_acc)ac;
 	loc_job.start = st;
 	loc_job.n = calib / sizeof(uint32_t);
+	if (loc_mem_placed(ctx))
+		place_for_calibration(ctx, pl & LOC_THREAD_LOCAL, calib);
 	double fixed, spread;
 	it->unit_s = time_pass(ctx, &fixed, &spread) * (double)bytes / (double)calib;
 	it->unit_spread_s = spread * (double)bytes / (double)calib;
@@ -257,10 +306,68 @@ uint64_t loc_alloc_array(uint64_t bytes, int node)
 	return p;
 }
 
+/* Whether the blocked variants get a thread-local configuration for
+ * loc_set's threads at this size: on several nodes, where the threads span
+ * more than one and the array has a 2 MiB page for each of their nodes
+ * (fewer, and the blocks of all share the first page: thread 0's node);
+ * the quick profile at every CPU only (boot tests run it often). */
+static bool thread_local_planned(const struct wl_ctx *ctx, uint32_t threads, uint64_t bytes)
+{
+	uint64_t nodes;
+	if (!loc_mem_placed(ctx) || (ctx->quick && threads != ctx->topo->ncpu))
+		return false;
+	return loc_mem_kind(ctx, &loc_set, true, &nodes) == LOC_MEM_THREAD_LOCAL &&
+	       ALIGN_UP(bytes, LARGE_ALIGN) / LARGE_ALIGN >= (uint64_t)demand_node_count(nodes);
+}
+
+/* What placing arrays will cost the run: walking the plan in its order, as
+ * loc_mem_place keeps or replaces each slot, a configuration that places
+ * its array anew carries the bytes placed at the rate planning measured. */
+static void price_placements(const struct wl_ctx *ctx)
+{
+	struct {
+		bool used;
+		uint64_t nodes, bytes, key;
+	} slot[LOC_N_MEMS] = { { 0 } };
+	uint32_t cursor = 0;
+	struct plan_item *it;
+	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
+		unsigned sz = it->param[0], pl = it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
+		if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, it->param[1], &loc_set))
+			continue;
+		uint64_t nodes, bytes = loc_sizes.bytes[sz];
+		enum loc_mem k = loc_mem_kind(ctx, &loc_set, it->param[2] & LOC_THREAD_LOCAL, &nodes);
+		uint64_t key = k == LOC_MEM_THREAD_LOCAL ? (uint64_t)sz << 40 | (uint64_t)it->param[1] << 8 | pl : 0;
+		if (slot[k].used && slot[k].nodes == nodes && slot[k].key == key &&
+		    (k == LOC_MEM_THREAD_LOCAL ? slot[k].bytes == bytes : slot[k].bytes >= bytes))
+			continue;
+		it->once_s = place_rate * (double)bytes;
+		slot[k].used = true;
+		slot[k].nodes = nodes;
+		slot[k].bytes = bytes;
+		slot[k].key = key;
+	}
+}
+
+/* Several nodes: the run's set-up is adding up each size's total from the
+ * generator (loc_fill_total), timed on a sample and scaled (seconds). */
+static double totals_cost(void)
+{
+	uint64_t n = SETUP_SAMPLE_BYTES / sizeof(uint32_t), summed = 0;
+	uint64_t t0 = tsc_read();
+	volatile uint64_t sink = loc_fill_total(n);
+	(void)sink;
+	double per = seq_seconds(tsc_read() - t0) / (double)SETUP_SAMPLE_BYTES;
+	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
+		summed += sz == LOC_DRAM && !loc_sizes.have_dram ? 0 : loc_sizes.bytes[sz];
+	return per * (double)summed;
+}
+
 void locality_plan(const struct wl_ctx *ctx)
 {
-	uint64_t phys = decide_sizes(ctx);
-	if (!phys) {
+	uint64_t phys;
+	bool placed = loc_mem_placed(ctx);
+	if (!decide_sizes(ctx, &phys)) {
 		console_error("locality", "no memory for even the %llu-byte array",
 			      (unsigned long long)MAX(loc_sizes.bytes[LOC_L2], loc_sizes.bytes[LOC_LLC]));
 		return;
@@ -268,7 +375,9 @@ void locality_plan(const struct wl_ctx *ctx)
 	uint32_t counts[MAX_COUNTS];
 	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
 	loc_job.a = (const uint32_t *)(uintptr_t)phys; /* unfilled: calibration only times the passes */
-	plan_set_setup(ctx->plan, ctx->index, setup_cost(phys));
+	place_rate = 0;
+	place_rate_bytes = 0;
+	plan_set_setup(ctx->plan, ctx->index, placed ? totals_cost() : setup_cost(phys));
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) {
 		if (sz == LOC_DRAM && !loc_sizes.have_dram)
 			continue;
@@ -294,6 +403,14 @@ void locality_plan(const struct wl_ctx *ctx)
 					for (unsigned v = 0; v < LOC_N_VARIANTS; v++)
 						for (unsigned ac = 0; ac < LOC_N_ACCS; ac++)
 							add_config(ctx, sz, (enum loc_start)st, counts[c], pl, same, v, ac, calib);
+					if (!thread_local_planned(ctx, counts[c], bytes))
+						continue;
+					/* The blocked variants with each block on its thread's node
+					 * (the quick profile: the sequential one only). */
+					for (unsigned v = ctx->quick ? LOC_BLOCKED : LOC_BLOCKED_STRIDED; v <= LOC_BLOCKED; v++)
+						for (unsigned ac = 0; ac < LOC_N_ACCS; ac++)
+							add_config(ctx, sz, (enum loc_start)st, counts[c], pl | LOC_THREAD_LOCAL, same,
+								   v, ac, calib);
 				}
 			}
 			if (calib < bytes) {
@@ -303,5 +420,10 @@ void locality_plan(const struct wl_ctx *ctx)
 			}
 		}
 	}
-	pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
+	if (placed) {
+		price_placements(ctx);
+		loc_mem_end();
+	} else {
+		pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
+	}
 }

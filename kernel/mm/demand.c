@@ -139,31 +139,6 @@ static void pending_flush(void)
 	unlock(0);
 }
 
-/* A page for a fault: from the pool (prezeroed), the pending pages or the allocator, on node if it can. */
-static uint64_t take_page(struct demand_region *r, int node, bool *off_node)
-{
-	uint64_t p = 0;
-	bool small = r->page == PAGE;
-	*off_node = false;
-	lock(r);
-	if (r->zeroing == DEMAND_PREZEROED) {
-		if (r->pool_len)
-			p = r->pool[--r->pool_len];
-	} else {
-		p = small ? pending_pop(node, false) : 0;
-		if (!p)
-			p = pmm_alloc(page_frames(r), node, r->page, 0, PMM_WORKLOAD);
-		if (!p) {
-			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
-			if (!p && small)
-				p = pending_pop(node, true);
-			*off_node = p != 0;
-		}
-	}
-	unlock(r);
-	return p;
-}
-
 static void give_back(struct demand_region *r, uint64_t phys)
 {
 	lock(r);
@@ -179,6 +154,84 @@ static void give_back(struct demand_region *r, uint64_t phys)
 		pmm_free(phys, page_frames(r), PMM_WORKLOAD);
 	}
 	unlock(r);
+}
+
+/* A page on node n from the pending pages or the allocator, or 0. Lock held. */
+static uint64_t from_node(struct demand_region *r, int n)
+{
+	uint64_t p = r->page == PAGE ? pending_pop(n, false) : 0;
+	return p ? p : pmm_alloc(page_frames(r), n, r->page, 0, PMM_WORKLOAD);
+}
+
+/* A page for a fault: from the pool (prezeroed), the pending pages or the
+ * allocator, on node if it can; an interleave's full node passes it to the
+ * next node of the set first. *off_node: it came from another node. */
+static uint64_t take_page(struct demand_region *r, int node, bool *off_node)
+{
+	uint64_t p = 0;
+	bool small = r->page == PAGE;
+	*off_node = false;
+	lock(r);
+	if (r->zeroing == DEMAND_PREZEROED) {
+		if (r->pool_len)
+			p = r->pool[--r->pool_len];
+	} else {
+		p = from_node(r, node);
+		for (int k = 1; !p && r->policy == DEMAND_INTERLEAVE && k < QB_MAX_NODES; k++) {
+			int n = (node + k) % QB_MAX_NODES;
+			if (r->nodes >> n & 1)
+				p = from_node(r, n);
+		}
+		if (!p) {
+			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
+			if (!p && small)
+				p = pending_pop(node, true);
+		}
+		*off_node = p != 0 && pmm_node_of(p) != node;
+	}
+	unlock(r);
+	return p;
+}
+
+/* The node a fault at offset off by the calling CPU asks for. */
+static int wanted_node(const struct demand_region *r, uint64_t off)
+{
+	if (r->policy == DEMAND_FIRST_TOUCH)
+		return demand_hw_node();
+	if (r->policy == DEMAND_INTERLEAVE)
+		return demand_interleave_node(r->nodes, off / r->page);
+	return r->node;
+}
+
+/* Map the page at offset off (page-aligned) as a fault by the calling CPU
+ * would: 1 mapped by this call (*zero: the ticks its zeroing took), 0
+ * already mapped (another CPU was first), -1 out of memory. */
+static int map_page(struct demand_region *r, uint64_t off, uint64_t *zero, bool *off_node)
+{
+	volatile uint64_t *e = leaf(r, off);
+	*zero = 0;
+	*off_node = false;
+	if (*e & PTE_P)
+		return 0;
+	uint64_t phys = take_page(r, wanted_node(r, off), off_node);
+	if (!phys)
+		return -1;
+	if (r->zeroing != DEMAND_PREZEROED) { /* on any access, read or write */
+		uint64_t z0 = demand_hw_ticks();
+		memset(demand_hw_phys(phys), 0, r->page);
+		*zero = demand_hw_ticks() - z0;
+	}
+	uint64_t want = phys | PTE_P | PTE_W | demand_hw_nx_bit() | (r->page == DEMAND_PAGE_2M ? PTE_PS : 0);
+	uint64_t expected = 0;
+	if (!__atomic_compare_exchange_n(e, &expected, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		give_back(r, phys); /* lost a race with another CPU */
+		*off_node = false;
+		return 0;
+	}
+	int pnode = pmm_node_of(phys);
+	if (pnode >= 0 && pnode < QB_MAX_NODES)
+		__atomic_add_fetch(&r->pages_by_node[pnode], 1, __ATOMIC_RELAXED);
+	return 1;
 }
 
 static struct demand_region *region_of(uint64_t va)
@@ -213,9 +266,9 @@ static void free_tables(struct demand_region *r)
 	r->table_bytes = 0;
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
-				    enum demand_zeroing zeroing, int node, const char **why)
+/* demand_create and demand_create_interleaved: nodes is the interleave's mask. */
+static struct demand_region *create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, uint64_t nodes, const char **why)
 {
 	struct demand_region *r = 0;
 	unsigned slot = 0;
@@ -232,6 +285,7 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 	}
 	if (!demand_region_init(r, size, page, policy, zeroing, node, why))
 		return 0;
+	r->nodes = nodes;
 	r->slot = (unsigned)FIRST_SLOT + slot;
 	r->base = DEMAND_VA_BASE + (uint64_t)slot * DEMAND_VA_STRIDE;
 
@@ -281,47 +335,76 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 	return r;
 }
 
+/* ---- Public Functions ----------------------------------------------------- */
+struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, const char **why)
+{
+	if (policy == DEMAND_INTERLEAVE) {
+		*why = "an interleave needs its nodes: demand_create_interleaved";
+		return 0;
+	}
+	return create(size, page, policy, zeroing, node, 0, why);
+}
+
+struct demand_region *demand_create_interleaved(uint64_t size, uint64_t page, enum demand_zeroing zeroing,
+						uint64_t nodes, const char **why)
+{
+	if (!nodes) {
+		*why = "no nodes to interleave over";
+		return 0;
+	}
+	return create(size, page, DEMAND_INTERLEAVE, zeroing, PMM_ANY_NODE, nodes, why);
+}
+
 bool demand_fault(uint64_t va, uint64_t err)
 {
 	struct demand_region *r = region_of(va);
 	if (!r || (err & PF_ERR_PRESENT))
 		return false; /* not ours, or a protection fault: a real bug */
 	uint64_t t0 = demand_hw_ticks();
-	uint64_t off = ALIGN_DOWN(va - r->base, r->page);
-	volatile uint64_t *e = leaf(r, off);
+	uint64_t off = ALIGN_DOWN(va - r->base, r->page), zero;
 	struct demand_cpu_stats *st = &r->cpu[demand_hw_cpu() % QB_MAX_CPUS];
-	if (*e & PTE_P) {
-		/* Another CPU mapped it first; the access can simply be retried. */
-		demand_hw_invlpg(r->base + off);
-		return true;
-	}
-	int node = r->policy == DEMAND_FIRST_TOUCH ? demand_hw_node() : r->node;
 	bool off_node;
-	uint64_t phys = take_page(r, node, &off_node);
-	if (!phys)
+	int got = map_page(r, off, &zero, &off_node);
+	if (got < 0)
 		return false; /* out of memory: reported as the fault it is */
-	uint64_t zero = 0;
-	if (r->zeroing != DEMAND_PREZEROED) { /* on any access, read or write */
-		uint64_t z0 = demand_hw_ticks();
-		memset(demand_hw_phys(phys), 0, r->page);
-		zero = demand_hw_ticks() - z0;
-	}
-	uint64_t want = phys | PTE_P | PTE_W | demand_hw_nx_bit() | (r->page == DEMAND_PAGE_2M ? PTE_PS : 0);
-	uint64_t expected = 0;
-	if (!__atomic_compare_exchange_n(e, &expected, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		give_back(r, phys); /* lost a race with another CPU */
-		demand_hw_invlpg(r->base + off);
-		return true;
-	}
 	demand_hw_invlpg(r->base + off);
-	int pnode = pmm_node_of(phys);
-	if (pnode >= 0 && pnode < QB_MAX_NODES)
-		__atomic_add_fetch(&r->pages_by_node[pnode], 1, __ATOMIC_RELAXED);
+	if (!got)
+		return true; /* another CPU mapped it first: the access can simply be retried */
 	st->faults++;
 	st->zero_ticks += zero;
 	st->off_node += off_node;
 	st->handler_ticks += demand_hw_ticks() - t0;
 	return true;
+}
+
+bool demand_prefault(struct demand_region *r, uint64_t off, uint64_t len)
+{
+	struct demand_cpu_stats *st = &r->cpu[demand_hw_cpu() % QB_MAX_CPUS];
+	uint64_t end = MIN(r->size, off + len);
+	for (uint64_t o = ALIGN_DOWN(off, r->page); o < end; o += r->page) {
+		uint64_t zero;
+		bool off_node;
+		int got = map_page(r, o, &zero, &off_node);
+		if (got < 0)
+			return false;
+		if (got)
+			demand_hw_invlpg(r->base + o);
+		st->off_node += off_node;
+	}
+	return true;
+}
+
+uint64_t demand_page_nodes(const struct demand_region *r, uint64_t first, uint64_t n, int16_t *node)
+{
+	uint64_t present = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t off = (first + i) * r->page;
+		uint64_t v = off < r->size ? *leaf(r, off) : 0;
+		node[i] = (int16_t)((v & PTE_P) ? pmm_node_of(v & PTE_ADDR) : -1);
+		present += (v & PTE_P) != 0;
+	}
+	return present;
 }
 
 void demand_reset(struct demand_region *r)

@@ -2,9 +2,9 @@
  *
  * A region is a range of kernel virtual addresses whose pages start
  * not-present. The first access to a page faults; the handler takes a free
- * page from the faulting CPU's NUMA node (or a fixed node), zeroes it, maps
- * it, flushes that TLB entry on the faulting CPU and returns, counting the
- * fault and its cost. The bookkeeping here is pure C: the hardware (CR2, the
+ * page from the faulting CPU's NUMA node (or a fixed node, or the node an
+ * interleave gives the page), zeroes it, maps it, flushes that TLB entry on
+ * the faulting CPU and returns, counting the fault and its cost. The bookkeeping here is pure C: the hardware (CR2, the
  * PML4, INVLPG, the TSC, the CPU's identity) comes through the demand_hw_*
  * functions, which kernel/run/demand_hw.c provides and host tests stub. */
 #ifndef QB_KERNEL_DEMAND_H
@@ -26,7 +26,16 @@
 enum demand_policy {
 	DEMAND_FIRST_TOUCH,   /* the faulting CPU's node, as Linux's and Windows' default policy */
 	DEMAND_FIXED_NODE,    /* always region->node */
+	/* Page i (at the region's page size) on the (i mod k)-th of the k nodes
+	 * in region->nodes, lowest first, as Linux's MPOL_INTERLEAVE spreads a
+	 * range (which counts i from the virtual address, so its first page may
+	 * start on another of the nodes). A node that has no free page passes
+	 * the page to the next node of the set, then to any node: the page
+	 * counts in off_node. */
+	DEMAND_INTERLEAVE,
 };
+
+_Static_assert(QB_MAX_NODES <= 64, "an interleave's node set is one 64-bit mask");
 
 /* What the handler does to the page before mapping it. */
 enum demand_zeroing {
@@ -56,6 +65,7 @@ struct demand_region {
 	enum demand_policy policy;
 	enum demand_zeroing zeroing;
 	int node;                 /* DEMAND_FIXED_NODE */
+	uint64_t nodes;           /* DEMAND_INTERLEAVE: bit n for node n */
 	unsigned slot;            /* PML4 slot */
 	uint64_t pdpt;            /* physical address of the region's PDPT */
 	uint64_t pd[DEMAND_PDS];  /* physical addresses of its page directories */
@@ -87,12 +97,39 @@ static inline bool demand_region_init(struct demand_region *r, uint64_t size, ui
 	return true;
 }
 
+/* How many nodes a node mask holds (no POPCNT: the kernel has no libgcc). */
+static inline int demand_node_count(uint64_t nodes)
+{
+	int k = 0;
+	for (; nodes; nodes &= nodes - 1)
+		k++;
+	return k;
+}
+
+/* The node of page `index` of an interleave over the node mask `nodes`:
+ * the (index mod k)-th set bit of k, lowest first; -1 for an empty mask. */
+static inline int demand_interleave_node(uint64_t nodes, uint64_t index)
+{
+	int k = demand_node_count(nodes);
+	if (!k)
+		return -1;
+	for (uint64_t skip = index % (uint64_t)k; skip; skip--)
+		nodes &= nodes - 1;
+	return __builtin_ctzll(nodes);
+}
+
 /* Create a region of `size` bytes (rounded up to whole pages) with the given
  * page size, policy and zeroing. Page tables are built now, every entry
  * not-present; with DEMAND_PREZEROED, size/page zeroed pages are reserved on
  * `node` (or any node) now. Returns NULL with *why set on failure. */
 struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
 				    enum demand_zeroing zeroing, int node, const char **why);
+
+/* The same with policy DEMAND_INTERLEAVE over the node mask `nodes` (bit n:
+ * node n; at least one). The twin binds the range with mbind(MPOL_INTERLEAVE)
+ * over those nodes and reads the policy back (get_mempolicy). */
+struct demand_region *demand_create_interleaved(uint64_t size, uint64_t page, enum demand_zeroing zeroing,
+						uint64_t nodes, const char **why);
 
 /* The region's first byte. */
 static inline void *demand_base(const struct demand_region *r)
@@ -109,6 +146,24 @@ void demand_reset(struct demand_region *r);
 /* Map every page now, zeroed, without faults (a "mapped but never touched"
  * region for the TLB-miss measurement), on `node` or any. false if memory ran out. */
 bool demand_populate(struct demand_region *r, int node);
+
+/* Map every page of [off, off+len) that is not mapped yet, now, as a first
+ * write by the calling CPU would (its node under DEMAND_FIRST_TOUCH, so a
+ * thread pre-faults its own part; the interleave's node; the fixed node),
+ * without taking a fault or counting one: so that no fault lands in a timed
+ * pass later. The kernel takes and zeroes the pages itself; the twin writes
+ * every 4 KiB piece (a locked add of 0, a write from the first access, so
+ * that Linux allocates rather than mapping its zero page). Returns false
+ * if memory ran out or (twin) a piece is still not present after. Data in
+ * pages already mapped is kept. */
+bool demand_prefault(struct demand_region *r, uint64_t off, uint64_t len);
+
+/* Where pages [first, first+n) (page numbers at the region's page size)
+ * really are: node[i] gets the NUMA node of page first+i, -1 if it is not
+ * present; read from the page tables and the allocator (kernel) or with
+ * mincore and one move_pages query (twin: the node of the page's first
+ * 4 KiB piece). Returns how many are present. */
+uint64_t demand_page_nodes(const struct demand_region *r, uint64_t first, uint64_t n, int16_t *node);
 
 /* demand_reset, then free the page tables and the slot; the last region
  * destroyed returns every waiting page to the allocator, sorted, so it merges. */

@@ -268,6 +268,18 @@ uint64_t paging_page_size(uint64_t phys)
 	return pt.pml4 && pgtable_lookup(&pt, phys, &size) ? size : 0;
 }
 
+/* pmm.h's pointer lookup on bare metal: a walk of the live tables, so the
+ * kernel image's static data (mapped at its link address), the identity map
+ * and demand regions all resolve. */
+int pmm_node_of_ptr(const void *p)
+{
+	uint64_t va = (uint64_t)(uintptr_t)p, size = 0;
+	uint64_t e = pt.pml4 ? pgtable_lookup(&pt, va, &size) : 0;
+	if (!(e & PGT_P) || !size)
+		return -1;
+	return pmm_node_of((e & PGT_ADDR & ~(size - 1)) + (va & (size - 1)));
+}
+
 bool paging_set_pml4(unsigned slot, uint64_t entry)
 {
 	if (!pt.pml4 || slot < PML4_IDENTITY_SLOTS || slot >= PML4_KERNEL_SLOT ||

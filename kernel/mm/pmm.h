@@ -53,6 +53,11 @@ void pmm_free(uint64_t base, uint64_t pages, enum pmm_owner owner);
 /* The node an address belongs to (0 when no NUMA information covers it). */
 int pmm_node_of(uint64_t phys);
 
+/* The node of the memory behind a pointer, static data (.bss) included; -1
+ * when it is not mapped (the twin: not present yet). Bare metal:
+ * kernel/mm/paging.c, a walk of the page tables; the twin: move_pages. */
+int pmm_node_of_ptr(const void *p);
+
 /* Free bytes on a node (PMM_ANY_NODE: all nodes). */
 uint64_t pmm_free_bytes(int node);
 

@@ -12,7 +12,8 @@
  *   serialise TSC reads              measure/lfence.h   measure/lfence.c: DE_CFG[1]    twin/lfence.c: Linux did it
  *   pages on a node                  mm/pmm.h           mm/pmm.c                       twin/pmm.c: mmap, mbind
  *   their memory type                mm/memtype.h       mm/memtype.c: MTRRs, PAT       twin/memtype.c: unknown
- *   demand-zero regions              mm/demand.h        mm/demand.c + run/demand_hw.c  twin/demand.c: mmap, madvise
+ *   demand-zero regions              mm/demand.h        mm/demand.c + run/demand_hw.c  twin/demand.c: mmap, madvise,
+ *                                                                                        mbind
  *   specific-purpose memory to lend  mm/spmem.h         mm/spmem.c: EFI_MEMORY_SP      twin/spmem.c: none
  *   the firmware's NUMA description  run/numa_fw.h      run/numa_fw.c: SRAT, SLIT,     twin/numa_fw.c: /sys nodes
  *                                                         HMAT

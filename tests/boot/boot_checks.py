@@ -107,6 +107,11 @@ def check_counter(pairs_ok, pairs_skipped):
                         check((ns.get("median") or 0) > 0 and ns.get("unit") == "ns/increment",
                               "counter %s %d: ns_per_increment %s" % (layout, n, ns), errors)
                         check(r.get("slowdown_pct") is not None, "counter %s %d: no slowdown" % (layout, n), errors)
+        # Where the counters live: one node, the same in every result, a node of the machine.
+        nodes = (qbrecords.of_kind(recs, "boot") or [{}])[0].get("numa_nodes") or 1
+        where = {r.get("counters_node") for r in res if r.get("check") != "skipped"}
+        check(len(where) == 1 and all(isinstance(n, int) and 0 <= n < nodes for n in where),
+              "counter results' counters_node %s (%d nodes)" % (sorted(where, key=str), nodes), errors)
         for rel in pairs_ok:
             got = [r for r in res if r.get("params", {}).get("placement") == "pair-" + rel]
             check(len(got) == 1 and got[0]["check"] == "ok" and got[0]["threads"] == 2,
@@ -152,6 +157,7 @@ def check_locality(recs, errors):
                     for n in counts:
                         for place in ("compact", "scatter"):
                             got = [r for r in res if r["variant"] == variant
+                                   and r.get("params", {}).get("memory_placement") != "thread-local"
                                    and (r["threads"] or r.get("params", {}).get("threads")) == n
                                    and r.get("params", {}).get("size") == size
                                    and r["params"].get("start") == start
@@ -176,6 +182,59 @@ def check_locality(recs, errors):
     if sizes:
         small = [r for r in measured if r["params"]["size"] == sizes[0]]
         check(all(r["params"]["ints"] == 65536 for r in small), "the smallest size is not the seed's 64 Ki ints", errors)
+    check_locality_memory(recs, errors)
+
+
+def check_locality_memory(recs, errors):
+    """Where each locality array lives (issue 32). One node: as before, no memory placement in any record.
+    Several: every result names its placement (node N where its threads are on node N, else interleaved
+    over their nodes, or thread-local for the blocked variant at every CPU, the quick profile's), and its
+    pages_by_node, read back from the page tables, hold every 2 MiB page of the array on the nodes it
+    names, none misplaced; an array of at least two pages has pages on every one of its nodes."""
+    res = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "locality"]
+    measured = [r for r in res if r.get("check") != "skipped"]
+    nodes = (qbrecords.of_kind(recs, "boot") or [{}])[0].get("numa_nodes") or 1
+    node_of = {c["index"]: c.get("node") for c in qbrecords.of_kind(recs, "cpu")}
+    if nodes == 1:
+        bad = [r["variant"] for r in res if "memory_placement" in r.get("params", {}) or "pages_by_node" in r]
+        check(not bad, "one node, but %d locality results name a memory placement" % len(bad), errors)
+        return
+    spread = {"interleaved": 0, "thread-local": 0}
+    ncpu = len(node_of)
+    for r in measured:
+        p = r.get("params", {})
+        what = "locality %s %s %s P=%s %s" % (p.get("size"), p.get("start"), r["variant"], r["threads"], p.get("placement"))
+        threads_nodes = sorted({node_of.get(c) for c in r.get("cpus", [])})
+        mp = p.get("memory_placement")
+        if len(threads_nodes) == 1:
+            check(mp == "node %s" % threads_nodes[0], "%s: threads on node %s, memory_placement %r"
+                  % (what, threads_nodes[0], mp), errors)
+        else:
+            check(mp in ("interleaved", "thread-local"), "%s: threads on nodes %s, memory_placement %r"
+                  % (what, threads_nodes, mp), errors)
+        if mp == "thread-local":
+            check(r["variant"] == "blocked" and r["threads"] == ncpu, "%s: a thread-local result the quick profile"
+                  " does not plan" % what, errors)
+        check(r.get("memory_nodes") == threads_nodes, "%s: memory_nodes %s, threads on %s"
+              % (what, r.get("memory_nodes"), threads_nodes), errors)
+        page = r.get("page_bytes")
+        by_node = r.get("pages_by_node") or []
+        check(page == 2 << 20, "%s: page_bytes %s" % (what, page), errors)
+        if not page or len(by_node) != nodes:
+            errors.append("%s: pages_by_node %s for %d nodes" % (what, by_node, nodes))
+            continue
+        pages = -(-p.get("bytes", 0) // page)
+        check(sum(by_node) == pages and r.get("misplaced_pages") == 0 and "memory_note" not in r,
+              "%s: pages_by_node %s for %d pages, misplaced %s (%s)" % (what, by_node, pages, r.get("misplaced_pages"),
+                                                                      r.get("memory_note")), errors)
+        check(all(by_node[n] == 0 for n in range(nodes) if n not in threads_nodes),
+              "%s: pages off the threads' nodes: %s" % (what, by_node), errors)
+        if pages >= len(threads_nodes) and len(threads_nodes) > 1:
+            on_all = all(by_node[n] > 0 for n in threads_nodes)
+            check(on_all, "%s: %d pages, not on every node of %s: %s" % (what, pages, threads_nodes, by_node), errors)
+            spread[mp] = spread.get(mp, 0) + on_all
+    for mp, n in spread.items():
+        check(n > 0, "no %s locality array with pages on every node of its threads" % mp, errors)
 
 
 def check_first_touch(nodes):

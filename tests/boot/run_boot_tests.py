@@ -186,7 +186,7 @@ CASES = [
     Case("smp1", 1, args="samples=off", extra_check=check_no_samples),
     Case("smp2", 2, extra_check=check_samples),
     Case("smp4", 4),
-    Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2),
+    Case("smp8-2sockets-smt-numa2", 8, sockets=2, cores=2, threads=2, numa=2, extra_check=check_locality),
     Case("bad-options", 2, args="reps=abc bogus=1 cpus=0 workloads=selftest,nosuch workloads=selftst profile=fast",
          extra_check=check_bad_options, expect_done="fail", refused=True),
     Case("finish-poweroff", 2, args="reps=1 finish=poweroff"),

@@ -15,7 +15,8 @@ sys.path.insert(0, TOOLS)
 
 LOGS = ["smp4.log", "smp8-2sockets-smt-numa2.log", "counter-smp4.log", "counter-2sockets-smt.log",
         "bad-options.log", "fault-ap.log", "locality-smp4.log", "twin-quick.log", "twin-full-100s.log",
-        "qemu-quick-smp2.log", "twin-quick-v23.log", "twin-full-120s.log", "locality-starts-smp4.log"]
+        "qemu-quick-smp2.log", "twin-quick-v23.log", "twin-full-120s.log", "locality-starts-smp4.log",
+        "locality-numa2.log"]
 # Issue 23's record format, real runs of one build (tests/tools/data/README.md).
 V23 = {"qemu": "qemu-quick-smp2.log", "twin": "twin-quick-v23.log", "twin_full": "twin-full-120s.log"}
 LAYOUTS = [  # the layouts of counter-smp4.log (array-packed came later)

@@ -5,7 +5,9 @@ there (a new-format QEMU run, a twin run, a run of another profile) is tested wi
 pair of logs must pair results only when workload, variant, threads, placement, accumulator, start and
 size role (or bytes) agree, must pair every result whose defining fields both have, and never looks at
 iteration counts or the profile. A log from before locality's params.start pairs its L2 results with a
-newer log's cold ones (qb compare, test_old_l2_pairs_with_new_cold_l2)."""
+newer log's cold ones (qb compare, test_old_l2_pairs_with_new_cold_l2). On two NUMA nodes locality's memory
+placement defines a result too: a log from before it and one with it pair only where the array was on the
+threads' own node (test_two_nodes_pair_on_memory_placement)."""
 import glob
 import itertools
 import os
@@ -54,12 +56,105 @@ def defining(r, run, placement):
     which test_size_roles checks on its own)."""
     p = r.get("params") or {}
     return (r.get("workload"), r.get("variant"), r.get("threads"), placement, p.get("accumulator"), start(r),
-            match.size(r, run))
+            match.size(r, run), match.memory_placement(r, run))
 
 
 def test_the_real_logs_are_there():
     assert {"counter-smp4.log", "locality-smp4.log", "locality-starts-smp4.log", "twin-quick.log",
-            "twin-full-100s.log"} <= set(LOGS)
+            "twin-full-100s.log", "locality-numa2-before.log", "locality-numa2.log"} <= set(LOGS)
+
+
+def _nodes_of(run, r):
+    nodes = {c["index"]: c["node"] for c in run.of_kind("cpu")}
+    return {nodes[c] for c in r.get("cpus") or []}
+
+
+def test_two_nodes_pair_on_memory_placement():
+    """Two QEMU runs on two sockets and two nodes, one from before memory placement (its array one block on
+    node 0, only a console line saying so) and one with it. The new run's records all name their placement;
+    an old result pairs with a new one exactly where its threads are on node 0 (then both arrays were on
+    the threads' node, and the new one says `node 0`); the old all-CPU and scatter results (the array on
+    node 0, the threads on both) pair with no interleaved one, and thread-local ones are only in the new
+    run. qb compare shows the placement of what is unpaired."""
+    old, new = "locality-numa2-before.log", "locality-numa2.log"
+    ra, rb = load(old), load(new)
+    measured_b = [r for r in rb.results("locality") if r.get("check") != "skipped"]
+    assert not any("memory_placement" in (r.get("params") or {}) for r in ra.results("locality"))
+    assert {r["params"]["memory_placement"] for r in measured_b} == {"node 0", "interleaved", "thread-local"}
+    # An old record of a run of two nodes counts as node 0 (its first CPU's); where its threads are there,
+    # that is the one-node case and it pairs like one.
+    for r in ra.results("locality"):
+        if r.get("check") != "skipped":
+            want = None if _nodes_of(ra, r) == {0} else "node 0"
+            assert match.memory_placement(r, ra) == want, (r.get("threads"), r.get("cpus"))
+    rows = [row for row in match.align([ra, rb], "locality") if row.key[4] in ("L2", "512 KiB")]
+    paired = [row for row in rows if len(row.present) == 2]
+    single = [r for r in ra.results("locality") if r.get("check") != "skipped" and _nodes_of(ra, r) == {0}
+              and match.size(r, ra) in ("L2", "512 KiB")]
+    assert len(paired) == len(single) == 48  # 1 thread from both starts, 2 and 4 compact, x 6 x 2 sizes
+    for row in paired:
+        a, b = row.cells
+        assert _nodes_of(ra, a) == {0} and b["params"]["memory_placement"] == "node 0"
+        assert b["memory_nodes"] == [0] and b["pages_by_node"][1] == 0
+    for row in rows:
+        if row.present == [1]:
+            assert row.cells[1]["params"]["memory_placement"] in ("interleaved", "thread-local")
+        elif row.present == [0]:
+            assert len(_nodes_of(ra, row.cells[0])) == 2
+    # The interleaved arrays of two pages (the quick profile's 4 MiB) have a page on each node.
+    four = [r for r in measured_b if r["params"]["memory_placement"] != "node 0" and r["params"]["bytes"] == 4 << 20]
+    assert len(four) == 20 and all(r["pages_by_node"] == [1, 1] for r in four)
+
+    r = qb("compare", os.path.join(DATA, old), os.path.join(DATA, new))
+    assert r.returncode == 0, r.stderr
+    only_b = r.stdout.split("only in B", 1)[1]
+    assert "memory_placement=interleaved" in only_b and "memory_placement=thread-local" in only_b
+
+
+def test_one_node_pairs_with_two_nodes_node_local():
+    """A run of one node (no placement in its records) and one of two: the two-node run's results whose
+    array is on their threads' node pair with the one-node run's, its interleaved ones with none."""
+    ra, rb = load("locality-starts-smp4.log"), load("locality-numa2.log")
+    rows = [row for row in match.align([ra, rb], "locality") if row.key[4] in ("L2", "512 KiB")]
+    for row in rows:
+        if len(row.present) == 2:
+            b = row.cells[1]
+            assert b["params"]["memory_placement"] == "node 0" and match.memory_placement(b, rb) is None
+        elif row.present == [1]:
+            assert row.cells[1]["params"]["memory_placement"] in ("interleaved", "thread-local")
+    assert sum(len(row.present) == 2 for row in rows) == 48
+
+
+def test_memory_placement_without_the_param():
+    """The rule for records without params.memory_placement: none on one node, old or new; the first CPU's
+    node on several (an older record); a skipped one says nothing; other workloads never have one."""
+    loc = {"kind": "result", "workload": "locality", "variant": "blocked", "threads": 2, "cpus": [0, 4],
+           "params": {"accumulator": "private", "size": "l2", "bytes": 262144}, "check": "ok"}
+    cpus = [{"kind": "cpu", "index": i, "node": i // 4} for i in range(8)]
+
+    class Run(FakeRun):
+        def __init__(self, results, nodes):
+            super().__init__(results)
+            self.boot = {"numa_nodes": nodes}
+
+        def of_kind(self, kind):
+            return cpus if kind == "cpu" else []
+
+    one, two = Run([loc], 1), Run([loc], 2)
+    assert match.memory_placement(loc, one) is None
+    assert match.memory_placement(loc, two) == "node 0"
+    assert match.memory_placement(dict(loc, cpus=[0, 1]), two) is None
+    assert match.memory_placement(dict(loc, check="skipped"), two) is None
+    new = dict(loc, params=dict(loc["params"], memory_placement="interleaved"))
+    assert match.memory_placement(new, two) == "interleaved"
+    assert match.defining(new, two)[-1] == "memory_placement=interleaved"
+    assert match.memory_placement(dict(new, cpus=[4, 5], params=dict(loc["params"], memory_placement="node 1")),
+                                  two) is None
+    assert match.memory_placement(dict(new, cpus=[0, 1], params=dict(loc["params"], memory_placement="node 1")),
+                                  two) == "node 1"
+    assert match.memory_placement(dict(loc, workload="counter"), two) is None
+    rows = match.align([one, Run([new], 2)], "locality")
+    assert [r.present for r in rows] == [[0], [1]]  # interleaved pairs with no one-node result
 
 
 def test_old_l2_pairs_with_new_cold_l2():

@@ -145,6 +145,10 @@ TEST(the_seed_data_and_its_total)
 	CHECK_EQ_U(loc_total(big, 10000), sum);
 	CHECK_EQ_U(loc_total(big, 0), 0);
 	CHECK_EQ_U(loc_total(big, 3), 34 + 26 + 38);
+	/* The generator's own total (several nodes: no array to add up) is the array's. */
+	CHECK_EQ_U(loc_fill_total(10000), sum);
+	CHECK_EQ_U(loc_fill_total(3), 34 + 26 + 38);
+	CHECK_EQ_U(loc_fill_total(0), 0);
 }
 
 int main(void)

@@ -292,6 +292,22 @@ TEST(five_levels)
 	CHECK_EQ_U(paging_unmapped_ram(), 0);
 }
 
+/* pmm_node_of_ptr: the kernel image's static data (counter's .bss
+ * counters) resolves through its link-address mapping to its physical
+ * page's node, identity-mapped RAM in a 1 GiB page to its own, and an
+ * address nothing maps to -1. */
+TEST(the_node_behind_a_pointer)
+{
+	machine(3 * TIB, 43, true, false);
+	CHECK(paging_init(&bi) == 0);
+	struct pmm_node_range nodes[] = { { KERNEL_PHYS, KERNEL_PHYS + 16 * MIB, 2 },
+					  { WORK_BASE, WORK_BASE + WORK_BYTES, 1 } };
+	pmm_set_nodes(nodes, 2);
+	CHECK_EQ_U(pmm_node_of_ptr(__rodata_end + 4096 + 8), 2);
+	CHECK_EQ_U(pmm_node_of_ptr((const void *)(uintptr_t)(WORK_BASE + 5 * MIB + 3)), 1);
+	CHECK(pmm_node_of_ptr((const void *)(uintptr_t)0xffff900000000000ull) == -1);
+}
+
 int main(void)
 {
 	RUN(six_tib_all_mapped_in_1g_pages);
@@ -300,6 +316,7 @@ int main(void)
 	RUN(without_1g_pages_the_budget_says_what_is_left_out);
 	RUN(address_width_limit_is_reported);
 	RUN(five_levels);
+	RUN(the_node_behind_a_pointer);
 	pmm_reset(0, 0);
 	free(high);
 	munmap(low, LOW_ARENA);

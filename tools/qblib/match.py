@@ -16,10 +16,19 @@ measured one it stands for.
 A locality result's start (`params.start`: cold, the data in memory; resident, read just before) is
 there in newer records. An older measured record has none: it started cold, unless its run had
 flush=none, which flushed nothing (then resident, as flush=none's passes are now).
+
+Where a locality array lives (`params.memory_placement`, issue 32) defines the result too. A run on one
+NUMA node has none, old or new: its array is on its threads' node, and such results pair with each other
+as before. On several nodes a newer record says it: `node N`, `interleaved` (over the threads' nodes) or
+`thread-local` (each blocked thread's part on its node). `node N` where every CPU of the result is on
+node N is the one-node case again (memory where the threads are), so it pairs as a record without the
+param does: a one-node run's results line up with a two-node run's single-node ones. An older record of a
+run of several nodes has none, but its array was one block on the first CPU's node: it counts as `node N`
+of that node (the run's cpu records say which), and so pairs only where a newer record is there too.
 """
 from . import machine
 
-DEFINING = {"locality": ("accumulator", "start")}
+DEFINING = {"locality": ("accumulator", "start", "memory_placement")}
 CLAIMED_ROLE = {"small": "L2", "l2": "L2", "llc": "LLC", "dram": "DRAM"}  # "small": the oldest records' name
 KEY_FIELDS = ("workload", "variant", "threads", "placement", "size", "params")
 
@@ -98,16 +107,56 @@ def start(r):
     return "resident" if p.get("flush") == "none" else "cold"
 
 
-def defining(r):
-    """The params in DEFINING the result has (its start as start() reads it), in that order."""
+def _cpu_nodes(run):
+    """{dense CPU: node} from the run's cpu records (cached on the run)."""
+    if run is None:
+        return {}
+    if not hasattr(run, "_qb_cpu_nodes"):
+        run._qb_cpu_nodes = {c.get("index"): c.get("node") for c in run.of_kind("cpu")
+                             if isinstance(c, dict) and c.get("node") is not None}
+    return run._qb_cpu_nodes
+
+
+def _nodes(run):
+    boot = getattr(run, "boot", None) if run is not None else None
+    boot = boot() if callable(boot) else boot
+    return (boot or {}).get("numa_nodes") or 1
+
+
+def memory_placement(r, run):
+    """Where a locality result's array lived, as it pairs: None where it is on its threads' one node (every
+    run of one node; `node N` with every CPU of the result on N), else `params.memory_placement`; for an
+    older record of a run of several nodes, `node N` of the run's first CPU. None for other workloads."""
+    if r.get("workload") != "locality":
+        return None
+    p = r.get("params") or {}
+    mp = p.get("memory_placement")
+    nodes = _cpu_nodes(run)
+    if mp is None:
+        if r.get("check") == "skipped" or _nodes(run) <= 1 or 0 not in nodes:
+            return None
+        mp = "node %s" % nodes[0]
+    mp = str(mp)
+    cpus = r.get("cpus") or []
+    if mp.startswith("node ") and cpus and all(str(nodes.get(c)) == mp[5:] for c in cpus):
+        return None
+    return mp
+
+
+def defining(r, run=None):
+    """The params in DEFINING the result has (its start as start() reads it, its memory placement as
+    memory_placement() does), in that order."""
     p = dict(r.get("params") or {})
     if start(r):
         p["start"] = start(r)
+    p.pop("memory_placement", None)
+    if memory_placement(r, run):
+        p["memory_placement"] = memory_placement(r, run)
     return tuple("%s=%s" % (k, p[k]) for k in DEFINING.get(r.get("workload"), ()) if k in p)
 
 
 def key(r, run, placement):
-    return (r.get("workload"), r.get("variant"), threads(r), placement, size(r, run), defining(r))
+    return (r.get("workload"), r.get("variant"), threads(r), placement, size(r, run), defining(r, run))
 
 
 def _params_fit(a, b):

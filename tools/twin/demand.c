@@ -1,8 +1,9 @@
-/* demand.c - demand.h on Linux: the OS's own demand-zero path (mmap(2), madvise(2) MADV_DONTNEED and MADV_REMOVE, mincore(2), move_pages(2)) behind the kernel's region API.
+/* demand.c - demand.h on Linux: the OS's own demand-zero path (mmap(2), madvise(2) MADV_DONTNEED and MADV_REMOVE, mincore(2), move_pages(2), mbind(2)) behind the kernel's region API.
  *
  * A region is an anonymous private mapping. Its pages appear on first touch
  * through Linux's page-fault handler, placed by Linux's first-touch policy
- * (MPOL_LOCAL) or bound to a node (MPOL_BIND). MADV_DONTNEED makes them fresh
+ * (MPOL_LOCAL), bound to a node (MPOL_BIND) or spread over nodes
+ * (MPOL_INTERLEAVE). MADV_DONTNEED makes them fresh
  * again. What only a ring-0 handler can see (its own timings, a prezeroed
  * pool, TLB flushes on demand) is not available: wl_ctx.has_fault_internals
  * is false and the workload skips what needs it.
@@ -95,7 +96,10 @@ static bool map_region(struct demand_region *r, enum source src, bool fixed)
 		madvise(a, r->size, src == SRC_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	if (src == SRC_THP)
 		thp_advise(a, r->size); /* debug: thp=every-other */
-	if (r->policy == DEMAND_FIXED_NODE ? !hostnuma_bind(a, r->size, r->node) : !hostnuma_local(a, r->size)) {
+	bool placed = r->policy == DEMAND_FIXED_NODE ? hostnuma_bind(a, r->size, r->node)
+		      : r->policy == DEMAND_INTERLEAVE ? hostnuma_interleave(a, r->size, r->nodes)
+							: hostnuma_local(a, r->size);
+	if (!placed) {
 		munmap(a, r->size);
 		return false;
 	}
@@ -144,9 +148,9 @@ static uint64_t count_present(struct demand_region *r)
 	return n;
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
-				    enum demand_zeroing zeroing, int node, const char **why)
+/* demand_create and demand_create_interleaved: nodes is the interleave's mask. */
+static struct demand_region *create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, uint64_t nodes, const char **why)
 {
 	unsigned slot = DEMAND_MAX_REGIONS;
 	for (unsigned i = 0; i < DEMAND_MAX_REGIONS && slot == DEMAND_MAX_REGIONS; i++)
@@ -167,6 +171,7 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 	struct demand_region *r = &regions[slot];
 	if (!demand_region_init(r, size, page, policy, zeroing, node, why))
 		return 0;
+	r->nodes = nodes;
 	r->slot = slot;
 	enum source src = zeroing == DEMAND_ZERO_ON_READ ? SRC_SHARED_4K : SRC_4K;
 	if (page == DEMAND_PAGE_2M) {
@@ -182,7 +187,9 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 	if (!mapped && src == SRC_HUGETLB && thp_available())
 		mapped = map_region(r, src = SRC_THP, false); /* the free pages went to someone else */
 	if (!mapped) {
-		*why = policy == DEMAND_FIXED_NODE ? "cannot map the region on its node" : "cannot map the region";
+		*why = policy == DEMAND_FIXED_NODE    ? "cannot map the region on its node"
+		       : policy == DEMAND_INTERLEAVE ? "cannot interleave the region over its nodes (mbind, get_mempolicy)"
+						     : "cannot map the region";
 		return 0;
 	}
 	if (page == DEMAND_PAGE_2M)
@@ -190,6 +197,27 @@ struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_po
 	twin[slot] = (struct twin_region){ src, 0 };
 	r->active = true;
 	return r;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
+				    enum demand_zeroing zeroing, int node, const char **why)
+{
+	if (policy == DEMAND_INTERLEAVE) {
+		*why = "an interleave needs its nodes: demand_create_interleaved";
+		return 0;
+	}
+	return create(size, page, policy, zeroing, node, 0, why);
+}
+
+struct demand_region *demand_create_interleaved(uint64_t size, uint64_t page, enum demand_zeroing zeroing,
+						uint64_t nodes, const char **why)
+{
+	if (!nodes) {
+		*why = "no nodes to interleave over";
+		return 0;
+	}
+	return create(size, page, DEMAND_INTERLEAVE, zeroing, -1, nodes, why);
 }
 
 void demand_reset(struct demand_region *r)
@@ -213,6 +241,54 @@ bool demand_populate(struct demand_region *r, int node)
 		((volatile uint8_t *)(uintptr_t)r->base)[off] = 0; /* a write: a real zeroed page, not the zero page */
 	twin[r->slot].baseline = count_present(r);
 	return true;
+}
+
+/* A locked add of 0 is a write from the first access: Linux allocates the
+ * page under the range's policy (and the calling thread's CPU for
+ * MPOL_LOCAL) instead of mapping its zero page, and a mapped page keeps its
+ * data. Every 4 KiB piece, so that a 2 MiB page Linux served in 4 KiB
+ * pieces is whole too; mincore then proves every piece present. */
+bool demand_prefault(struct demand_region *r, uint64_t off, uint64_t len)
+{
+	uint64_t start = ALIGN_DOWN(off, r->page), end = MIN(r->size, off + len);
+	if (start >= end)
+		return true;
+	for (uint64_t o = start; o < end; o += BASE_PAGE)
+		__atomic_fetch_add((uint8_t *)(uintptr_t)(r->base + o), 0, __ATOMIC_RELAXED);
+	end = ALIGN_UP(end, BASE_PAGE);
+	unsigned char *v = malloc((end - start) / BASE_PAGE);
+	bool all = v && mincore((void *)(uintptr_t)(r->base + start), end - start, v) == 0;
+	for (uint64_t i = 0; all && i < (end - start) / BASE_PAGE; i++)
+		all = v[i] & 1;
+	free(v);
+	return all;
+}
+
+/* One mincore for presence and one move_pages query for the nodes, of each
+ * page's first 4 KiB piece. */
+uint64_t demand_page_nodes(const struct demand_region *r, uint64_t first, uint64_t n, int16_t *node)
+{
+	uint64_t have = first < r->size / r->page ? MIN(n, r->size / r->page - first) : 0, present = 0;
+	unsigned char *v = malloc(have ? have * (r->page / BASE_PAGE) : 1);
+	void **pages = malloc((have ? have : 1) * sizeof(void *));
+	int *st = malloc((have ? have : 1) * sizeof(int));
+	bool ok = v && pages && st &&
+		  (!have || mincore((void *)(uintptr_t)(r->base + first * r->page), have * r->page, v) == 0);
+	for (uint64_t i = 0; ok && i < have; i++)
+		pages[i] = (void *)(uintptr_t)(r->base + (first + i) * r->page);
+	if (ok && have)
+		hostnuma_nodes_of(pages, have, st);
+	for (uint64_t i = 0; i < n; i++) {
+		bool in = ok && i < have && (v[i * (r->page / BASE_PAGE)] & 1);
+		node[i] = (int16_t)(in ? st[i] : -1);
+		present += in && st[i] >= 0;
+	}
+	if (!ok)
+		console_error("memory", "cannot tell where pages are (mincore, move_pages)");
+	free(st);
+	free(pages);
+	free(v);
+	return present;
 }
 
 void demand_destroy(struct demand_region *r)

@@ -15,7 +15,9 @@
 #define NODE_DIR "/sys/devices/system/node"
 #define HOST_MAX_OS_CPUS 8192          /* OS CPU numbers we map to nodes */
 #define MPOL_BIND 2                    /* <linux/mempolicy.h> */
+#define MPOL_INTERLEAVE 3
 #define MPOL_LOCAL 4
+#define MPOL_F_ADDR (1 << 1)           /* get_mempolicy: the policy of the range at addr */
 #define MASK_WORDS ((QB_MAX_NODES + 63) / 64)
 #define LINE_MAX_LEN 256
 #define KIB 1024ull
@@ -132,6 +134,21 @@ bool hostnuma_local(void *addr, size_t len)
 	if (!numa)
 		return hostnuma_keep(addr, len);
 	return syscall(SYS_mbind, addr, len, MPOL_LOCAL, 0, 0, 0) == 0;
+}
+
+bool hostnuma_interleave(void *addr, size_t len, uint64_t nodes)
+{
+	unsigned long mask[MASK_WORDS] = { 0 }, got[MASK_WORDS + 1] = { 0 }; /* room for the bit past QB_MAX_NODES */
+	int mode = -1;
+	if (!numa)
+		return nodes != 0 && hostnuma_keep(addr, len);
+	mask[0] = (unsigned long)nodes; /* QB_MAX_NODES <= 64 (demand.h) */
+	if (syscall(SYS_mbind, addr, len, MPOL_INTERLEAVE, mask, (unsigned long)QB_MAX_NODES + 1, 0) != 0)
+		return false;
+	if (syscall(SYS_get_mempolicy, &mode, got, (unsigned long)QB_MAX_NODES + 1, addr, MPOL_F_ADDR) != 0)
+		return false;
+	/* The kernel keeps the nodes of the mask that have memory. */
+	return mode == MPOL_INTERLEAVE && got[0] && !(got[0] & ~(unsigned long)nodes);
 }
 
 bool hostnuma_nodes_of(void **pages, size_t n, int *status)

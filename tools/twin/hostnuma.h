@@ -23,6 +23,15 @@ int32_t hostnuma_node_of_cpu(uint32_t os_cpu);
 bool hostnuma_bind(void *addr, size_t len, int node);
 bool hostnuma_local(void *addr, size_t len);
 
+/* Spread future pages of [addr, addr+len) over the nodes of the mask (bit
+ * n: node n) with MPOL_INTERLEAVE, then read the policy back
+ * (get_mempolicy with MPOL_F_ADDR): true only when the range now
+ * interleaves over exactly those nodes. Linux drops nodes without memory
+ * from the set (mm/mempolicy.c: the mask meets N_MEMORY) and counts a
+ * page's place in the interleave from its virtual address (a 2 MiB page's
+ * from the huge page's index). With one node: hostnuma_keep. */
+bool hostnuma_interleave(void *addr, size_t len, uint64_t nodes);
+
 /* Give [addr, addr+len) a memory policy of its own, MPOL_LOCAL (where the
  * touching CPU is, as without one), even on one node: NUMA balancing
  * leaves a range with its own policy alone (its scanner skips a VMA whose

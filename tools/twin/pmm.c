@@ -69,6 +69,11 @@ int pmm_node_of(uint64_t phys)
 	return n < 0 ? 0 : n;
 }
 
+int pmm_node_of_ptr(const void *p)
+{
+	return hostnuma_node_of_addr(p); /* move_pages: where Linux put it, -1 if not present */
+}
+
 uint64_t pmm_free_bytes(int node)
 {
 	return node == PMM_ANY_NODE ? hostmem_meminfo("MemAvailable") : hostmem_node_free(node);
