@@ -263,8 +263,12 @@ def check_plan(recs, errors):
     if p.get("not_planned"):
         errors.append("%s configurations not planned (the plan's table is full)" % p["not_planned"])
     listed = {}
-    for pc in qbrecords.of_kind(recs, "plan_configs"):
-        listed[pc.get("workload")] = listed.get(pc.get("workload"), 0) + len(pc.get("configs") or [])
+    for pc in qbrecords.of_kind(recs, "plan_configs"):  # a workload's records follow on: first is what came before
+        w = pc.get("workload")
+        if pc.get("first") != listed.get(w, 0):
+            errors.append("%s: a plan_configs record starts at %s after %d listed" % (w, pc.get("first"),
+                                                                                    listed.get(w, 0)))
+        listed[w] = listed.get(w, 0) + len(pc.get("configs") or [])
     for name, w in sorted(ws.items()):
         if not isinstance(w.get("estimated_s"), (int, float)):
             errors.append("%s: estimated_s %s" % (name, w.get("estimated_s")))
