@@ -69,10 +69,8 @@ START_TIMEOUT_S = 480          # OVMF starts the 768 APs itself first: 2-4 minut
 STARVED = ("cpu did not start", "cpu lost", "cpus did not park")  # TCG starved a vCPU past a bound: said, allowed
 STATES = ("online", "failed", "lost", "parked", "halted")  # every CPU QEMU made is present and enabled
 LEFT_OUT = ('"kind":"cpu"', '"kind":"cache"', '"kind":"state"')  # 768 of each: not printed on failure
-QUICK_WORKLOADS = ("selftest", "counter", "locality", "first-touch", "flush", "noise")
+WORKLOADS = ("selftest", "counter", "locality", "first-touch", "flush", "noise")
 FIRMWARE_END = ("quietbench: ", "leaving")  # both loaders' last line before the kernel
-
-
 FIRMWARE = {"ovmf": "OVMF", "seabios": "SeaBIOS and GRUB"}
 
 
@@ -102,17 +100,17 @@ def boot(a, name, firmware, words, timeout):
     cmd = [os.path.join(ROOT, "tools", "qemu-run"), "--qemu", a.qemu, "--timeout", str(timeout), "--start-timeout",
            str(START_TIMEOUT_S), "--log", log, "--tcg", "single"] + how + MACHINE + ["--"] + words
     t0 = time.time()
-    firmware = None
+    let_go = None
     out = []
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     for line in p.stdout:  # the serial log as it comes: when the firmware let go
-        if firmware is None and all(k in line for k in FIRMWARE_END):
-            firmware = time.time() - t0
+        if let_go is None and all(k in line for k in FIRMWARE_END):
+            let_go = time.time() - t0
         if not any(k in line for k in LEFT_OUT):
             out.append(line)
     rc = p.wait()
     recs, problems = qbrecords.parse_file(log) if os.path.exists(log) else ([], [])
-    return rc, "".join(out[-400:]), recs, problems, log, time.time() - t0, firmware
+    return rc, "".join(out[-400:]), recs, problems, log, time.time() - t0, let_go
 
 
 def check_machine(recs, errors, use):
@@ -223,8 +221,8 @@ def check_quick(recs, errors):
     """The quick profile on the first 16 CPUs: every workload's record, no result failed, none on a parked CPU."""
     online = {c.get("index") for c in qbrecords.of_kind(recs, "cpu") if c.get("state") == "online"}
     names = [w.get("name") for w in qbrecords.of_kind(recs, "workload")]
-    if sorted(names) != sorted(QUICK_WORKLOADS):
-        errors.append("workload records %s, expected %s" % (names, list(QUICK_WORKLOADS)))
+    if sorted(names) != sorted(WORKLOADS):
+        errors.append("workload records %s, expected %s" % (names, list(WORKLOADS)))
     res = qbrecords.of_kind(recs, "result")
     bad = [r for r in res if r.get("check") not in ("ok", "short", "skipped")]
     if bad:
@@ -237,10 +235,10 @@ def check_quick(recs, errors):
     mats = qbrecords.matrices(recs)
     if not any(m.get("workload") == "counter" for m in mats) or any(m.get("values") is None for m in mats):
         errors.append("counter's core-to-core matrix missing, or a matrix with a row missing")
-    noise = qbrecords.of_kind(recs, "noise_cpu")
-    if not noise or not {n.get("cpu") for n in noise} <= online:
-        errors.append("noise_cpu records for %s, expected the online CPUs %s"
-                      % (sorted({n.get("cpu") for n in noise})[:20], sorted(online)))
+    noise = sorted(n.get("cpu") for n in qbrecords.of_kind(recs, "noise_cpu"))
+    spun = [r.get("cpus") for r in res if r.get("workload") == "noise"]
+    if not noise or [sorted(c or []) for c in spun] != [noise] or not set(noise) <= online:
+        errors.append("noise_cpu records for CPUs %s, its result's %s, online %s" % (noise, spun, sorted(online)))
     return "%d results, %d workloads" % (len(res), len(names))
 
 
@@ -255,8 +253,8 @@ def check_plan(recs, errors):
         errors.append("plan_only %s with %d results: plan= must stop before measuring"
                       % (p.get("plan_only"), len(qbrecords.of_kind(recs, "result"))))
     ws = {w.get("name"): w for w in p.get("workloads") or []}
-    if sorted(ws) != sorted(QUICK_WORKLOADS):
-        errors.append("plan's workloads %s, expected %s" % (sorted(ws), sorted(QUICK_WORKLOADS)))
+    if sorted(ws) != sorted(WORKLOADS):
+        errors.append("plan's workloads %s, expected %s" % (sorted(ws), sorted(WORKLOADS)))
     est = p.get("estimated_s")
     if not isinstance(est, (int, float)) or est <= 0 or (p.get("budget_s") and est > p["budget_s"]):
         errors.append("plan estimated_s %s against a budget of %s" % (est, p.get("budget_s")))
@@ -276,7 +274,7 @@ def check_plan(recs, errors):
             errors.append("%s: %s configurations planned, %d listed in plan_configs records"
                           % (name, w.get("configs"), listed.get(name, 0)))
     return "full profile planned at %s s of a %s s budget (%s)" % (
-        est, p.get("budget_s"), ", ".join("%s %s s" % (n, ws[n].get("estimated_s")) for n in QUICK_WORKLOADS
+        est, p.get("budget_s"), ", ".join("%s %s s" % (n, ws[n].get("estimated_s")) for n in WORKLOADS
                                           if n in ws))
 
 
