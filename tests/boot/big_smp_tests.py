@@ -282,7 +282,7 @@ def check_plan(recs, errors):
 # what a quiet 2-core host takes, so that the slow tier ends within .ci/run's SLOW_TIER_S even when one hangs)
 CASES = [
     ("smp768", "ovmf", ["profile=quick", "workloads=selftest"], NCPU, check_selftest, "ok", 600),
-    ("smp768-quick16", "seabios", ["profile=quick", "cpus=16"], 16, check_quick, "ok", 300),
+    ("smp768-quick16", "seabios", ["profile=quick", "cpus=16"], 16, check_quick, "ok", 420),
     ("smp768-plan", "seabios", ["profile=full", "plan"], NCPU, check_plan, "ok", 1200),
 ]
 
