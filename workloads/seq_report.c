@@ -7,7 +7,17 @@
 #include "workload.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define PLAN_CONFIGS_PER_RECORD 300  /* configurations listed in one plan_configs record */
+#define PLAN_CONFIGS_PER_RECORD 200  /* configurations listed in one plan_configs record */
+/* A configuration at its longest in that record: a skipped one with its name,
+ * kind and reason at their limits (our own ASCII: nothing escaped), and least,
+ * in their JSON. A 768-thread machine plans 600 locality configurations; a
+ * short budget drops most, each with a reason of about 100 bytes: 300 to a
+ * record could pass CONSOLE_REC_BUF, and the record would be lost. */
+#define PLAN_CONFIG_MAX_BYTES (sizeof("{\"name\":\"\",\"kind\":\"\",\"least\":true,\"skipped\":\"\"},") - 1 + \
+			       PLAN_NAME_LEN + PLAN_KIND_LEN + PLAN_WHY_LEN)
+#define PLAN_CONFIGS_HEAD_BYTES 128  /* the record's prefix, kind, workload name, first, brackets and CRC */
+_Static_assert(PLAN_CONFIGS_PER_RECORD * PLAN_CONFIG_MAX_BYTES + PLAN_CONFIGS_HEAD_BYTES <= CONSOLE_REC_BUF,
+	       "a plan_configs record of skipped configurations at their longest fits the record buffer");
 #define DUR_LEN 24
 #define REFIT_NOTE_S 1.0             /* a refit that moves the end by more than this is said */
 

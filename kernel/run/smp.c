@@ -12,6 +12,7 @@
 #include "percpu.h"
 #include "pmm.h"
 #include "run.h"
+#include "smp_slot.h"
 #include "trampoline.h"
 #include "tsc.h"
 
@@ -51,6 +52,7 @@ static uint32_t n_slots, n_found, n_online;
 static uint64_t startup_us;
 static uint64_t stack_bytes;
 static volatile uint32_t stray_aps;        /* CPUs that woke up but were not expected */
+static volatile uint32_t late_aps;         /* CPUs that checked in after the BSP gave up on them */
 static uint32_t n_parked;                  /* CPUs left out of the run, halted in our code */
 /* The parked CPUs' one stack: only interrupt frames are ever written to it,
  * and nothing reads them back (kernel/arch/isr.S isr_park). */
@@ -64,13 +66,10 @@ static uint64_t debug_until;               /* TSC: ap-late checks in after this 
 static void ap_entry(uint64_t slot)
 {
 	apic_init_ap();
-	uint32_t id = apic_id();
-	uint32_t i;
-	for (i = 1; i < n_slots; i++)
-		if (percpu[i].apic_id == id && percpu[i].state == CPU_STARTING)
-			break;
-	if (i >= n_slots) {
-		__atomic_add_fetch(&stray_aps, 1, __ATOMIC_RELAXED);
+	uint32_t i = 0;
+	enum smp_waker w = smp_slot_find(percpu, n_slots, apic_id(), &i);
+	if (w != SMP_WAKER_STARTING) { /* late: already reported as not started; a stray: reported below */
+		__atomic_add_fetch(w == SMP_WAKER_LATE ? &late_aps : &stray_aps, 1, __ATOMIC_RELAXED);
 		idt_park_here();
 	}
 	if (debug_mode != SMP_DEBUG_NONE && i == debug_cpu) {
@@ -89,8 +88,10 @@ static void ap_entry(uint64_t slot)
 	percpu[i].checkin_tsc = tsc_read();
 	uint32_t expected = CPU_STARTING;
 	if (!__atomic_compare_exchange_n(&percpu[i].state, &expected, CPU_ONLINE, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&late_aps, 1, __ATOMIC_RELAXED);
 		idt_park_here(); /* the BSP gave up on us: stay out of the run */
+	}
 	run_ap_loop();
 }
 
@@ -331,6 +332,8 @@ void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t m
 	}
 	if (stray_aps)
 		console_error("smp", "%u CPUs woke up that were not started", stray_aps);
+	if (late_aps)
+		kprintf("smp: %u CPU(s) checked in after the start bound: parked, left out of the run\n", late_aps);
 }
 
 void smp_set_debug(enum smp_debug d)

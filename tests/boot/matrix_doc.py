@@ -95,7 +95,7 @@ DOC_TAIL = [
     "|---|---|---|---|",
     "| NUMA nodes | 64 (`QB_MAX_NODES`) | `limit-66-nodes` | an `acpi` `error` record for the SRAT (\"domain limit, N entries dropped\"); the 64 lowest domains are kept, and the memory of the others stays usable |",
     "| physical memory mapped | all RAM below the CPU's address width and 128 TiB, in 1 GiB pages; without them what 6 MiB of tables (`QB_PT_BUDGET`) map in 2 MiB pages, about 1.5 TiB | `bigmem-*`: 3 and 6 TiB all mapped; `limit-3t-no-1g-pages`: 3 TiB on `Skylake-Server,pdpe1gb=off` (the host reserves none of it) | a `paging` `error` record per reason with its bytes, where they start and why; `unmapped_ram_bytes` in the `memory` and `done` records, the screen's header and end line; the run uses the RAM below |",
-    "| CPUs | 1024 (`QB_MAX_CPUS`); x2APIC for APIC IDs above 254 | no: QEMU 7.2's TCG has no x2APIC (\"TCG doesn't support requested feature: x2apic\"), so at most 255 xAPIC CPUs | MADT entries past the limit are dropped with an `error` record (host unit tests) |",
+    "| CPUs | 1024 (`QB_MAX_CPUS`); x2APIC for APIC IDs above 254 | not in the matrix: QEMU 7.2's TCG has no x2APIC (\"TCG doesn't support requested feature: x2apic\"), so at most 255 xAPIC CPUs; QEMU 10 boots 768 (2 sockets x 192 cores x 2 threads, APIC IDs to 895) in `make test-slow` (tests/boot/big_smp_tests.py) | MADT entries past the limit are dropped with an `error` record (host unit tests) |",
     "",
     "With an AMD CPU model (`-cpu max` under TCG), QEMU 7.2 moves all RAM above 4 GiB to",
     "start at 1 TiB once it would reach the HyperTransport hole below 1 TiB; the big cells",

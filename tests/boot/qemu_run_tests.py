@@ -5,7 +5,9 @@
   numa-odd         --smp 3 --numa 2: a usage error, exit 2; so are --numa 2+x
                    and --numa 2+1 with memory not divisible by the 3 nodes.
   finish-halt      finish=halt: qemu-run exits as soon as it has read the done
-                   record (not after its timeout), with status 0 from done.
+                   record (not after its timeout), with status 0 from done;
+                   under single-threaded TCG (--tcg single, as the slow
+                   tier's 768 CPUs run).
   done-fail        a run whose done says fail (selftest=fault-bsp) exits 1.
   firmware-death   --mem 32: OVMF faults before QuietBench starts; qemu-run
                    says the firmware died, exits 1, within seconds.
@@ -157,9 +159,11 @@ def case_numa_odd(efi, tmp):
 
 def case_finish_halt(efi, tmp):
     log = os.path.join(tmp, "halt.log")
-    rc, out, wall = run(efi, ["--smp", "2", "--timeout", "200", "--log", log, "--",
+    rc, out, wall = run(efi, ["--smp", "2", "--tcg", "single", "--timeout", "200", "--log", log, "--",
                               "profile=quick", "workloads=selftest", "finish=halt"])
     errs = [] if rc == 0 else ["exit %d, expected 0" % rc]
+    if "-accel tcg,thread=single " not in out:
+        errs.append("--tcg single did not reach QEMU's -accel")
     if wall > 100:
         errs.append("took %.1f s: qemu-run waited for its timeout after the done record" % wall)
     if "done status ok" not in out:

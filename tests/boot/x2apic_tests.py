@@ -11,12 +11,9 @@ Fast tier (make x2apictest, part of make test):
                  the fault's error record and a failed done record both appear
                  (no NMI reaches a CPU QuietBench did not start).
 
-Slow tier (make test-slow, --slow):
-  smp288-cpus16  288 CPUs, cpus=16: the 16 run, the other 272 are parked; done
-                 ok, in about two minutes.
-  smp288         288 CPUs, all used: ends with a done record within 10 minutes.
-                 CPUs that TCG starves may be reported late or lost, but the
-                 run never ends in silence.
+The slow tier's big machine (768 CPUs, 2 sockets x 192 cores x 2 threads)
+is tests/boot/big_smp_tests.py's; it replaced the 288-CPU cases that were
+here.
 
 Each case prints "ok NAME (T s)" with its wall and kernel time, or "FAIL NAME"
 with its errors and the serial log; the last line is "x2apic tests: N passed,
@@ -85,40 +82,13 @@ def check_fault_cpus1(recs, errors):
         errors.append("%d parked CPUs, expected 1" % len(st.get("parked", [])))
 
 
-def check_many(n_used, n_total):
-    def check(recs, errors):
-        d = qbrecords.done(recs) or {}
-        if d.get("cpus_found") != n_total:
-            errors.append("cpus_found %s, expected %d" % (d.get("cpus_found"), n_total))
-        st = cpu_states(recs)
-        used, late = len(st.get("online", [])), len(st.get("failed", [])) + len(st.get("lost", []))
-        # TCG may starve a vCPU past its start bound: it is then reported (an
-        # error record, state failed), never waited for and never silent.
-        told = [e for e in qbrecords.of_kind(recs, "error") if e.get("what") in ("cpu did not start", "cpu lost")]
-        if used + late != n_used or len(told) < late:
-            errors.append("%d online, %d failed or lost (%d reported), expected %d in all"
-                          % (used, late, len(told), n_used))
-        if used < n_used * 3 // 4:
-            errors.append("only %d of %d CPUs online" % (used, n_used))
-        if n_used < n_total and len(st.get("parked", [])) != n_total - n_used:
-            errors.append("%d parked, expected %d" % (len(st.get("parked", [])), n_total - n_used))
-        sel = [r for r in qbrecords.of_kind(recs, "result") if r.get("workload") == "selftest"]
-        if not sel:
-            errors.append("no selftest result")
-    return check
-
-
-# name, smp, extra qemu-run arguments, kernel words, check, done status, timeout, slow, mem
+# name, smp, extra qemu-run arguments, kernel words, check, done status, timeout, mem
 CASES = [
     ("x2apic-256", "3,maxcpus=512,sockets=2,cores=256,threads=1",
      X2APIC_MACHINE + ["--qemu-arg=-device", "--qemu-arg=max-x86_64-cpu,socket-id=1,core-id=0,thread-id=0"],
-     ["profile=quick", "workloads=selftest"], check_x2apic_256, "ok", 300, False, 1024),
+     ["profile=quick", "workloads=selftest"], check_x2apic_256, "ok", 300, 1024),
     ("fault-cpus1", "2", [], ["profile=quick", "reps=1", "cpus=1", "selftest=fault-bsp"], check_fault_cpus1,
-     "fail", 300, False, 1024),
-    ("smp288-cpus16", "288,sockets=2,cores=144,threads=1", X2APIC_MACHINE,
-     ["profile=quick", "workloads=selftest", "cpus=16"], check_many(16, 288), "ok", 900, True, 4096),
-    ("smp288", "288,sockets=2,cores=144,threads=1", X2APIC_MACHINE,
-     ["profile=quick", "workloads=selftest"], check_many(288, 288), None, 900, True, 4096),
+     "fail", 300, 1024),
 ]
 
 
@@ -127,7 +97,6 @@ def main():
     ap.add_argument("--efi", default=os.path.join(ROOT, "build", "quietbench.efi"))
     ap.add_argument("--qemu", default=os.path.join(ROOT, "build", "qemu10", "usr", "bin", "qemu-system-x86_64"))
     ap.add_argument("--logdir", default=os.path.join(ROOT, "build", "x2apictest"))
-    ap.add_argument("--slow", action="store_true", help="the slow tier (288 CPUs) instead of the fast one")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
     if not os.path.exists(a.qemu):
@@ -135,8 +104,8 @@ def main():
         return 2
     os.makedirs(a.logdir, exist_ok=True)
     passed = failed = 0
-    for name, smp, extra, words, check, want, timeout, slow, mem in CASES:
-        if a.cases and name not in a.cases or not a.cases and slow != a.slow:
+    for name, smp, extra, words, check, want, timeout, mem in CASES:
+        if a.cases and name not in a.cases:
             continue
         rc, out, recs, problems, log, wall = boot(a.qemu, os.path.abspath(a.efi), a.logdir, name, smp, extra, words,
                                                   timeout, mem)

@@ -1,0 +1,20 @@
+/* smp_slot.c - which slot an AP that wakes up holds, so that one the BSP gave up on is counted late and not as a stray; see smp_slot.h. */
+#include "smp_slot.h"
+
+/* ---- Public Functions ----------------------------------------------------- */
+enum smp_waker smp_slot_find(const struct percpu *pc, uint32_t n_slots, uint32_t apic_id, uint32_t *slot)
+{
+	enum smp_waker found = SMP_WAKER_STRAY;
+	for (uint32_t i = 1; i < n_slots; i++) {
+		if (pc[i].apic_id != apic_id)
+			continue;
+		uint32_t st = __atomic_load_n(&pc[i].state, __ATOMIC_ACQUIRE);
+		if (st == CPU_STARTING) {
+			*slot = i;
+			return SMP_WAKER_STARTING;
+		}
+		if (st == CPU_FAILED)
+			found = SMP_WAKER_LATE;
+	}
+	return found;
+}
