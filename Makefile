@@ -572,8 +572,8 @@ TEST_TARGETS += fuzz-ci
 # them one after another. Each target also runs alone: make boottest, ...
 TEST_JOBS ?= 2
 # The order the targets start in: longest first (docs/measured.md has their times).
-TEST_ORDER := test-matrix imagetest boottest fuzz-ci plantest qemuruntest toolstest unit pagertest screenshot \
-	sbtest netboottest hosttest bochstest reprotest lava-check x2apictest parktest usbhctest docscheck \
+TEST_ORDER := boottest imagetest plantest test-matrix fuzz-ci toolstest qemuruntest pagertest netboottest \
+	screenshot sbtest parktest bochstest usbhctest reprotest x2apictest lava-check hosttest unit docscheck \
 	flashtest asmtest layercheck
 # What they need, built before any of them starts (so that no two build the same file at once).
 TEST_PREREQS := $(UNIT_BINS) $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf $(TEST_IMG) \
