@@ -59,6 +59,7 @@ enum opt_selftest {
 	OPT_SELFTEST_AP_SILENT,  /* the last AP never checks in: it must be left out, not waited for */
 	OPT_SELFTEST_AP_LATE,    /* the last AP checks in after the bound: left out, and it stays out */
 	OPT_SELFTEST_HANG_AP,    /* an AP never finishes the selftest's work: stopped and reported */
+	OPT_SELFTEST_AP_DAWDLE,  /* the last AP checks in, then enters its mailbox loop only after the first job was posted */
 };
 
 /* console= : the serial console. AUTO is the SPCR's UART, else COM1. */

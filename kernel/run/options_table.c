@@ -33,6 +33,7 @@ static const char *const opt_selftest_names[] = {
 	[OPT_SELFTEST_AP_SILENT] = "ap-silent",
 	[OPT_SELFTEST_AP_LATE] = "ap-late",
 	[OPT_SELFTEST_HANG_AP] = "hang-ap",
+	[OPT_SELFTEST_AP_DAWDLE] = "ap-dawdle",
 };
 
 const char *const opt_onoff_names[2] = {
@@ -107,7 +108,7 @@ const struct opt_row opt_rows[OPT_N_ROWS] = {
 	  .help = "self-test iterations" },
 	{ .name = "selftest", .type = OPT_T_CHOICE, .def = OPT_SELFTEST_NORMAL,
 	  OPT_CHOICES(opt_selftest_names), .offset = OPT_FIELD(selftest),
-	  .help = "debug: a page fault on the BSP or an AP, an AP that never or too late checks in, an AP that hangs" },
+	  .help = "debug: a page fault on the BSP or an AP, an AP that never or too late checks in, an AP that hangs, an AP slow to reach its mailbox" },
 	{ .name = "iters", .type = OPT_T_UINT, .min = 1, .max = OPT_ITERS_MAX,
 	  .zero_means = "set by profile", .offset = OPT_FIELD(iters),
 	  .help = "counter: increments per thread (full profile: 2^31/4, as in Duffy's false-sharing test)" },

@@ -135,8 +135,10 @@ void run_online_set(struct cpuset *out, uint32_t limit);
 /* Name of a run status for records. */
 const char *run_status_name(enum run_status s);
 
-/* The AP's idle loop: wait for jobs in its mailbox, forever. */
-void run_ap_loop(void) __attribute__((noreturn));
+/* The AP's idle loop: wait for jobs in its mailbox, forever. `seen` is its
+ * job_seq as read before it checked in: a job the BSP posts between the
+ * check-in and the loop's first look is run, not missed. */
+void run_ap_loop(uint64_t seen) __attribute__((noreturn));
 
 /* Default bound for a workload's run, from the options. */
 extern uint64_t run_default_timeout_ms;

@@ -61,10 +61,9 @@ void run_plat_job_lost(struct run_job *j)
 	(void)j; /* the lost CPUs were stopped with INIT: it is free again */
 }
 
-void run_ap_loop(void)
+void run_ap_loop(uint64_t seen)
 {
 	struct percpu *me = this_cpu();
-	uint64_t seen = me->job_seq;
 	for (;;) {
 		while (__atomic_load_n(&me->job_seq, __ATOMIC_ACQUIRE) == seen) {
 			if (me->stop) {

@@ -60,6 +60,7 @@ static uint8_t park_stack[PAGE] __attribute__((aligned(16)));
 static enum smp_debug debug_mode;
 static uint32_t debug_cpu;                 /* the AP that misbehaves on purpose */
 static uint64_t debug_until;               /* TSC: ap-late checks in after this */
+#define DAWDLE_MAX_MS 10000                /* ap-dawdle: the longest it waits for the first job */
 #define LATE_MARGIN_MS 3000                /* ap-late: this long past the bound, beyond any scheduling delay of the BSP under emulation */
 
 /* ---- Private Functions ---------------------------------------------------- */
@@ -72,7 +73,7 @@ static void ap_entry(uint64_t slot)
 		__atomic_add_fetch(w == SMP_WAKER_LATE ? &late_aps : &stray_aps, 1, __ATOMIC_RELAXED);
 		idt_park_here();
 	}
-	if (debug_mode != SMP_DEBUG_NONE && i == debug_cpu) {
+	if ((debug_mode == SMP_DEBUG_AP_SILENT || debug_mode == SMP_DEBUG_AP_LATE) && i == debug_cpu) {
 		/* Misbehave on purpose: never check in, or only after the BSP gave up. */
 		while (debug_mode == SMP_DEBUG_AP_SILENT || tsc_read() < debug_until)
 			cpu_pause();
@@ -86,13 +87,22 @@ static void ap_entry(uint64_t slot)
 	tsc_init_ap(&percpu[i].snap); /* RDTSC ordered here as on the BSP (AMD: DE_CFG) */
 	percpu[i].stack_top = stack_tops[slot];
 	percpu[i].checkin_tsc = tsc_read();
+	/* Read before checking in: once we are online the BSP may post a job at
+	 * any moment, and the loop must not take that job's number as seen. */
+	uint64_t seen = __atomic_load_n(&percpu[i].job_seq, __ATOMIC_ACQUIRE);
 	uint32_t expected = CPU_STARTING;
 	if (!__atomic_compare_exchange_n(&percpu[i].state, &expected, CPU_ONLINE, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		__atomic_add_fetch(&late_aps, 1, __ATOMIC_RELAXED);
 		idt_park_here(); /* the BSP gave up on us: stay out of the run */
 	}
-	run_ap_loop();
+	if (debug_mode == SMP_DEBUG_AP_DAWDLE && i == debug_cpu) {
+		/* Stay away from the mailbox until the first job is in it (bounded). */
+		uint64_t until = tsc_deadline_ms(DAWDLE_MAX_MS);
+		while (__atomic_load_n(&percpu[i].job_seq, __ATOMIC_ACQUIRE) == seen && tsc_read() < until)
+			cpu_pause();
+	}
+	run_ap_loop(seen);
 }
 
 /* Linux (smp_quirk_init_udelay) drops the MP spec's 10 ms INIT delay on

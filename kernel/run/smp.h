@@ -15,9 +15,11 @@
 void smp_init(const struct boot_info *bi, const struct acpi_info *ai, uint32_t max_cpus,
 	      uint64_t timeout_ms);
 
-/* Debug (selftest=ap-silent / ap-late): the last AP started never checks in,
- * or checks in only after the bound. Call before smp_init. */
-enum smp_debug { SMP_DEBUG_NONE, SMP_DEBUG_AP_SILENT, SMP_DEBUG_AP_LATE };
+/* Debug (selftest=ap-silent / ap-late / ap-dawdle): the last AP started never
+ * checks in, or checks in only after the bound, or checks in and reaches its
+ * mailbox loop only after the BSP posted it the first job (as a vCPU the host
+ * descheduled right there would). Call before smp_init. */
+enum smp_debug { SMP_DEBUG_NONE, SMP_DEBUG_AP_SILENT, SMP_DEBUG_AP_LATE, SMP_DEBUG_AP_DAWDLE };
 void smp_set_debug(enum smp_debug d);
 
 /* Counts for the done record: CPUs listed as enabled in the MADT, and online now. */

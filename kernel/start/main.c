@@ -272,8 +272,10 @@ void kernel_entry(struct boot_info *bi_in)
 		need_x2 |= acpi.madt.cpus[i].enabled && acpi.madt.cpus[i].apic_id > APIC_XAPIC_MAX_ID;
 	if (!apic_init_bsp(acpi.madt.lapic_addr, need_x2))
 		panic("apic_init_bsp", "no usable local APIC");
-	smp_set_debug(opts.selftest == OPT_SELFTEST_AP_SILENT ? SMP_DEBUG_AP_SILENT
-		      : opts.selftest == OPT_SELFTEST_AP_LATE ? SMP_DEBUG_AP_LATE : SMP_DEBUG_NONE);
+	smp_set_debug(opts.selftest == OPT_SELFTEST_AP_SILENT   ? SMP_DEBUG_AP_SILENT
+		      : opts.selftest == OPT_SELFTEST_AP_LATE   ? SMP_DEBUG_AP_LATE
+		      : opts.selftest == OPT_SELFTEST_AP_DAWDLE ? SMP_DEBUG_AP_DAWDLE
+								: SMP_DEBUG_NONE);
 	idle_init((enum idle_method)opts.idle);              /* how APs wait for work: MWAIT or HLT */
 	smp_init(&bi, &acpi, opts.cpus, opts.smp_timeout_ms); /* every enabled CPU, bounded */
 	reps_room();                                         /* repetition log sized for these CPUs */

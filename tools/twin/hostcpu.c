@@ -61,10 +61,12 @@ static void *cpu_main(void *arg)
 	cpuid_snap_take(&h->snap);
 	h->have_snap = true;
 	h->checkin_tsc = tsc_read();
+	/* Read before checking in: a job posted once we are online is not seen yet. */
+	uint32_t seen = __atomic_load_n(&h->job_seq, __ATOMIC_ACQUIRE);
 	if (!__atomic_compare_exchange_n(&h->state, &want, HOSTCPU_ONLINE, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return 0; /* the bound passed: it was reported and left out */
-	run_ap_loop();
+	run_ap_loop(seen);
 }
 
 static void report_not_started(uint32_t i, const char *why, uint64_t timeout_ms)

@@ -89,10 +89,10 @@ void run_plat_job_lost(struct run_job *j)
 /* A worker thread's mailbox: spin a while, then sleep on the futex, until a
  * job comes. A lost thread leaves after its late job; the others end with
  * the process (finish_now). */
-void run_ap_loop(void)
+void run_ap_loop(uint64_t seen_at_checkin)
 {
 	struct hostcpu *me = &hostcpu[hostcpu_self()];
-	uint32_t seen = me->job_seq;
+	uint32_t seen = (uint32_t)seen_at_checkin; /* the futex word is 32 bits */
 	for (;;) {
 		uint64_t spin_until = tsc_deadline_ms(IDLE_SPIN_MS);
 		while (__atomic_load_n(&me->job_seq, __ATOMIC_ACQUIRE) == seen) {
