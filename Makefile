@@ -333,6 +333,10 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
+# The image is made again when the commit's time changes (a docs-only commit
+# too), so that it matches a clone's (reprotest).
+EPOCH_STAMP := $(BUILD)/gen/epoch
+$(shell mkdir -p $(BUILD)/gen; [ "$$(cat $(EPOCH_STAMP) 2>/dev/null)" = "$(SOURCE_DATE_EPOCH)" ] || echo "$(SOURCE_DATE_EPOCH)" > $(EPOCH_STAMP))
 # The image is made again when the key named changes (the stamp is rewritten only then).
 SIGNING_STAMP := $(BUILD)/gen/signing
 $(shell mkdir -p $(BUILD)/gen; [ "$$(cat $(SIGNING_STAMP) 2>/dev/null)" = "$(SIGNING_KEY) $(SIGNING_CERT)" ] || echo "$(SIGNING_KEY) $(SIGNING_CERT)" > $(SIGNING_STAMP))
@@ -343,15 +347,17 @@ $(SB_FILES)/.ok: tools/sbfiles | $(BUILD)/.deps-ok
 	tools/sbfiles $(SB_FILES) >/dev/null
 
 IMAGE_DEPS := $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mkimage tools/qbsecureboot.py \
-	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c $(SB_FILES)/.ok
+	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c $(SB_FILES)/.ok $(EPOCH_STAMP)
 MKIMAGE := tools/mkimage --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf --secureboot $(SB_FILES)
+# A key is made only where QuietBench chose the place; one the user named must exist.
+SIGNING_CREATE := $(if $(filter file,$(origin SIGNING_KEY)),--create)
 $(BUILD)/quietbench.img: $(IMAGE_DEPS) $(SIGNING_STAMP) $(wildcard $(SIGNING_CERT)) | $(BUILD)/.deps-ok
-	@tools/signing-key $(SIGNING_KEY) $(SIGNING_CERT)
+	@tools/signing-key $(SIGNING_CREATE) $(SIGNING_KEY) $(SIGNING_CERT) >/dev/null
 	$(MKIMAGE) --key $(SIGNING_KEY) --cert $(SIGNING_CERT) -o $@
 $(BUILD)/quietbench-unsigned.img: $(IMAGE_DEPS) | $(BUILD)/.deps-ok
 	$(MKIMAGE) -o $@
 $(TEST_SIGNING_CERT):
-	tools/signing-key $(TEST_SIGNING_KEY) $@ >/dev/null
+	tools/signing-key --create $(TEST_SIGNING_KEY) $@ >/dev/null
 $(TEST_IMG): $(IMAGE_DEPS) $(TEST_SIGNING_CERT) | $(BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(MKIMAGE) --key $(TEST_SIGNING_KEY) --cert $(TEST_SIGNING_CERT) -o $@
@@ -383,6 +389,7 @@ lava-check: $(TEST_IMG)
 
 .PHONY: image image-unsigned usb imagetest flashtest sbtest reprotest sbscreens
 image: $(BUILD)/quietbench.img
+	@tools/signing-key $(SIGNING_KEY) $(SIGNING_CERT)
 	@echo "image: $< signed with $(SIGNING_KEY); its certificate is on the stick as ENROLL_THIS_KEY_IN_MOKMANAGER.cer"
 	@sha256sum $<
 image-unsigned: $(BUILD)/quietbench-unsigned.img

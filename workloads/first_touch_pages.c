@@ -230,6 +230,11 @@ double ft_fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
 		 * back to 4 KiB pages, whose faults are left out of the 2 MiB figure. */
 		uint64_t kept = pages;
 		small_faults = 0;
+		if (whole_count == DEMAND_WHOLE_UNKNOWN) {
+			ft_skip(kinds[k].variant, whole_how); /* neither a 2 MiB figure nor a count of 4 KiB faults */
+			demand_destroy(r);
+			continue;
+		}
 		if (whole_count < pages && (ctx->has_fault_internals || kinds[k].page == FT_PAGE)) {
 			fail = ok ? "a first write did not map the whole page" : fail;
 			ok = false;

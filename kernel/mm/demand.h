@@ -195,7 +195,9 @@ uint64_t demand_phys_of(const struct demand_region *r, uint64_t off);
  * after the first writes, before anything reads an untouched part of the
  * region: on Linux such a read maps the zero page there and hides the
  * fall-back. *how: what was read and, where some page is not whole, what
- * may have made it so, for a reason text. */
+ * may have made it so, for a reason text. DEMAND_WHOLE_UNKNOWN where it
+ * cannot tell (mincore failed): then no page counts as whole or as not. */
+#define DEMAND_WHOLE_UNKNOWN UINT64_MAX
 uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *whole, const char **how);
 
 /* Route page faults to demand_fault (kernel/run/demand_hw.c; once, at boot). */

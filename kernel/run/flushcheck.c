@@ -95,21 +95,23 @@ static uint64_t less_overhead(uint64_t ticks)
 
 /* One round of every row: for each, the warm chase, CLFLUSH and the chase,
  * then its flush and the chase; each chase after a warming pass, so that
- * every one starts from the same warm set. False with *why on a failure. */
+ * every one starts from the same warm set. A row whose flush's run failed
+ * gets its own why and is left out of later rounds; the others go on.
+ * False with *why on a failure that spoils every row. */
 static bool round_of(volatile uint64_t *set, uint64_t lines, uint64_t bytes, uint32_t first, uint32_t k,
 		     const char **why)
 {
 	uint64_t want = chase_want(lines), sum;
 	for (uint32_t i = first; i < n_rows; i++) {
 		struct row *r = &rows[i];
-		for (int col = 0; col < 3; col++) {
+		for (int col = 0; col < 3 && !r->why; col++) {
 			uint64_t own = 0;
 			chase_pass(set, lines, &sum); /* warm it */
 			if (col == 1)
 				run_evict_lines(set, bytes);
 			if (col == 2 && flushcheck_flush(r->set, &r->how, &own) != RUN_OK) {
-				*why = "not checked: the flush's run failed";
-				return false;
+				r->why = "not checked: the flush's run failed";
+				break;
 			}
 			uint64_t t = less_overhead(chase_pass(set, lines, &sum));
 			if (sum != want) {
@@ -140,12 +142,15 @@ static void measure(const struct flushcheck_cfg *cfg, uint32_t first)
 	uint64_t lines = bytes / CHASE_LINE;
 	if (set)
 		chase_make(set, lines);
+	for (uint32_t i = first; i < n_rows; i++)
+		rows[i].why = 0;
 	for (uint32_t k = 0; set && !why && k <= FLUSHCHECK_ROUNDS; k++)
 		round_of(set, lines, bytes, first, k ? k - 1 : 0, &why); /* round 0 warms the code, and is measured again */
 	for (uint32_t i = first; i < n_rows; i++) {
 		struct row *r = &rows[i];
-		r->why = why;
-		if (why) {
+		if (why)
+			r->why = why;
+		if (r->why) {
 			r->j.verdict = COLD_NOT_CHECKED;
 			continue;
 		}

@@ -38,7 +38,9 @@ def build(dest, commit, sb_files, jobs):
     # tools/deps has run for this tree already (make's prerequisite): not again in each clone.
     os.makedirs(os.path.join(dest, "build"))
     open(os.path.join(dest, "build", ".deps-ok"), "w").close()
-    p = sh(["make", "-C", dest, "-j%d" % jobs, "image-unsigned", "SB_FILES=" + sb_files])
+    # The clone's make gets none of this make's settings (BUILD= and the like).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL")}
+    p = sh(["make", "-C", dest, "-j%d" % jobs, "image-unsigned", "SB_FILES=" + sb_files], env=env)
     if p.returncode:
         raise OSError("make image-unsigned in %s failed:\n%s" % (dest, p.stdout[-3000:]))
     return os.path.join(dest, "build")

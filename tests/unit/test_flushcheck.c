@@ -24,6 +24,7 @@ static struct {
 	bool evict_works;       /* the fallback's eviction read does */
 	bool evict_memory;      /* evict_setup finds memory */
 	bool run_fails;         /* every run_on fails */
+	uint32_t fail_n;        /* a run_on over this many CPUs fails (0: none) */
 	uint32_t noise_pct;     /* each chase varies by up to this, pseudo-randomly */
 	bool cached;            /* the model: the set is in the cache */
 	uint64_t x;             /* the noise's generator */
@@ -82,7 +83,7 @@ enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned 
 	(void)flags;
 	(void)timeout_ms;
 	(void)res;
-	if (fake.run_fails)
+	if (fake.run_fails || (fake.fail_n && set->n == fake.fail_n))
 		return RUN_NO_START;
 	static volatile uint8_t overran;
 	for (uint32_t t = 0; t < set->n; t++) {
@@ -316,6 +317,24 @@ TEST(failed_run)
 	CHECK(has(params(true, 0), "\"flush_verdict\":\"not checked: the flush's run failed\""));
 }
 
+/* One row's run fails (per-domain, on one CPU): that row alone is not
+ * checked; the run's flush is still judged, and its fallback taken. */
+TEST(one_row_fails)
+{
+	platform(true, false, true);
+	fake.fail_n = 1;
+	probe(true);
+	const char *s = state();
+	CHECK(valid_json(s));
+	CHECK(has(s, "\"method\":\"wbinvd-per-domain\",\"used_for\":\"flush's wbinvd-per-domain\",\"cpus\":1,"
+		     "\"warm_ticks\":null,\"clflush_ticks\":null,\"after_ticks\":null,\"flush_ticks\":null,"
+		     "\"cold_pct\":null,\"verdict\":\"not checked: the flush's run failed\""));
+	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":4,\"warm_ticks\":20000.0,"));
+	CHECK(has(s, "\"cold_pct\":0.0,\"verdict\":\"ineffective\""));
+	CHECK(fake.fell_back);
+	CHECK_STR(flushcheck_run_flush(), "clflush+eviction-read");
+}
+
 /* The sizes flush shares: an eighth of the LLC, at most 512 KiB when quick,
  * 8 MiB assumed without a cache; one CPU per LLC. */
 TEST(sizes_and_domains)
@@ -343,6 +362,7 @@ int main(void)
 	RUN(wbinvd_that_works);
 	RUN(wbinvd_that_does_nothing);
 	RUN(no_memory_for_the_fallback);
+	RUN(one_row_fails);
 	RUN(no_visible_caches);
 	RUN(linux_eviction_read);
 	RUN(failed_run);

@@ -175,7 +175,9 @@ static struct demand_region *create(uint64_t size, uint64_t page, enum demand_po
 	r->slot = slot;
 	enum source src = zeroing == DEMAND_ZERO_ON_READ ? SRC_SHARED_4K : SRC_4K;
 	if (page == DEMAND_PAGE_2M) {
-		bool hugetlb = hostmem_meminfo("Hugepagesize") == DEMAND_PAGE_2M &&
+		/* thp= (debug) acts on transparent huge pages only: hugetlbfs pages,
+		 * always whole, would leave it nothing to test. */
+		bool hugetlb = thp_mode() == THP_NORMAL && hostmem_meminfo("Hugepagesize") == DEMAND_PAGE_2M &&
 			       hostmem_meminfo("HugePages_Free") >= r->size / DEMAND_PAGE_2M;
 		if (!hugetlb && !thp_available()) {
 			*why = "no 2 MiB pages: no free hugetlbfs pages and transparent huge pages are off";
@@ -374,9 +376,11 @@ uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *who
 	}
 	bool seen = v != 0;
 	free(v);
-	if (!seen)
-		*how = "mincore failed: no page can be shown whole";
-	else if (got == n)
+	if (!seen) {
+		*how = "mincore failed: whether the pages are 2 MiB cannot be told";
+		return DEMAND_WHOLE_UNKNOWN;
+	}
+	if (got == n)
 		*how = per > 1 ? "mincore: every 4 KiB piece of each 2 MiB page present" : "mincore: each page present";
 	else {
 		fmt_snprintf(text, sizeof(text), "mincore: at most %llu of the %llu 4 KiB pieces of such a page present; %s",
