@@ -71,21 +71,27 @@ static void ppm_text(char *b, size_t cap, double ppm)
 		fmt_snprintf(b, cap, "%.*f", ppm >= 100 ? 0 : ppm >= 10 ? 1 : ppm >= 1 ? 2 : 3, ppm);
 }
 
-static uint32_t all_masks(const struct noise_run *nr)
+/* The causes counted on every CPU (every: true) or on some (false). */
+static uint32_t masks(const struct noise_run *nr, bool every)
 {
-	uint32_t m = 0;
+	uint32_t m = every ? ~0u : 0;
 	for (uint32_t t = 0; t < nr->set->n; t++)
-		m |= nr->mask[t];
-	return m;
+		m = every ? m & nr->mask[t] : m | nr->mask[t];
+	return nr->set->n ? m : 0;
 }
 
-/* "attributed": each counted cause's gaps, and the unexplained ones. */
-static void write_attributed(struct rec *r, const uint64_t *cause, uint64_t unexplained, uint32_t mask)
+/* "attributed": each counted cause's gaps, and the unexplained ones; a
+ * cause that only some CPUs counted (partly) is null: their sum would be
+ * an undercount. */
+static void write_attributed(struct rec *r, const uint64_t *cause, uint64_t unexplained, uint32_t mask,
+			     uint32_t partly)
 {
 	rec_obj_begin(r, "attributed");
 	for (uint32_t k = 0; k < GAPS_CAUSES; k++)
 		if ((mask >> k) & 1)
 			rec_u64(r, gaps_cause_name((enum gaps_cause)k), cause[k]);
+		else if ((partly >> k) & 1)
+			rec_null(r, gaps_cause_name((enum gaps_cause)k));
 	rec_u64(r, "unexplained", unexplained);
 	rec_obj_end(r);
 }
@@ -148,7 +154,11 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 		rec_u64(r, "longest_cpu", nr->set->cpu[*longest]);
 	else
 		rec_null(r, "longest_cpu");
-	write_attributed(r, cause, *unexplained, all_masks(nr));
+	uint32_t every = masks(nr, true), partly = masks(nr, false) & ~every;
+	write_attributed(r, cause, *unexplained, every, partly);
+	if (partly)
+		rec_str(r, "attributed_note", "null: counted on some CPUs only (a thread's counters could not be opened: "
+			"the open-file limit?); each noise_cpu record has its own");
 	if (unread)
 		rec_u64(r, "attributed_unread", unread); /* counters that could not be read after a gap */
 	rec_obj_begin(r, "hist");
@@ -177,7 +187,7 @@ static void write_cpus(const struct noise_run *nr)
 		else
 			rec_null(r, "ppm");
 		write_longest(r, g);
-		write_attributed(r, g->cause, g->unexplained, nr->mask[t]);
+		write_attributed(r, g->cause, g->unexplained, nr->mask[t], 0);
 		console_rec_emit(r);
 		if (t >= TEXT_CPUS)
 			continue;
@@ -194,7 +204,7 @@ static void final_line(const struct noise_run *nr, double ppm, const struct gaps
 		       uint64_t unexplained)
 {
 	char line[LINE_LEN], p[NUM_LEN], d[NUM_LEN], a[NUM_LEN], c[NUM_LEN];
-	uint32_t mask = all_masks(nr);
+	uint32_t mask = masks(nr, true), partly = masks(nr, false) & ~mask;
 	ppm_text(p, sizeof(p), ppm);
 	dur_text(d, sizeof(d), ns_of(lg->longest));
 	dur_text(a, sizeof(a), ns_of(nr->cfg.attr_threshold));
@@ -204,6 +214,9 @@ static void final_line(const struct noise_run *nr, double ppm, const struct gaps
 		if ((mask >> k) & 1) {
 			count_text(c, sizeof(c), cause[k]);
 			len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s %s,", c, cause_words[k]);
+		} else if ((partly >> k) & 1) {
+			len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s not counted on every CPU,",
+						    cause_words[k]);
 		}
 	count_text(c, sizeof(c), unexplained);
 	if (len < sizeof(line))
