@@ -62,10 +62,13 @@ static void count_text(char *b, size_t cap, uint64_t v)
 	b[o] = 0;
 }
 
-/* ppm with about three significant digits: "0.412", "12.3", "1,800". */
+/* ppm with about three significant digits: "0.412", "12.3", "1,800"; "-"
+ * for none (negative: nothing observed). */
 static void ppm_text(char *b, size_t cap, double ppm)
 {
-	if (ppm >= THOUSAND)
+	if (ppm < 0)
+		fmt_snprintf(b, cap, "-");
+	else if (ppm >= THOUSAND)
 		count_text(b, cap, (uint64_t)(ppm + 0.5));
 	else
 		fmt_snprintf(b, cap, "%.*f", ppm >= 100 ? 0 : ppm >= 10 ? 1 : ppm >= 1 ? 2 : 3, ppm);
@@ -194,8 +197,8 @@ static void write_cpus(const struct noise_run *nr)
 		char p[NUM_LEN], d[NUM_LEN];
 		ppm_text(p, sizeof(p), gaps_ppm(g));
 		dur_text(d, sizeof(d), ns_of(g->longest));
-		kprintf("  cpu %u: %llu gaps, %s ppm, longest %s\n", nr->set->cpu[t], (unsigned long long)g->count, p,
-			g->count ? d : "none");
+		kprintf("  cpu %u: %llu gaps, %s ppm%s, longest %s\n", nr->set->cpu[t], (unsigned long long)g->count, p,
+			gaps_observed(g) ? "" : " (not observed)", g->count ? d : "none");
 	}
 }
 
@@ -208,8 +211,8 @@ static void final_line(const struct noise_run *nr, double ppm, const struct gaps
 	ppm_text(p, sizeof(p), ppm);
 	dur_text(d, sizeof(d), ns_of(lg->longest));
 	dur_text(a, sizeof(a), ns_of(nr->cfg.attr_threshold));
-	size_t len = (size_t)fmt_snprintf(line, sizeof(line), "noise: %s ppm, longest gap %s; gaps of %s or more:", p,
-					  lg->count ? d : "none", a);
+	size_t len = (size_t)fmt_snprintf(line, sizeof(line), "noise: %s ppm%s, longest gap %s; gaps of %s or more:", p,
+					  ppm < 0 ? " (not observed)" : "", lg->count ? d : "none", a);
 	for (uint32_t k = 0; k < GAPS_CAUSES && len < sizeof(line); k++)
 		if ((mask >> k) & 1) {
 			count_text(c, sizeof(c), cause[k]);
@@ -291,9 +294,9 @@ void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct n
 	}
 	write_cpus(nr);
 	char p[NUM_LEN], d[NUM_LEN];
-	ppm_text(p, sizeof(p), ppm < 0 ? 0 : ppm);
+	ppm_text(p, sizeof(p), ppm);
 	dur_text(d, sizeof(d), ns_of(nr->cpu[longest].longest));
 	console_summary("noise       %u CPUs, %s ppm, longest gap %s, %llu gaps", n, p, count ? d : "none",
 			(unsigned long long)count);
-	final_line(nr, ppm < 0 ? 0 : ppm, &nr->cpu[longest], cause, unexplained);
+	final_line(nr, ppm, &nr->cpu[longest], cause, unexplained);
 }
