@@ -117,7 +117,7 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 {
 	const struct gaps_cfg *cfg = &nr->cfg;
 	uint32_t n = nr->set->n, observed = 0;
-	uint64_t unread = 0;
+	uint64_t unread = 0, observed_ticks = 0;
 	double ppm_sum = 0, ppm_max = 0;
 	*count = *unexplained = 0;
 	*longest = 0;
@@ -130,6 +130,7 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 			cause[k] += g->cause[k];
 		if (g->longest > nr->cpu[*longest].longest)
 			*longest = t;
+		observed_ticks += gaps_observed(g);
 		if (gaps_observed(g)) {
 			observed++;
 			ppm_sum += gaps_ppm(g);
@@ -139,6 +140,7 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 	*ppm_mean = observed ? ppm_sum / observed : -1;
 	rec_obj_begin(r, "gaps");
 	rec_f64(r, "seconds", nr->seconds, 3);
+	rec_f64(r, "observed_cpu_s", ns_of(observed_ticks) / NS_PER_S, 6); /* a deadline may cut the loops short */
 	rec_u64(r, "loop_min_ticks", cfg->base);
 	rec_u64(r, "threshold_ticks", cfg->threshold);
 	rec_f64(r, "threshold_ns", ns_of(cfg->threshold), 1);
@@ -185,6 +187,7 @@ static void write_cpus(const struct noise_run *nr)
 		struct rec *r = console_rec_open("noise_cpu");
 		rec_u64(r, "cpu", nr->set->cpu[t]);
 		rec_u64(r, "count", g->count);
+		rec_f64(r, "observed_s", ns_of(gaps_observed(g)) / NS_PER_S, 6);
 		if (gaps_observed(g))
 			rec_f64(r, "ppm", gaps_ppm(g), 3);
 		else

@@ -161,8 +161,8 @@ def test_compare_sets_both_platforms_noise_side_by_side(tmp_path):
 
 
 def test_histograms_are_drawn_per_cpu_second(tmp_path):
-    """plot_noise draws each bin's count over the run's CPU-seconds (2 CPUs x 1 s), empty bins on the axis'
-    floor, the open bin drawn as wide as a power of two; qb plot writes one run's, qb report every run's on one axis."""
+    """plot_noise draws each bin's count over the run's CPU-seconds (gaps.observed_cpu_s; an older record's 2 CPUs
+    x 1 s planned), empty bins on the axis' floor, the open bin drawn as wide as a power of two; qb plot writes one run's, qb report every run's on one axis."""
     import matplotlib
     matplotlib.use("Agg")
     from qblib import plot_noise
@@ -180,6 +180,9 @@ def test_histograms_are_drawn_per_cpu_second(tmp_path):
     plt.close(fig)
     bad = dict(TWIN_NOISE, gaps=dict(TWIN_NOISE["gaps"], hist={"edges_ns": [0, 64], "counts": [1, 2]}))
     assert plot_noise.hist(bad) is None
+    # a deadline cut the loops to 0.4 CPU-seconds of their planned 2: the density is over what they observed
+    cut = dict(TWIN_NOISE, gaps=dict(TWIN_NOISE["gaps"], observed_cpu_s=0.4))
+    assert list(plot_noise.hist(cut)[1]) == pytest.approx([c / 0.4 for c in TWIN_NOISE["gaps"]["hist"]["counts"]])
     log = synthetic_log(tmp_path, counters(3000.0) + [METAL_NOISE])
     p = qb("plot", log, "-o", tmp_path / "one")
     assert p.returncode == 0, p.stderr
