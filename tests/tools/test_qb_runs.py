@@ -68,6 +68,11 @@ def test_folders_of_real_runs_are_tested_as_runs():
         assert within_between[1].split("/")[1] == "%.1f" % cv(b[k]), (k, line)
         assert float(cells[cells.index(within_between[1]) + 1]) == pytest.approx(np.median(b[k]) / np.median(a[k]),
                                                                                  rel=5e-3)  # 3 digits
+        # 3 runs a side: the ratio's interval is their range, labelled so, never a "95% CI"
+        assert cells[cells.index(within_between[1]) + 2] == "range", (k, line)
+        lo, hi = (float(x) for x in cells[cells.index(within_between[1]) + 3].split("-"))
+        assert lo == pytest.approx(min(b[k]) / max(a[k]), rel=5e-3) and hi == pytest.approx(max(b[k]) / min(a[k]),
+                                                                                          rel=5e-3), (k, line)
     raw = sum(p < 0.05 for p in ps.values())
     kept = sum(v <= 0.05 for v in adjusted.values())
     assert ("correction: Benjamini-Hochberg false discovery rate 0.05 over the 11 tests of this invocation: "
