@@ -183,3 +183,22 @@ def test_every_committed_run_is_real():
             assert boot.get("platform") == platform and "workloads=counter" in boot["cmdline"]
             assert "profile=quick" in boot["cmdline"] and recs[-1]["kind"] == "done"
             json.dumps(boot)
+
+
+def test_report_counts_each_pair_once(tmp_path):
+    """qb report of two runs of one machine tests the second against the first in its results table and again in
+    its Over-time table: one test, counted once in the correction (11 tested pairs, as qb compare has, not 22),
+    also when the first given is the newer one, so that the two tables take their references the other way round."""
+    import shutil
+    old, new = (str(tmp_path / n) for n in ("twin-1.log", "twin-2.log"))
+    shutil.copy(os.path.join(TWIN, "twin-1.log"), old)
+    shutil.copy(os.path.join(TWIN, "twin-2.log"), new)
+    os.utime(old, (1_700_000_000, 1_700_000_000))
+    os.utime(new, (1_700_086_400, 1_700_086_400))
+    for order in ((old, new), (new, old)):
+        page = tmp_path / "r.html"
+        r = qb("report", *order, "--no-plots", "-o", page)
+        assert r.returncode == 0, r.stderr
+        text = page.read_text()
+        assert "Over time" in text and "2 runs</h3>" in text
+        assert "over the 11 tests of this invocation" in text, re.search(r"correction: [^.]*", text).group(0)

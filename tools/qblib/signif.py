@@ -176,9 +176,9 @@ def bh_reject(ps, q=Q):
 
 def correct(verdicts, q=Q):
     """Correct the verdicts of one invocation for their number, in place: every tested one gets p_adj
-    (and rank_adj) by Benjamini-Hochberg over all of them, and is significant only when what it tested
+    (and rank_adj) by Benjamini-Hochberg over all of them (a verdict given twice counted once), and is significant only when what it tested
     survives at q. Returns (tests, raw p below ALPHA, surviving)."""
-    tested = [v for v in verdicts if v is not None and v.p is not None]
+    tested = list({id(v): v for v in verdicts if v is not None and v.p is not None}.values())  # each once
     for v, adj in zip(tested, bh_adjust([v.p for v in tested])):
         v.p_adj = adj
     ranked = [v for v in tested if v.rank_p is not None]
