@@ -36,7 +36,8 @@ PAIRED_ON = ("paired on workload, variant, threads, placement and size role (L2,
              "has none, resident under its flush=none); never on iteration counts, repetitions, "
              "passes or the profile")
 CV_MEANS = ("cv A, cv B: coefficients of variation in percent, within a run (of the repetitions its figure is "
-            "over; with several runs, their median) / between runs (of the runs' figures; - with one run)")
+            "over; with several runs, their median; - for noise, whose statistics are over its CPUs) / between runs "
+            "(of the runs' figures; - with one run)")
 
 
 def _values(runs, n):
@@ -337,7 +338,7 @@ def spread(sa, sb, ticks=False):
     out.append("spread: coefficients of variation in percent; within: of a run's repetitions (the record's cv of "
                "those its figure is over), the median over the side's runs; between: of the runs' figures (their "
                "medians), the sample standard deviation over the mean; - where a side has fewer than 2 runs or no "
-               "figure")
+               "figure, and within for noise (its statistics are over CPUs, not repetitions)")
     out.append("")
     sections, _, _ = gather(sa, sb, ticks)
     rows_total = 0

@@ -116,10 +116,10 @@ def cell(r, run, ref=None, verdict=None):
         cls.append("unstable")
         text += " (short)"
         tip.append("short: %s" % (r.get("reason") or "cut by the budget"))
-    elif f.cv_pct is not None and f.cv_pct > UNSTABLE_CV_PCT and not f.noisy:
+    elif f.cv_pct is not None and f.cv_pct > UNSTABLE_CV_PCT and not f.noisy and f.over is None:
         cls.append("unstable")
     if f.cv_pct is not None:
-        tip.append("cv %.1f%%" % f.cv_pct)
+        tip.append("cv %.1f%%" % f.cv_pct + (" over %s" % f.over if f.over else ""))  # noise: across its CPUs
     if f.q1 is not None and f.q3 is not None:
         text += "<br><small>%s-%s</small>" % (esc(sig(f.q1, 3)), esc(sig(f.q3, 3)))
     return text, " ".join(cls), "; ".join(tip)
