@@ -168,7 +168,8 @@ def test_compare_sets_both_platforms_noise_side_by_side(tmp_path):
 
 def test_histograms_are_drawn_per_cpu_second(tmp_path):
     """plot_noise draws each bin's count over the run's CPU-seconds (gaps.observed_cpu_s; an older record's 2 CPUs
-    x 1 s planned), empty bins on the axis' floor, the open bin drawn as wide as a power of two; qb plot writes one run's, qb report every run's on one axis."""
+    x 1 s planned), empty bins on the axis' floor, the open bin drawn as wide as a power of two; qb plot writes one
+    run's, qb report every run's on one axis."""
     import matplotlib
     matplotlib.use("Agg")
     from qblib import plot_noise

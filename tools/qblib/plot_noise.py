@@ -6,8 +6,8 @@ from the loop's minimum, the last bin open: 100 ms and beyond), drawn as steps o
 is drawn as wide as a power of two and labelled so. Counts are divided by the CPU-seconds the loops
 observed (`gaps.observed_cpu_s`, summed over the CPUs: a deadline may cut a loop short of its planned
 `seconds`; an older record without it, its CPUs times its planned seconds), so runs of other lengths
-and CPU counts, and the two platforms, share one axis: gaps per CPU-second. Empty bins have no place on a log axis: they sit on the axis'
-floor, a third of the smallest bin drawn, from which every bin rises.
+and CPU counts, and the two platforms, share one axis: gaps per CPU-second. Empty bins have no place on
+a log axis: they sit on the axis' floor, a third of the smallest bin drawn, from which every bin rises.
 """
 import os
 

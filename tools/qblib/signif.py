@@ -12,8 +12,8 @@ Two tests, by what a side has:
     so runs of other iteration counts or TSC frequencies compare), the flagged repetitions left out where
     the figure is the clean one. It understates the spread between boots, and the views say so.
 Where a side has no samples, or so few that no outcome could reach ALPHA (3 against 3: the smallest
-two-sided p is 0.1), the test cannot tell, and says why. Beside it: the ratio of the medians B/A with an interval over the same
-values: from CI_MIN values a side, a percentile bootstrap 95% confidence interval (a fixed seed: the same
+two-sided p is 0.1), the test cannot tell, and says why. Beside it: the ratio of the medians B/A with an
+interval over the same values: from CI_MIN values a side, a percentile bootstrap 95% confidence interval (a fixed seed: the same
 runs give the same interval); with fewer, the range min(B)/max(A) to max(B)/min(A), labelled "range" and
 never called a confidence interval: the bootstrap of a median of 3 to 5 values puts more than 2.5% of its
 draws on the extremes, so its percentile interval is that range and claims a confidence it does not have.
@@ -176,8 +176,8 @@ def bh_reject(ps, q=Q):
 
 def correct(verdicts, q=Q):
     """Correct the verdicts of one invocation for their number, in place: every tested one gets p_adj
-    (and rank_adj) by Benjamini-Hochberg over all of them (a verdict given twice counted once), and is significant only when what it tested
-    survives at q. Returns (tests, raw p below ALPHA, surviving)."""
+    (and rank_adj) by Benjamini-Hochberg over all of them (a verdict given twice counted once), and is
+    significant only when what it tested survives at q. Returns (tests, raw p below ALPHA, surviving)."""
     tested = list({id(v): v for v in verdicts if v is not None and v.p is not None}.values())  # each once
     for v, adj in zip(tested, bh_adjust([v.p for v in tested])):
         v.p_adj = adj
