@@ -62,30 +62,39 @@ static void count_text(char *b, size_t cap, uint64_t v)
 	b[o] = 0;
 }
 
-/* ppm with about three significant digits: "0.412", "12.3", "1,800". */
+/* ppm with about three significant digits: "0.412", "12.3", "1,800"; "-"
+ * for none (negative: nothing observed). */
 static void ppm_text(char *b, size_t cap, double ppm)
 {
-	if (ppm >= THOUSAND)
+	if (ppm < 0)
+		fmt_snprintf(b, cap, "-");
+	else if (ppm >= THOUSAND)
 		count_text(b, cap, (uint64_t)(ppm + 0.5));
 	else
 		fmt_snprintf(b, cap, "%.*f", ppm >= 100 ? 0 : ppm >= 10 ? 1 : ppm >= 1 ? 2 : 3, ppm);
 }
 
-static uint32_t all_masks(const struct noise_run *nr)
+/* The causes counted on every CPU (every: true) or on some (false). */
+static uint32_t masks(const struct noise_run *nr, bool every)
 {
-	uint32_t m = 0;
+	uint32_t m = every ? ~0u : 0;
 	for (uint32_t t = 0; t < nr->set->n; t++)
-		m |= nr->mask[t];
-	return m;
+		m = every ? m & nr->mask[t] : m | nr->mask[t];
+	return nr->set->n ? m : 0;
 }
 
-/* "attributed": each counted cause's gaps, and the unexplained ones. */
-static void write_attributed(struct rec *r, const uint64_t *cause, uint64_t unexplained, uint32_t mask)
+/* "attributed": each counted cause's gaps, and the unexplained ones; a
+ * cause that only some CPUs counted (partly) is null: their sum would be
+ * an undercount. */
+static void write_attributed(struct rec *r, const uint64_t *cause, uint64_t unexplained, uint32_t mask,
+			     uint32_t partly)
 {
 	rec_obj_begin(r, "attributed");
 	for (uint32_t k = 0; k < GAPS_CAUSES; k++)
 		if ((mask >> k) & 1)
 			rec_u64(r, gaps_cause_name((enum gaps_cause)k), cause[k]);
+		else if ((partly >> k) & 1)
+			rec_null(r, gaps_cause_name((enum gaps_cause)k));
 	rec_u64(r, "unexplained", unexplained);
 	rec_obj_end(r);
 }
@@ -108,7 +117,7 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 {
 	const struct gaps_cfg *cfg = &nr->cfg;
 	uint32_t n = nr->set->n, observed = 0;
-	uint64_t unread = 0;
+	uint64_t unread = 0, observed_ticks = 0;
 	double ppm_sum = 0, ppm_max = 0;
 	*count = *unexplained = 0;
 	*longest = 0;
@@ -121,6 +130,7 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 			cause[k] += g->cause[k];
 		if (g->longest > nr->cpu[*longest].longest)
 			*longest = t;
+		observed_ticks += gaps_observed(g);
 		if (gaps_observed(g)) {
 			observed++;
 			ppm_sum += gaps_ppm(g);
@@ -130,6 +140,7 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 	*ppm_mean = observed ? ppm_sum / observed : -1;
 	rec_obj_begin(r, "gaps");
 	rec_f64(r, "seconds", nr->seconds, 3);
+	rec_f64(r, "observed_cpu_s", ns_of(observed_ticks) / NS_PER_S, 6); /* a deadline may cut the loops short */
 	rec_u64(r, "loop_min_ticks", cfg->base);
 	rec_u64(r, "threshold_ticks", cfg->threshold);
 	rec_f64(r, "threshold_ns", ns_of(cfg->threshold), 1);
@@ -148,7 +159,11 @@ static void write_gaps(struct rec *r, const struct noise_run *nr, uint64_t *caus
 		rec_u64(r, "longest_cpu", nr->set->cpu[*longest]);
 	else
 		rec_null(r, "longest_cpu");
-	write_attributed(r, cause, *unexplained, all_masks(nr));
+	uint32_t every = masks(nr, true), partly = masks(nr, false) & ~every;
+	write_attributed(r, cause, *unexplained, every, partly);
+	if (partly)
+		rec_str(r, "attributed_note", "null: counted on some CPUs only (a thread's counters could not be opened: "
+			"the open-file limit?); each noise_cpu record has its own");
 	if (unread)
 		rec_u64(r, "attributed_unread", unread); /* counters that could not be read after a gap */
 	rec_obj_begin(r, "hist");
@@ -172,20 +187,21 @@ static void write_cpus(const struct noise_run *nr)
 		struct rec *r = console_rec_open("noise_cpu");
 		rec_u64(r, "cpu", nr->set->cpu[t]);
 		rec_u64(r, "count", g->count);
+		rec_f64(r, "observed_s", ns_of(gaps_observed(g)) / NS_PER_S, 6);
 		if (gaps_observed(g))
 			rec_f64(r, "ppm", gaps_ppm(g), 3);
 		else
 			rec_null(r, "ppm");
 		write_longest(r, g);
-		write_attributed(r, g->cause, g->unexplained, nr->mask[t]);
+		write_attributed(r, g->cause, g->unexplained, nr->mask[t], 0);
 		console_rec_emit(r);
 		if (t >= TEXT_CPUS)
 			continue;
 		char p[NUM_LEN], d[NUM_LEN];
 		ppm_text(p, sizeof(p), gaps_ppm(g));
 		dur_text(d, sizeof(d), ns_of(g->longest));
-		kprintf("  cpu %u: %llu gaps, %s ppm, longest %s\n", nr->set->cpu[t], (unsigned long long)g->count, p,
-			g->count ? d : "none");
+		kprintf("  cpu %u: %llu gaps, %s ppm%s, longest %s\n", nr->set->cpu[t], (unsigned long long)g->count, p,
+			gaps_observed(g) ? "" : " (not observed)", g->count ? d : "none");
 	}
 }
 
@@ -194,16 +210,19 @@ static void final_line(const struct noise_run *nr, double ppm, const struct gaps
 		       uint64_t unexplained)
 {
 	char line[LINE_LEN], p[NUM_LEN], d[NUM_LEN], a[NUM_LEN], c[NUM_LEN];
-	uint32_t mask = all_masks(nr);
+	uint32_t mask = masks(nr, true), partly = masks(nr, false) & ~mask;
 	ppm_text(p, sizeof(p), ppm);
 	dur_text(d, sizeof(d), ns_of(lg->longest));
 	dur_text(a, sizeof(a), ns_of(nr->cfg.attr_threshold));
-	size_t len = (size_t)fmt_snprintf(line, sizeof(line), "noise: %s ppm, longest gap %s; gaps of %s or more:", p,
-					  lg->count ? d : "none", a);
+	size_t len = (size_t)fmt_snprintf(line, sizeof(line), "noise: %s ppm%s, longest gap %s; gaps of %s or more:", p,
+					  ppm < 0 ? " (not observed)" : "", lg->count ? d : "none", a);
 	for (uint32_t k = 0; k < GAPS_CAUSES && len < sizeof(line); k++)
 		if ((mask >> k) & 1) {
 			count_text(c, sizeof(c), cause[k]);
 			len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s %s,", c, cause_words[k]);
+		} else if ((partly >> k) & 1) {
+			len += (size_t)fmt_snprintf(line + len, sizeof(line) - len, " %s not counted on every CPU,",
+						    cause_words[k]);
 		}
 	count_text(c, sizeof(c), unexplained);
 	if (len < sizeof(line))
@@ -278,9 +297,9 @@ void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct n
 	}
 	write_cpus(nr);
 	char p[NUM_LEN], d[NUM_LEN];
-	ppm_text(p, sizeof(p), ppm < 0 ? 0 : ppm);
+	ppm_text(p, sizeof(p), ppm);
 	dur_text(d, sizeof(d), ns_of(nr->cpu[longest].longest));
 	console_summary("noise       %u CPUs, %s ppm, longest gap %s, %llu gaps", n, p, count ? d : "none",
 			(unsigned long long)count);
-	final_line(nr, ppm < 0 ? 0 : ppm, &nr->cpu[longest], cause, unexplained);
+	final_line(nr, ppm, &nr->cpu[longest], cause, unexplained);
 }

@@ -181,7 +181,7 @@ uint64_t gaps_observed(const struct gaps_cpu *c)
 double gaps_ppm(const struct gaps_cpu *c)
 {
 	uint64_t obs = gaps_observed(c);
-	return obs ? (double)c->lost / (double)obs * 1e6 : 0;
+	return obs ? (double)c->lost / (double)obs * 1e6 : -1;
 }
 
 uint64_t gaps_edge(const struct gaps_cfg *cfg, uint32_t k)

@@ -103,7 +103,8 @@ void gaps_spin(struct gaps_cpu *c, const struct gaps_cfg *cfg, const struct gaps
 /* The ticks the loop observed: last - first, less what was excluded. */
 uint64_t gaps_observed(const struct gaps_cpu *c);
 
-/* The time lost per second of observed loop, in parts per million (0 when nothing was observed). */
+/* The time lost per second of observed loop, in parts per million; -1
+ * when nothing was observed (a statistic of nothing: print it as none). */
 double gaps_ppm(const struct gaps_cpu *c);
 
 /* The lower edge of bucket k, in ticks: base x 2^k. */

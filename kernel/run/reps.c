@@ -11,6 +11,7 @@
 #define FLAG_KINDS NOISE_FLAG_COUNT
 #define KHZ_PER_MHZ 1000.0
 #define FLAG_BIT(f) (__builtin_ctz(f))           /* flagged_by's index of a NOISE_FLAG_* bit */
+#define IRQ_MISSED "not counted: a thread's irq tracepoints could not be opened or read (the open-file limit?)"
 
 _Static_assert(OPT_REPS_MAX == REPS_MAX, "reps= must accept exactly what a result can keep");
 
@@ -26,6 +27,18 @@ static uint64_t scratch[2 * REPS_MAX];
 static uint64_t column[REPS_MAX];
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The platform counts interrupts per thread (the twin with irq tracepoints). */
+static bool irq_expected(void)
+{
+	return (disturb_causes() >> GAPS_INTERRUPT) & 1;
+}
+
+/* Interrupts counted on every thread of every repetition: a sum of some would be an undercount. */
+static bool irq_counted(const struct reps *r)
+{
+	return r->have_irq && !r->irq_missed;
+}
+
 /* What "clean" was checked for: the detectors that really ran on this
  * result's CPUs (a source the CPU lacks, or whose MSR faulted, is not one). */
 static void write_detectors(struct rec *rec, const struct reps *r)
@@ -41,7 +54,7 @@ static void write_detectors(struct rec *rec, const struct reps *r)
 		rec_str(rec, 0, "context_switches");
 		rec_str(rec, 0, "migrations");
 	}
-	if (r->have_irq)
+	if (irq_counted(r))
 		rec_str(rec, 0, "interrupts");
 	if (r->have_faults && !faults_measured)
 		rec_str(rec, 0, "faults");
@@ -74,6 +87,8 @@ static uint32_t thread_flags(struct reps *r, const struct noise_rep *n, double *
 	if (n->have_irq) {
 		r->have_irq = true;
 		r->irqs += n->irqs;
+	} else {
+		r->irq_missed++;
 	}
 	if (n->have_faults) {
 		r->have_faults = true;
@@ -295,14 +310,19 @@ void reps_span_samples(struct rec *rec, const uint64_t *v, uint64_t n)
 }
 
 /* The Linux twin's interrupts and page faults in the timed repetitions;
- * without irq tracepoints, the configuration's interrupts, said as such. */
+ * without irq tracepoints, the configuration's interrupts, said as such;
+ * where some thread could not count them (its tracepoints not opened, the
+ * open-file limit, or not read), none: null with why. */
 static void write_os_counts(struct rec *rec, const struct reps *r)
 {
 	uint64_t n;
 	const char *how;
-	if (r->have_irq) {
+	if (irq_counted(r)) {
 		rec_u64(rec, "interrupts", r->irqs);
 		rec_u64(rec, "interrupted_reps", r->flagged_by[FLAG_BIT(NOISE_FLAG_INTERRUPT)]);
+	} else if (irq_expected() && r->n && r->threads) {
+		rec_null(rec, "interrupts");
+		rec_str(rec, "interrupts_note", IRQ_MISSED);
 	} else if (disturb_config_interrupts(&n, &how)) {
 		rec_u64(rec, "interrupts_config", n);
 		rec_str(rec, "interrupts_note", how);
@@ -392,8 +412,12 @@ void reps_report_span(struct rec *rec, const struct instr_thread *it)
 	else
 		rec_str(rec, "throttled", unavailable(INSTR_SRC_THERM));
 	rec_bool(rec, "tsc_backwards", n->tsc_backwards);
-	if (n->have_irq)
+	if (n->have_irq) {
 		rec_u64(rec, "interrupts", n->irqs);
+	} else if (irq_expected()) {
+		rec_null(rec, "interrupts");
+		rec_str(rec, "interrupts_note", IRQ_MISSED);
+	}
 	if (n->have_faults)
 		rec_u64(rec, "faults", n->faults);
 	rec_obj_end(rec);

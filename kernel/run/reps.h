@@ -34,6 +34,7 @@ struct reps {
 	uint32_t n_clean;                       /* unflagged repetitions, after reps_stats() */
 	bool noisy;                             /* fewer than half are clean, after reps_stats() */
 	bool have_irq, have_faults;             /* Linux twin: interrupts, page faults counted per repetition */
+	uint32_t irq_missed;                    /* threads x repetitions whose interrupts were not counted */
 	uint64_t irqs, faults;                  /* summed over threads and repetitions */
 	uint32_t n_freq;                        /* repetitions whose clock was read */
 	uint64_t freq_khz[REPS_MAX];            /* their clocks (the threads' mean), in kHz */

@@ -471,7 +471,8 @@ def check_noise_result(recs, errors, smp):
           "noise: check %s (%s), variant %s, %s threads" % (r.get("check"), r.get("reason"), r.get("variant"),
                                                             r.get("threads")), errors)
     g = r.get("gaps") or {}
-    for key in ("seconds", "loop_min_ticks", "threshold_ticks", "threshold_ns", "attribute_ns", "count", "ppm_mean",
+    for key in ("seconds", "observed_cpu_s", "loop_min_ticks", "threshold_ticks", "threshold_ns", "attribute_ns",
+                "count", "ppm_mean",
                 "ppm_max", "longest_ns", "longest_cpu", "longest_at_s", "attributed", "hist"):
         check(key in g, "noise: gaps lacks %s" % key, errors)
     h = g.get("hist") or {}

@@ -41,7 +41,8 @@ def counters(clock_mhz, factor=1.0, note=None):
 
 def noise(ppm_mean, ppm_max, longest_ns, attributed, counts, check="ok"):
     return {"v": 1, "kind": "result", "workload": "noise", "variant": "tsc-gaps", "threads": 2, "cpus": [0, 1],
-            "params": {"seconds": 1}, "unit": "ticks", "n": 1, "min": 30, "median": 30.0, "max": 30, "cv": 0.0,
+            "params": {"seconds": 1}, "unit": "ticks", "n": 2, "min": 20, "median": 30.0, "mean": 30.0, "max": 40,
+            "cv": 0.4714, "statistics_of": "each CPU's ticks lost in gaps, per the loop's seconds",
             "check": check, "clock_mhz": None, "clock_note": "a spin loop: no repetitions to clock",
             "gaps": {"seconds": 1.0, "loop_min_ticks": 30, "threshold_ticks": 300, "threshold_ns": 120,
                      "attribute_ns": 1000, "count": int(sum(counts)), "ppm_mean": ppm_mean, "ppm_max": ppm_max,
@@ -152,17 +153,23 @@ def test_compare_sets_both_platforms_noise_side_by_side(tmp_path):
     assert cells["attributed: unexplained"] == ["9", "1"]
     assert "wrote %s" % (tmp_path / "plots" / "noise-histograms.png") in r.stdout
     assert png_size(tmp_path / "plots" / "noise-histograms.png") == WIDE
-    # The noise result pairs as a result too, and the spread view gives each side's ppm
+    # The noise result pairs as a result too; its cv is across its CPUs, not of repetitions: no cv within
+    (row,) = [ln for ln in r.stdout.splitlines() if ln.startswith("  tsc-gaps ")]
+    assert re.search(r" - +- ", row) and "47.1" not in row, row
+    # and the spread view gives each side's ppm, and no cv within for noise
     s = qb("compare", "--spread", a, b)
     assert "noise workload, ppm lost (mean of CPUs; the median over the side's runs): A 0.41, B 1,800" in s.stdout
+    (row,) = [ln for ln in s.stdout.splitlines() if ln.startswith("  tsc-gaps ")]
+    assert row.split()[-5:] == ["-", "-", "-", "-", "1/1"], row
     # a side that did not run it says so
     only = qb("compare", a, synthetic_log(tmp_path, counters(3000.0), name="plain.log"))
     assert re.search(r"^  ppm lost, mean of CPUs +0\.41 +not run$", only.stdout, re.M), only.stdout
 
 
 def test_histograms_are_drawn_per_cpu_second(tmp_path):
-    """plot_noise draws each bin's count over the run's CPU-seconds (2 CPUs x 1 s), empty bins on the axis'
-    floor, the open bin drawn as wide as a power of two; qb plot writes one run's, qb report every run's on one axis."""
+    """plot_noise draws each bin's count over the run's CPU-seconds (gaps.observed_cpu_s; an older record's 2 CPUs
+    x 1 s planned), empty bins on the axis' floor, the open bin drawn as wide as a power of two; qb plot writes one
+    run's, qb report every run's on one axis."""
     import matplotlib
     matplotlib.use("Agg")
     from qblib import plot_noise
@@ -180,6 +187,9 @@ def test_histograms_are_drawn_per_cpu_second(tmp_path):
     plt.close(fig)
     bad = dict(TWIN_NOISE, gaps=dict(TWIN_NOISE["gaps"], hist={"edges_ns": [0, 64], "counts": [1, 2]}))
     assert plot_noise.hist(bad) is None
+    # a deadline cut the loops to 0.4 CPU-seconds of their planned 2: the density is over what they observed
+    cut = dict(TWIN_NOISE, gaps=dict(TWIN_NOISE["gaps"], observed_cpu_s=0.4))
+    assert list(plot_noise.hist(cut)[1]) == pytest.approx([c / 0.4 for c in TWIN_NOISE["gaps"]["hist"]["counts"]])
     log = synthetic_log(tmp_path, counters(3000.0) + [METAL_NOISE])
     p = qb("plot", log, "-o", tmp_path / "one")
     assert p.returncode == 0, p.stderr

@@ -74,7 +74,7 @@ def test_views_read_what_new_records_state(tmp_path):
     assert re.match(r"  packed +1 +compact = scatter +", rows[0]), rows[0]
     half = qb("compare", a, log(tmp_path, "c.log", [dict(results(2.0)[0], same_placements=None)]))
     assert re.search(r"^  packed +1 +compact \(A: compact = scatter\) ", half.stdout, re.M), half.stdout
-    assert rows[0].endswith(" *") and re.search(r" 2 +[0-9.]+-[0-9.]+ +p=1\.1e-05 adj=1\.1e-05 \*$", rows[0]), rows[0]
+    assert rows[0].endswith(" *") and re.search(r" 2 +CI [0-9.]+-[0-9.]+ +p=1\.1e-05 adj=1\.1e-05 \*$", rows[0]), rows[0]
     assert "~" in rows[1]  # the noisy figure keeps its mark in compare too
     p = qb("plot", a, "-o", tmp_path / "plots")
     assert p.returncode == 0 and (tmp_path / "plots" / "counter-slowdown.png").exists(), p.stdout + p.stderr

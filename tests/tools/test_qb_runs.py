@@ -68,6 +68,11 @@ def test_folders_of_real_runs_are_tested_as_runs():
         assert within_between[1].split("/")[1] == "%.1f" % cv(b[k]), (k, line)
         assert float(cells[cells.index(within_between[1]) + 1]) == pytest.approx(np.median(b[k]) / np.median(a[k]),
                                                                                  rel=5e-3)  # 3 digits
+        # 3 runs a side: the ratio's interval is their range, labelled so, never a "95% CI"
+        assert cells[cells.index(within_between[1]) + 2] == "range", (k, line)
+        lo, hi = (float(x) for x in cells[cells.index(within_between[1]) + 3].split("-"))
+        assert lo == pytest.approx(min(b[k]) / max(a[k]), rel=5e-3) and hi == pytest.approx(max(b[k]) / min(a[k]),
+                                                                                          rel=5e-3), (k, line)
     raw = sum(p < 0.05 for p in ps.values())
     kept = sum(v <= 0.05 for v in adjusted.values())
     assert ("correction: Benjamini-Hochberg false discovery rate 0.05 over the 11 tests of this invocation: "
@@ -178,3 +183,22 @@ def test_every_committed_run_is_real():
             assert boot.get("platform") == platform and "workloads=counter" in boot["cmdline"]
             assert "profile=quick" in boot["cmdline"] and recs[-1]["kind"] == "done"
             json.dumps(boot)
+
+
+def test_report_counts_each_pair_once(tmp_path):
+    """qb report of two runs of one machine tests the second against the first in its results table and again in
+    its Over-time table: one test, counted once in the correction (11 tested pairs, as qb compare has, not 22),
+    also when the first given is the newer one, so that the two tables take their references the other way round."""
+    import shutil
+    old, new = (str(tmp_path / n) for n in ("twin-1.log", "twin-2.log"))
+    shutil.copy(os.path.join(TWIN, "twin-1.log"), old)
+    shutil.copy(os.path.join(TWIN, "twin-2.log"), new)
+    os.utime(old, (1_700_000_000, 1_700_000_000))
+    os.utime(new, (1_700_086_400, 1_700_086_400))
+    for order in ((old, new), (new, old)):
+        page = tmp_path / "r.html"
+        r = qb("report", *order, "--no-plots", "-o", page)
+        assert r.returncode == 0, r.stderr
+        text = page.read_text()
+        assert "Over time" in text and "2 runs</h3>" in text
+        assert "over the 11 tests of this invocation" in text, re.search(r"correction: [^.]*", text).group(0)

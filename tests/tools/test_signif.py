@@ -175,3 +175,20 @@ def test_runs_are_tested_by_welch_from_three_and_by_rank_as_well_from_five():
     flat = signif.test_runs([1.0] * 3, [2.0] * 3)
     assert flat.state == signif.CANNOT_TELL and "no spread" in flat.why
     assert signif.test_runs([1.0] * 3, [1.0] * 3).state == signif.NOT_SIGNIFICANT
+
+
+def test_below_six_values_a_side_the_interval_is_the_range_and_says_so():
+    """A median of 3 to 5 values bootstrapped puts more than 2.5% of its draws on the extremes: its percentile
+    "95% CI" is only min(B)/max(A)..max(B)/min(A). Below CI_MIN values a side that range is given as such."""
+    v = signif.test_runs([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])
+    assert v.ci_kind == signif.RANGE and v.ci == pytest.approx((1.9 / 1.1, 2.1 / 0.9))
+    assert v.interval_text() == "range 1.73-2.33"
+    five = signif.test(fig([100, 101, 102, 103, 104]), fig([200, 201, 202, 203, 204]))
+    assert five.ci_kind == signif.RANGE and five.ci == pytest.approx((200 / 104, 204 / 100))
+    ten = signif.test(fig(range(100, 110)), fig(range(200, 210)))   # from 6 a side: the bootstrap interval
+    assert ten.ci_kind == signif.CI and ten.interval_text().startswith("CI ")
+    lo, hi = ten.ci
+    assert 200 / 109 < lo <= ten.ratio <= hi < 209 / 100               # narrower than the range
+    six = signif.test_runs([1.0, 1.1, 0.9, 1.05, 0.95, 1.0], [2.0, 2.1, 1.9, 2.05, 1.95, 2.0])
+    assert six.ci_kind == signif.CI
+    assert signif.Verdict(signif.CANNOT_TELL, why="x").interval_text() == "-"

@@ -30,7 +30,8 @@ Checks, each counted as passed or failed:
   a cycles measure beside each ns one exactly when the clock is known;
 - where the noise workload ran: its result's `gaps` object (docs/records.md)
   adds up (the histogram's counts to `count`, one `noise_cpu` record per CPU
-  with the counts summing to it), and the text ends with a `noise:` line;
+  with the counts summing to it and their `observed_s` to `observed_cpu_s`),
+  and the text ends with a `noise:` line;
 - with --here (the log was just made on this machine): `smis` is a count
   exactly when perf's msr PMU lists `smi` and the run was root, and without
   a core PMU driver in sysfs no result has counters and the state record
@@ -245,8 +246,15 @@ def check_noise(recs, text, t):
             "noise: noise_cpu records for %s, the result ran on %s" % ([c.get("cpu") for c in cpus], r.get("cpus")))
     t.check(sum(c.get("count", 0) for c in cpus) == g.get("count"), "noise: the CPUs' gaps do not add up to count")
     for k, v in (g.get("attributed") or {}).items():
-        t.check(sum((c.get("attributed") or {}).get(k, 0) for c in cpus) == v, "noise: attributed.%s does not add up" % k)
-    lines = [ln for ln in text.splitlines() if ln.startswith("noise: ") and " ppm, longest gap " in ln]
+        if v is not None:  # null: counted on some CPUs only (attributed_note)
+            t.check(sum((c.get("attributed") or {}).get(k, 0) for c in cpus) == v,
+                    "noise: attributed.%s does not add up" % k)
+    if "observed_cpu_s" in g:  # records before it have neither
+        obs = [c.get("observed_s") for c in cpus]
+        t.check(all(isinstance(x, (int, float)) for x in obs) and isinstance(g["observed_cpu_s"], (int, float))
+                and abs(sum(obs) - g["observed_cpu_s"]) <= 1e-5 * (len(obs) + 1),
+                "noise: the CPUs' observed_s %s do not add up to observed_cpu_s %s" % (obs, g["observed_cpu_s"]))
+    lines = [ln for ln in text.splitlines() if ln.startswith("noise: ") and " ppm" in ln and ", longest gap " in ln]
     t.check(lines, "noise: no \"noise: ... ppm, longest gap ...\" line")
 
 

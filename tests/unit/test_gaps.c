@@ -154,6 +154,20 @@ TEST(quiet_loop_loses_nothing)
 	CHECK_EQ_U(c.iters, (100000 - 10) / STEP);  /* from the first read at 10 to the end */
 }
 
+/* A loop whose end had passed before it started observed nothing: its ppm
+ * is no number (negative), never a 0 that reads as a quiet CPU. */
+TEST(nothing_observed_has_no_ppm)
+{
+	struct gaps_cfg cfg;
+	struct gaps_cpu c;
+	struct gaps_ops ops = { fake_clock, 0, 0, 0 };
+	clock_reset();
+	cfg_for(&cfg, 1000, 0);
+	gaps_spin(&c, &cfg, &ops);
+	CHECK_EQ_U(gaps_observed(&c), 0);
+	CHECK(gaps_ppm(&c) < 0);
+}
+
 /* A clock that goes back is counted apart, never as a gap of 2^64 ticks. */
 TEST(clock_going_back_is_not_a_gap)
 {
@@ -336,6 +350,7 @@ int main(void)
 {
 	RUN(known_gaps_counted_binned_and_timed);
 	RUN(quiet_loop_loses_nothing);
+	RUN(nothing_observed_has_no_ppm);
 	RUN(clock_going_back_is_not_a_gap);
 	RUN(attribution_from_fake_counters);
 	RUN(loop_time_ignores_a_stepping_clock);

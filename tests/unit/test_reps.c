@@ -3,6 +3,7 @@
  * sources of the previous one must not leak into it), a flagged repetition
  * is left out of "clean", and "detectors" names only the detectors that ran. */
 #include "check.h"
+#include "disturb.h"
 #include "record.h"
 #include "report.h"
 #include "reps.h"
@@ -81,6 +82,12 @@ void report_clock_set(double mhz, const char *why)
 
 /* The twin without irq tracepoints: a configuration's interrupts, when a test gives them. */
 static bool config_irqs;
+static bool irq_tracepoints;               /* the twin with them: interrupts counted per thread */
+
+uint32_t disturb_causes(void)
+{
+	return irq_tracepoints ? 1u << GAPS_INTERRUPT : 0;
+}
 
 void disturb_config_begin(void)
 {
@@ -370,6 +377,34 @@ TEST(interrupts_and_faults)
 	config_irqs = false;
 }
 
+/* Tracepoints on the system, but one thread could not count (its group not
+ * opened: the open-file limit): the others' sum would be an undercount, so
+ * interrupts are null with why, and not among the detectors. */
+TEST(interrupts_of_some_threads_are_none)
+{
+	uint64_t t[2] = { 110, 110 };
+	struct instr_thread it[2];
+	memset(it, 0, sizeof(it));
+	for (int k = 0; k < 2; k++)
+		it[k].noise.have_sched = it[k].noise.have_faults = true;
+	it[0].noise.have_irq = true;
+	it[0].noise.irqs = 5;
+	irq_tracepoints = true;
+	struct reps *r = reps_begin(2);
+	reps_add(r, t, it);
+	const char *s = report(r);
+	CHECK(strstr(s, "\"detectors\":[\"context_switches\",\"migrations\",\"faults\",\"tsc_backwards\"]"));
+	CHECK(strstr(s, "\"interrupts\":null,\"interrupts_note\":\"not counted: a thread's irq tracepoints"));
+	CHECK(!strstr(s, "\"interrupts\":5"));
+	/* Every thread counted: the sum. */
+	it[1].noise.have_irq = true;
+	r = reps_begin(2);
+	reps_add(r, t, it);
+	s = report(r);
+	CHECK(strstr(s, "\"interrupts\":5,\"interrupted_reps\":0"));
+	irq_tracepoints = false;
+}
+
 int main(void)
 {
 	static uint64_t room[2][REPS_MAX];
@@ -385,5 +420,6 @@ int main(void)
 	RUN(span_samples_strided);
 	RUN(clock_is_the_median_repetition);
 	RUN(interrupts_and_faults);
+	RUN(interrupts_of_some_threads_are_none);
 	return check_summary("reps");
 }

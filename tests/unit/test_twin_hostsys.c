@@ -1,4 +1,4 @@
-/* test_twin_hostsys.c - the Linux twin's machine settings (tools/twin/hostsys.c) on files of the test's own in place of sysfs and procfs: boost read as it is (cpufreq's boost, or intel_pstate's no_turbo, inverted), turned off for the run as root and put back exactly once; NUMA balancing the same; without root, or without the files, each says why. */
+/* test_twin_hostsys.c - the Linux twin's machine settings (tools/twin/hostsys.c) on files of the test's own in place of sysfs and procfs: boost read as it is (cpufreq's boost, or intel_pstate's no_turbo, inverted), turned off for the run as root and put back exactly once (a write that reads back otherwise too); NUMA balancing the same; without root, or without the files, each says why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -107,6 +107,23 @@ TEST(kept_is_only_read)
 	CHECK(!hostsys_restore());
 }
 
+/* A write that went in but reads back otherwise (here a file that keeps its old tail: "10" written "0"
+ * reads "00") is said as not taken, yet put back at the end: it did change something. */
+TEST(write_that_did_not_take_is_put_back)
+{
+	if (geteuid() != 0)
+		return;                              /* change() writes only as root */
+	files(false, false, false);
+	put(numa, "10\n");
+	hostsys_want(INSTR_KEEP, true);
+	hostsys_apply();
+	CHECK_STR(get(numa), "00");
+	CHECK(strstr(hostsys_numa(), "numa_balancing=off could not"));
+	CHECK(hostsys_restore());
+	CHECK_STR(get(numa), "10");
+	CHECK(strstr(hostsys_numa(), "restored: numa_balancing=10"));
+}
+
 /* No boost switch (this project's VM): unknown, and turbo=off says it could not. */
 TEST(no_switch_says_why)
 {
@@ -133,6 +150,7 @@ int main(void)
 	snprintf(numa, sizeof(numa), "%s/numa_balancing", dir);
 	RUN(turned_off_for_the_run_and_back);
 	RUN(kept_is_only_read);
+	RUN(write_that_did_not_take_is_put_back);
 	RUN(no_switch_says_why);
 	unlink(boost);
 	unlink(no_turbo);

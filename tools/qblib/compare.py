@@ -8,7 +8,8 @@ with several runs, the median of the runs' figures), both spreads each side has 
 between runs, sides.py), the ratio B/A of the medians with its bootstrap interval, and whether the
 difference is significant (signif.py): with at least 3 runs a side the runs' medians are tested
 (Welch's t, and Mann-Whitney U from 5 runs a side), with fewer the repetitions within a run, which
-understates the spread between boots, and the header says which. Every p is adjusted by
+understates the spread between boots, and the header says which. The ratio's interval is a bootstrap
+95% CI from 6 values a side, and below that the plain range, labelled so (signif.py). Every p is adjusted by
 Benjamini-Hochberg over all the tests of the invocation, and only what survives is marked. Where a
 side kept no samples the test cannot tell, and says so. Each side's clock (clock.py) is shown, and a
 pair whose clocks differ by more than 5% says that its ratio includes that difference. The noise
@@ -35,7 +36,8 @@ PAIRED_ON = ("paired on workload, variant, threads, placement and size role (L2,
              "has none, resident under its flush=none); never on iteration counts, repetitions, "
              "passes or the profile")
 CV_MEANS = ("cv A, cv B: coefficients of variation in percent, within a run (of the repetitions its figure is "
-            "over; with several runs, their median) / between runs (of the runs' figures; - with one run)")
+            "over; with several runs, their median; - for noise, whose statistics are over its CPUs) / between runs "
+            "(of the runs' figures; - with one run)")
 
 
 def _values(runs, n):
@@ -186,12 +188,12 @@ def section(wl, pairs, na, label_reps):
     """One workload's pairs: a header naming the measure, then a row per pair."""
     one, head = measure_head(wl, pairs)
     header, labels = label_cells(pairs, na)
-    header += ["A", "B", "cv A", "cv B", "B/A", "95% CI", "difference"]
+    header += ["A", "B", "cv A", "cv B", "B/A", "interval", "difference"]
     out_rows = []
     for p, lab in zip(pairs, labels):
         v = p.verdict
         ratio = v.ratio if v is not None else None
-        ci = "%s-%s" % (sig(v.ci[0], 3), sig(v.ci[1], 3)) if v is not None and v.ci else "-"
+        ci = v.interval_text() if v is not None else "-"
         cvs = [f.cv_text() if not _skipped(c) else "-" for c, f in ((p.a, p.fa), (p.b, p.fb))]
         out_rows.append(lab + [cell(p.a, p.fa, not one), cell(p.b, p.fb, not one)] + cvs +
                         [sig(ratio, 3), ci, p.difference(label_reps)])
@@ -303,8 +305,9 @@ def render(sa, sb, ticks=False):
     out.append(CV_MEANS)
     out.append(test_line(sa, sb))
     out.append("difference: p of that test and adj, p adjusted by %s over every test of this compare; * marks "
-               "a difference whose adjusted p <= %g; B/A: ratio of the medians, with its 95%% bootstrap interval"
-               % (signif.METHOD, signif.Q))
+               "a difference whose adjusted p <= %g; B/A: ratio of the medians; interval: CI, its bootstrap 95%% "
+               "confidence interval, from %d values a side; with fewer, range, min(B)/max(A) to max(B)/min(A), "
+               "no confidence interval" % (signif.METHOD, signif.Q, signif.CI_MIN))
     out.append("")
     sections, only_a, only_b = gather(sa, sb, ticks)
     counts = signif.correct([p.verdict for _, pairs in sections for p in pairs])
@@ -335,7 +338,7 @@ def spread(sa, sb, ticks=False):
     out.append("spread: coefficients of variation in percent; within: of a run's repetitions (the record's cv of "
                "those its figure is over), the median over the side's runs; between: of the runs' figures (their "
                "medians), the sample standard deviation over the mean; - where a side has fewer than 2 runs or no "
-               "figure")
+               "figure, and within for noise (its statistics are over CPUs, not repetitions)")
     out.append("")
     sections, _, _ = gather(sa, sb, ticks)
     rows_total = 0

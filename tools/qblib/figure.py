@@ -94,6 +94,8 @@ class Figure:
     basis       "clean", "all" or None;   noisy: the noisy mark (a dict) or None
     n, reps     repetitions the figure is over, and in all
     cv_pct      their coefficient of variation, in percent
+    over        what the statistics are over: None for repetitions, else the record's statistics_of (the noise
+                workload's are over its CPUs: its cv is no spread of repetitions)
     measure     a measure.Measure (unit, label) or None
     value, q1, q3, lo, hi   median, quartiles, min and max in the measure (q1 <= q3 for rates too)
     ticks       the block in ticks (n, min, q1, median, q3, ...)
@@ -109,6 +111,7 @@ class Figure:
         self.n = self.ticks.get("n")
         cv = self.ticks.get("cv")
         self.cv_pct = None if cv is None or self.ticks.get("mean") in (None, 0) else 100.0 * cv
+        self.over = r.get("statistics_of")
         self.value = self.q1 = self.q3 = self.lo = self.hi = None
         self.samples, self.samples_note = None, "no figure"
         if m is None or self.basis is None:

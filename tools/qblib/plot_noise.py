@@ -3,10 +3,11 @@ sides' on one log-log axis (qb compare -o, qb report).
 
 A histogram's bins are the record's own (`gaps.hist`: the lower edge of each bin in ns, powers of two
 from the loop's minimum, the last bin open: 100 ms and beyond), drawn as steps over them; the open bin
-is drawn as wide as a power of two and labelled so. Counts are divided by the CPU-seconds of the run
-(its CPUs times its seconds per CPU), so runs of other lengths and CPU counts, and the two platforms,
-share one axis: gaps per CPU-second. Empty bins have no place on a log axis: they sit on the axis'
-floor, a third of the smallest bin drawn, from which every bin rises.
+is drawn as wide as a power of two and labelled so. Counts are divided by the CPU-seconds the loops
+observed (`gaps.observed_cpu_s`, summed over the CPUs: a deadline may cut a loop short of its planned
+`seconds`; an older record without it, its CPUs times its planned seconds), so runs of other lengths
+and CPU counts, and the two platforms, share one axis: gaps per CPU-second. Empty bins have no place on
+a log axis: they sit on the axis' floor, a third of the smallest bin drawn, from which every bin rises.
 """
 import os
 
@@ -21,6 +22,20 @@ Y_LABEL = "gaps per CPU-second in the bin"
 X_LABEL = "gap between two TSC reads (ns; bins: powers of two, the last one open)"
 
 
+def _positive(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+
+def cpu_seconds(r):
+    """The CPU-seconds the run's loops observed: gaps.observed_cpu_s, else (an older record) its CPUs times its
+    planned seconds; None where neither is known."""
+    g = r.get("gaps") or {}
+    if _positive(g.get("observed_cpu_s")):
+        return float(g["observed_cpu_s"])
+    cpus = len(r["cpus"]) if isinstance(r.get("cpus"), list) and r["cpus"] else (r.get("threads") or 1)
+    return cpus * float(g["seconds"]) if _positive(g.get("seconds")) else None
+
+
 def hist(r):
     """(edges in ns with the open bin's drawn end appended, density per CPU-second, raw counts), or None."""
     g = r.get("gaps") or {}
@@ -32,10 +47,9 @@ def hist(r):
         return None
     if any(not isinstance(e, (int, float)) or e <= 0 for e in edges):
         return None
-    cpus = len(r["cpus"]) if isinstance(r.get("cpus"), list) and r["cpus"] else (r.get("threads") or 1)
-    secs = g.get("seconds") if isinstance(g.get("seconds"), (int, float)) and g.get("seconds") > 0 else None
+    secs = cpu_seconds(r)
     counts = np.asarray([c if isinstance(c, (int, float)) else 0 for c in counts], dtype=float)
-    dens = counts / (cpus * secs) if secs else counts
+    dens = counts / secs if secs else counts
     ends = np.asarray(list(edges) + [edges[-1] * 2.0], dtype=float)
     return ends, dens, counts, secs is not None
 

@@ -7,12 +7,16 @@ The page has, in order, each with an anchor in its contents:
     them (match.py), a column per run; each cell the result's figure (figure.py: clean first) in the
     unit its experiment speaks, its quartiles below it; noisy cells hatched and marked ~, failed ones
     red, unstable ones (cv > 5%) tinted; a cell whose difference from the row's first run is
-    significant (signif.py, the test qb compare uses, adjusted by Benjamini-Hochberg over every test on
-    the page, as qb compare adjusts over its own) carries an arrow up or down;
+    significant (signif.py, the test qb compare uses on one run a side: Mann-Whitney U on the two runs'
+    repetitions, adjusted by Benjamini-Hochberg over every distinct test on the page, as qb compare
+    adjusts over its own) carries an arrow up or down;
   - first-touch's NUMA matrix against the firmware's claims (report_numa.py): measured and claimed latency
     with the ratio, the pairs more than 2x off marked and said in plain words, bandwidths side by side;
   - where a machine ran more than once, its runs in time order, the spread of each figure over them and
-    both coefficients of variation qb compare gives: within a run and between the runs (sides.py);
+    both coefficients of variation qb compare gives: within a run and between the runs (sides.py). Its
+    arrows are the same test, each run against the row's oldest, so a pair the results table already
+    tested is the same test and is counted once in the correction; the runs are not tested as runs here
+    (one run against one; qb compare does that with 3 runs a side or more), the cv between is their spread;
   - every run's plots (qb plot), embedded as PNG data, and the noise histograms of every run that ran
     the noise workload on one log-log axis (plot_noise.py).
 The machines table gives each run's clock and noise (report_machines.py).
@@ -112,10 +116,10 @@ def cell(r, run, ref=None, verdict=None):
         cls.append("unstable")
         text += " (short)"
         tip.append("short: %s" % (r.get("reason") or "cut by the budget"))
-    elif f.cv_pct is not None and f.cv_pct > UNSTABLE_CV_PCT and not f.noisy:
+    elif f.cv_pct is not None and f.cv_pct > UNSTABLE_CV_PCT and not f.noisy and f.over is None:
         cls.append("unstable")
     if f.cv_pct is not None:
-        tip.append("cv %.1f%%" % f.cv_pct)
+        tip.append("cv %.1f%%" % f.cv_pct + (" over %s" % f.over if f.over else ""))  # noise: across its CPUs
     if f.q1 is not None and f.q3 is not None:
         text += "<br><small>%s-%s</small>" % (esc(sig(f.q1, 3)), esc(sig(f.q3, 3)))
     return text, " ".join(cls), "; ".join(tip)
@@ -149,9 +153,12 @@ def reference(row, runs):
     return next((f for f in figs if f.samples), figs[0] if figs else None)
 
 
-def tests(runs, rows):
-    """{(id(row), run index): verdict} of every cell tested against its row's reference (uncorrected)."""
+def tests(runs, rows, seen=None):
+    """{(id(row), run index): verdict} of every cell tested against its row's reference (uncorrected). seen:
+    {(reference result, result) ids: verdict} of the page's other tables: a pair one of them tested (the Over-time
+    table's against the Results table's) gets that same verdict, to be counted once in the correction."""
     out = {}
+    seen = {} if seen is None else seen
     for row in rows:
         ref = reference(row, runs)
         for i, r in enumerate(row.cells):
@@ -159,7 +166,10 @@ def tests(runs, rows):
                 continue
             f = qbfigure.of(r, runs[i])
             if f.value is not None:
-                out[(id(row), i)] = signif.test(ref, f)
+                key = tuple(sorted((id(ref.r), id(r))))  # a pair either way round: one hypothesis, one p
+                if key not in seen:
+                    seen[key] = signif.test(ref, f)
+                out[(id(row), i)] = seen[key]
     return out
 
 
@@ -280,13 +290,13 @@ def render(runs, names, with_plots=True):
     for k, rs in repeated:
         rs = sorted(rs, key=when)
         over_time.append((k, rs, [(w, match.align(rs, w)) for w in workloads]))
-    verdicts = {}
+    verdicts, pairs = {}, {}
     for _, rows in result_rows:
-        verdicts.update(tests(runs, rows))
+        verdicts.update(tests(runs, rows, pairs))
     for _, rs, tables in over_time:
         for _, rows in tables:
-            verdicts.update(tests(rs, rows))
-    counts = signif.correct(list(verdicts.values()))
+            verdicts.update(tests(rs, rows, pairs))
+    counts = signif.correct(list(pairs.values()))  # each (reference, result) pair once, in whichever tables
 
     h.append('<h2 id="results">Results</h2>')
     h.append(LEGEND.replace("@CORRECTION@", esc(signif.correction_line(counts))))
@@ -308,7 +318,9 @@ def render(runs, names, with_plots=True):
         h.append('<p class="note">Oldest first; arrows against the outlined reference, the oldest run with '
                  "samples; spread: the largest figure over the smallest, less one; cv within: the coefficient of "
                  "variation of a run's repetitions, the median over these runs; cv between: of the runs' figures "
-                 "(sample standard deviation over the mean), the spread from one boot to the next.</p>")
+                 "(sample standard deviation over the mean), the spread from one boot to the next. The arrows test "
+                 "one run's repetitions against the reference's, not the runs as runs (for that, qb compare with "
+                 "3 runs a side or more); a pair the results table tested too is one test, counted once.</p>")
         for w, rows in tables:
             if rows:
                 h.append("<h4>%s</h4>" % esc(w))

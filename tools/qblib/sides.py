@@ -8,7 +8,8 @@ A measurement of a side (SideFigure) is the figures (figure.py) of its runs' res
 its value is the median of the runs' figures (with one run, that run's figure), its samples every
 run's repetitions together (for the test on repetitions, signif.test), and its two spreads, each a
 coefficient of variation in percent: within a run (the cv of the repetitions the figure is over; the
-median over the side's runs) and between runs (the sample standard deviation of the runs' figures
+median over the side's runs; None for a result whose statistics are not over repetitions, the noise
+workload's, over its CPUs) and between runs (the sample standard deviation of the runs' figures
 over their mean; None with one run).
 """
 import glob
@@ -98,7 +99,7 @@ class SideFigure:
             (self.values[0] if self.values else None)
         self.noisy = next((f.noisy for f in figs if f.noisy), None)
         self.noisy_runs = sum(1 for f in figs if f.noisy)
-        cvs = [f.cv_pct for f in figs if f.cv_pct is not None]
+        cvs = [f.cv_pct for f in figs if f.cv_pct is not None and f.over is None]  # noise's: across CPUs
         self.within_cv = float(np.median(cvs)) if cvs else None
         self.between_cv = cv_between(self.values)
         if len(figs) == 1:

@@ -12,9 +12,11 @@ Two tests, by what a side has:
     so runs of other iteration counts or TSC frequencies compare), the flagged repetitions left out where
     the figure is the clean one. It understates the spread between boots, and the views say so.
 Where a side has no samples, or so few that no outcome could reach ALPHA (3 against 3: the smallest
-two-sided p is 0.1), the test cannot tell, and says why. Beside it: the ratio of the medians B/A with a
-percentile bootstrap 95% confidence interval over the same values (a fixed seed: the same runs give the
-same interval).
+two-sided p is 0.1), the test cannot tell, and says why. Beside it: the ratio of the medians B/A with an
+interval over the same values: from CI_MIN values a side, a percentile bootstrap 95% confidence interval (a fixed seed: the same
+runs give the same interval); with fewer, the range min(B)/max(A) to max(B)/min(A), labelled "range" and
+never called a confidence interval: the bootstrap of a median of 3 to 5 values puts more than 2.5% of its
+draws on the extremes, so its percentile interval is that range and claims a confidence it does not have.
 
 Many tests, corrected: a compare or a report runs one test per pair, hundreds of them, and at 0.05
 about one in twenty would be called significant by chance. correct() applies the Benjamini-Hochberg
@@ -26,6 +28,8 @@ import math
 
 import numpy as np
 
+from .text import sig
+
 ALPHA = 0.05   # one test's level, before any correction (the "too few samples" bound)
 Q = 0.05       # the false discovery rate of the Benjamini-Hochberg correction
 BOOT = 2000
@@ -33,6 +37,8 @@ EXACT_MAX = 400  # n1 x n2 up to which the exact distribution is used (without t
 SEED = 23
 RUNS_MIN = 3       # runs a side from which the runs' medians are tested (Welch's t)
 RUNS_RANK_MIN = 5  # runs a side from which Mann-Whitney U on the runs' medians is added
+CI_MIN = 6         # values a side from which B/A gets a bootstrap 95% interval; with fewer, the range
+CI, RANGE = "95% CI", "range"  # what Verdict.ci is (Verdict.ci_kind)
 REPS, RUNS = "repetitions", "runs"
 STATED_REPS = ("Mann-Whitney U, two-sided, on each side's repetitions in the measure (repetitions of one boot, "
                "taken back to back: this understates the spread between boots; give %d runs a side to test "
@@ -46,13 +52,14 @@ SIGNIFICANT, NOT_SIGNIFICANT, CANNOT_TELL = "significant", "not significant", "c
 
 class Verdict:
     """state: SIGNIFICANT, NOT_SIGNIFICANT or CANNOT_TELL; p (or None); why (for CANNOT_TELL);
-    ratio: B/A of the figures' medians (None without both); ci: (low, high) of the ratio or None.
+    ratio: B/A of the figures' medians (None without both); ci: (low, high) of the ratio or None, and
+    ci_kind what it is: CI (a bootstrap 95% interval) or RANGE (fewer than CI_MIN values a side).
     method: REPS or RUNS (what was tested); p_adj: p after the correction (None before it);
     rank_p, rank_adj: Mann-Whitney U on the runs' medians beside Welch's, where it ran."""
 
-    def __init__(self, state, p=None, why=None, ratio=None, ci=None, method=REPS, rank_p=None):
+    def __init__(self, state, p=None, why=None, ratio=None, ci=None, method=REPS, rank_p=None, ci_kind=CI):
         self.state, self.p, self.why, self.ratio, self.ci = state, p, why, ratio, ci
-        self.method, self.rank_p = method, rank_p
+        self.method, self.rank_p, self.ci_kind = method, rank_p, ci_kind
         self.p_adj = self.rank_adj = None
 
     @property
@@ -69,9 +76,16 @@ class Verdict:
             out += "; rank " + _pair(self.rank_p, self.rank_adj)
         return out + (" significant" if self.significant else "")
 
+    def interval_text(self, digits=3):
+        """"CI 0.95-1.05" (a bootstrap 95% interval), "range 0.90-1.10", or "-" without one."""
+        if not self.ci:
+            return "-"
+        return "%s %s-%s" % ("CI" if self.ci_kind == CI else RANGE, sig(self.ci[0], digits), sig(self.ci[1], digits))
+
     def __repr__(self):
-        return "Verdict(%s, %s, p=%r, adj=%r, rank=%r/%r, why=%r, ratio=%r, ci=%r)" % (
-            self.state, self.method, self.p, self.p_adj, self.rank_p, self.rank_adj, self.why, self.ratio, self.ci)
+        return "Verdict(%s, %s, p=%r, adj=%r, rank=%r/%r, why=%r, ratio=%r, %s=%r)" % (
+            self.state, self.method, self.p, self.p_adj, self.rank_p, self.rank_adj, self.why, self.ratio,
+            self.ci_kind, self.ci)
 
 
 def pvalue(p):
@@ -98,6 +112,21 @@ def ratio_ci(xa, xb, level=0.95):
     r = mb / ma
     lo, hi = np.percentile(r, [50 * (1 - level), 50 * (1 + level)])
     return float(lo), float(hi)
+
+
+def ratio_range(xa, xb):
+    """The range of B/A over the values: min(B)/max(A) to max(B)/min(A), or None where an A can be 0."""
+    if min(xa) <= 0:
+        return None
+    return float(min(xb)) / float(max(xa)), float(max(xb)) / float(min(xa))
+
+
+def ratio_interval(xa, xb):
+    """(interval, kind) of median(B)/median(A): the bootstrap 95% CI from CI_MIN values a side, else the range
+    (RANGE)."""
+    if min(len(xa), len(xb)) < CI_MIN:
+        return ratio_range(xa, xb), RANGE
+    return ratio_ci(xa, xb), CI
 
 
 def mann_whitney(xa, xb):
@@ -147,9 +176,9 @@ def bh_reject(ps, q=Q):
 
 def correct(verdicts, q=Q):
     """Correct the verdicts of one invocation for their number, in place: every tested one gets p_adj
-    (and rank_adj) by Benjamini-Hochberg over all of them, and is significant only when what it tested
-    survives at q. Returns (tests, raw p below ALPHA, surviving)."""
-    tested = [v for v in verdicts if v is not None and v.p is not None]
+    (and rank_adj) by Benjamini-Hochberg over all of them (a verdict given twice counted once), and is
+    significant only when what it tested survives at q. Returns (tests, raw p below ALPHA, surviving)."""
+    tested = list({id(v): v for v in verdicts if v is not None and v.p is not None}.values())  # each once
     for v, adj in zip(tested, bh_adjust([v.p for v in tested])):
         v.p_adj = adj
     ranked = [v for v in tested if v.rank_p is not None]
@@ -190,14 +219,15 @@ def test(fa, fb, alpha=ALPHA):
     if smallest_p(len(xa), len(xb)) >= alpha:
         return Verdict(CANNOT_TELL, why="too few samples (%d and %d: p cannot fall below %g)"
                        % (len(xa), len(xb), alpha), ratio=ratio)
-    ci = ratio_ci(xa, xb)
+    ci, kind = ratio_interval(xa, xb)
     if len(set(xa) | set(xb)) == 1:  # every repetition the same number: no difference at all
-        return Verdict(NOT_SIGNIFICANT, p=1.0, ratio=ratio, ci=ci)
+        return Verdict(NOT_SIGNIFICANT, p=1.0, ratio=ratio, ci=ci, ci_kind=kind)
     try:
         p = mann_whitney(xa, xb)
     except ImportError:
-        return Verdict(CANNOT_TELL, why="scipy is not installed (Debian's python3-scipy)", ratio=ratio, ci=ci)
-    return Verdict(SIGNIFICANT if p < alpha else NOT_SIGNIFICANT, p=p, ratio=ratio, ci=ci)
+        return Verdict(CANNOT_TELL, why="scipy is not installed (Debian's python3-scipy)", ratio=ratio, ci=ci,
+                       ci_kind=kind)
+    return Verdict(SIGNIFICANT if p < alpha else NOT_SIGNIFICANT, p=p, ratio=ratio, ci=ci, ci_kind=kind)
 
 
 def test_runs(va, vb, alpha=ALPHA):
@@ -210,17 +240,18 @@ def test_runs(va, vb, alpha=ALPHA):
                        method=RUNS)
     ma, mb = float(np.median(va)), float(np.median(vb))
     ratio = mb / ma if ma else None
-    ci = ratio_ci(va, vb)
+    ci, kind = ratio_interval(va, vb)
     if len(set(va) | set(vb)) == 1:
-        return Verdict(NOT_SIGNIFICANT, p=1.0, ratio=ratio, ci=ci, method=RUNS)
+        return Verdict(NOT_SIGNIFICANT, p=1.0, ratio=ratio, ci=ci, method=RUNS, ci_kind=kind)
     if len(set(va)) == 1 and len(set(vb)) == 1:  # Welch divides by the spread: without any, no test
         return Verdict(CANNOT_TELL, why="no spread between the runs of either side: Welch's t needs some",
-                       ratio=ratio, ci=ci, method=RUNS)
+                       ratio=ratio, ci=ci, method=RUNS, ci_kind=kind)
     try:
         _, _, p = welch(va, vb)
         rank = mann_whitney(va, vb) if min(len(va), len(vb)) >= RUNS_RANK_MIN else None
     except ImportError:
         return Verdict(CANNOT_TELL, why="scipy is not installed (Debian's python3-scipy)", ratio=ratio, ci=ci,
-                       method=RUNS)
+                       method=RUNS, ci_kind=kind)
     ok = p < alpha and (rank is None or rank < alpha)
-    return Verdict(SIGNIFICANT if ok else NOT_SIGNIFICANT, p=p, ratio=ratio, ci=ci, method=RUNS, rank_p=rank)
+    return Verdict(SIGNIFICANT if ok else NOT_SIGNIFICANT, p=p, ratio=ratio, ci=ci, method=RUNS, rank_p=rank,
+                   ci_kind=kind)

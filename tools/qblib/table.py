@@ -56,7 +56,10 @@ def clean_cell(r):
 
 
 def cv_pct(r):
-    """The coefficient of variation of the repetitions a result's figure is over, in percent, or None."""
+    """The coefficient of variation of the repetitions a result's figure is over, in percent, or None (also where
+    its statistics are over something else, statistics_of: the noise workload's CPUs)."""
+    if r.get("statistics_of"):
+        return None
     b = qbfigure.block(r, qbfigure.basis(r) or "all")
     return None if b.get("cv") is None or b.get("mean") in (None, 0) else 100.0 * b["cv"]
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 #include "hostcpu.h"
 
@@ -20,6 +21,8 @@ static void out(const char *s, size_t n)
 		ssize_t w = write(STDOUT_FILENO, s, n);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EPIPE)   /* the writer's own SIGPIPE is blocked: the process's ends the run */
+			kill(getpid(), SIGPIPE);
 		if (w <= 0)
 			return; /* stdout is gone: nothing else can report it */
 		s += w;

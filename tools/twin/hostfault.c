@@ -3,6 +3,9 @@
 #include "hostfault.h"
 #include <pthread.h>
 #include <signal.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include "console.h"
 #include "finish.h"
 #include "hostcpu.h"
+#include "hostsys.h"
 
 /* ---- Private Functions ---------------------------------------------------- */
 #if !defined(__SANITIZE_ADDRESS__)
@@ -20,6 +24,7 @@ static const char *signal_name(int sig)
 	case SIGBUS: return "SIGBUS";
 	case SIGILL: return "SIGILL";
 	case SIGFPE: return "SIGFPE";
+	case SIGABRT: return "SIGABRT";
 	}
 	return "signal";
 }
@@ -44,16 +49,37 @@ static void on_fault(int sig, siginfo_t *si, void *uc_void)
 }
 #endif
 
-/* The thread that waits for SIGINT and SIGTERM: not a handler, so the done
- * record is written from an ordinary thread, under the console's bounded locks. */
+#if defined(__SANITIZE_ADDRESS__)
+/* The sanitizers' report ends the process: boost and NUMA balancing go back first. */
+static void on_sanitizer_death(void)
+{
+	hostsys_restore();
+}
+#endif
+
+static const char *stop_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT, Ctrl-C";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP, its terminal went away";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGPIPE: return "SIGPIPE, its output was closed";
+	}
+	return "signal";
+}
+
+/* The thread that waits for the signals that stop a run: not a handler, so
+ * the done record is written from an ordinary thread, under the console's
+ * bounded locks. */
 static void *interrupt_waiter(void *arg)
 {
 	sigset_t *set = arg;
 	int sig = 0;
 	if (sigwait(set, &sig))
 		return 0;
-	static char why[64];
-	snprintf(why, sizeof(why), "interrupted: %s (the run was stopped)", sig == SIGINT ? "SIGINT, Ctrl-C" : "SIGTERM");
+	static char why[80];
+	snprintf(why, sizeof(why), "interrupted: %s (the run was stopped)", stop_name(sig));
 	finish_mark_failed(why);
 	finish_now(false);
 }
@@ -61,10 +87,11 @@ static void *interrupt_waiter(void *arg)
 /* ---- Public Functions ----------------------------------------------------- */
 void hostfault_catch_interrupts(void)
 {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 	static sigset_t set;
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
 	pthread_sigmask(SIG_BLOCK, &set, 0);
 	pthread_t t;
 	if (pthread_create(&t, 0, interrupt_waiter, &set) == 0)
@@ -75,8 +102,10 @@ void hostfault_catch_interrupts(void)
 
 void hostfault_init(void)
 {
-#if !defined(__SANITIZE_ADDRESS__)
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+#if defined(__SANITIZE_ADDRESS__)
+	__sanitizer_set_death_callback(on_sanitizer_death);
+#else
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 	struct sigaction sa = { 0 };
 	sa.sa_sigaction = on_fault;
 	sa.sa_flags = SA_SIGINFO | SA_RESETHAND; /* a fault inside the handler ends the process */

@@ -2,14 +2,16 @@
 #ifndef QB_TWIN_HOSTFAULT_H
 #define QB_TWIN_HOSTFAULT_H
 
-/* Catch SIGSEGV, SIGBUS, SIGILL and SIGFPE on every thread. In the sanitizer
- * build this does nothing: ASan's own report is the better one. */
+/* Catch SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT on every thread. In the
+ * sanitizer build ASan's own report is the better one: only boost and NUMA
+ * balancing are put back before it ends the process (its death callback). */
 void hostfault_init(void);
 
-/* Ctrl-C (SIGINT) and SIGTERM end the run as a run that was stopped: a
- * `done` record with status fail whose reason says it was interrupted (exit
- * status 1, as any failed run). Call before any thread starts (they inherit
- * the blocked signals); a thread of its own waits for them. */
+/* Ctrl-C (SIGINT), SIGTERM, SIGHUP, SIGQUIT and SIGPIPE end the run as a
+ * run that was stopped: a `done` record with status fail whose reason says
+ * it was interrupted (exit status 1, as any failed run), boost and NUMA
+ * balancing put back. Call before any thread starts (they inherit the
+ * blocked signals); a thread of its own waits for them. */
 void hostfault_catch_interrupts(void);
 
 #endif

@@ -67,16 +67,17 @@ static void load(struct setting *s, const char *file)
 	s->readable = s->err == 0;
 }
 
-/* Write v into s's file and read it back: 0, or why not (errno; EPERM when it did not take). */
+/* Write v into s's file and read it back: 0, or why not (errno; EPERM when it did not take). A write that
+ * went in is put back at the end even when it reads back otherwise: something may have changed. */
 static int change(struct setting *s, const char *v)
 {
 	char now[VALUE_LEN];
 	if (geteuid() != 0)
 		return EACCES;
 	int err = write_value(s->file, v);
+	s->changed = !err;
 	if (!err && (read_value(s->file, now, sizeof(now)) || strcmp(now, v)))
 		err = EPERM;
-	s->changed = !err;
 	return err;
 }
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "topo_online.h"
 #include "console.h"
 #include "evict.h"
@@ -17,6 +18,8 @@
 #include "lib.h"
 #include "options.h"
 #include "options_report.h"
+#include "perfirq.h"
+#include "pmu.h"
 #include "report.h"
 #include "reps.h"
 #include "run.h"
@@ -34,6 +37,11 @@
 #define MAX_OPT_ERRORS 16
 #define START_TIMEOUT_MS OPT_SMP_TIMEOUT_MS_DEFAULT /* threads check in within this */
 #define HELP_LEN 4096
+/* perf descriptors one thread may keep open for the run: two groups of irq
+ * tracepoints (instr.c's and the noise workload's), its counters, and two
+ * msr/cycles groups of up to 5; the open-file limit's spare besides them. */
+#define FDS_PER_THREAD (2 * PERFIRQ_MAX + PMU_MAX_EVENTS + 2 * 5)
+#define FDS_SPARE 64
 
 /* ---- Private Variables ---------------------------------------------------- */
 static char cmdline[QB_MAX_CMDLINE];
@@ -146,6 +154,30 @@ static void reps_room(void)
 		console_error("reps", "no memory for the repetition log of %u CPUs: results keep one thread", n);
 }
 
+/* The open-file limit raised to its hard limit, for perf's descriptors
+ * (up to FDS_PER_THREAD a thread, about 36 with the usual tracepoints: the
+ * usual soft limit of 1024 runs out near 28 CPUs).
+ * Where it cannot reach what the threads may need, a line says so; a
+ * thread that then cannot open its events counts none, and its results
+ * say so (reps.c: interrupts null). */
+static void open_files(uint32_t threads)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	rlim_t was = rl.rlim_cur;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = was;
+	}
+	uint64_t need = (uint64_t)threads * FDS_PER_THREAD + FDS_SPARE;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		kprintf("warning: open files: limit %llu (RLIMIT_NOFILE, hard %llu), perf may want %llu for %u threads: a "
+			"thread that cannot open its events counts no interrupts, and its results say so\n",
+			(unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max, (unsigned long long)need, threads);
+}
+
 static bool want_help(int argc, char **argv)
 {
 	static char help[HELP_LEN];
@@ -207,6 +239,7 @@ int main(int argc, char **argv)
 		finish_now(false);                               /* no CPU to run on */
 	timer_init(&no_acpi);                                /* the reference clock: CLOCK_MONOTONIC_RAW */
 	tsc_init(&no_acpi, &hostcpu[0].snap, true);                /* kernel/measure/tsc.c over CLOCK_MONOTONIC_RAW */
+	open_files(hostcpu_found());                         /* perf's descriptors: the soft limit raised to the hard one */
 	hostcpu_start(START_TIMEOUT_MS);                     /* a pinned thread per other CPU, bounded */
 	reps_room();                                         /* repetition log sized for these CPUs */
 	hostcpu_measure_tsc_offsets();                       /* each thread's CPU against CPU 0 */
