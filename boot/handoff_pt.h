@@ -57,9 +57,9 @@ uint64_t handoff_pt_pages(const struct handoff_kernel *k);
 
 /* Build the tables; returns the physical address of the top table (the PML4,
  * or with la57 the PML5) for CR3, or 0 if a table for the top, the first
- * 4 GiB, the kernel or the switch code could not be had. RAM left out above the first 4 GiB
- * (the budget, the limit, no more pages) is said in *ram (may be NULL): the
- * kernel maps it itself.
+ * 4 GiB, the kernel or the switch code could not be had. RAM left out above
+ * the first 4 GiB (the budget, the limit, no more pages) is said in *ram (may
+ * be NULL): the kernel maps it itself.
  * Physical addresses are used as pointers (identity). */
 uint64_t handoff_pt_build(const struct handoff_map *m, const struct handoff_kernel *k, bool la57,
 			  handoff_alloc_fn alloc, void *ctx, struct pgt_ram *ram);
