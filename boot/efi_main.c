@@ -24,9 +24,11 @@
 /* The kernel's flat image, linked in by boot/kernel_blob.S. */
 extern const uint8_t kernel_blob_start[], kernel_blob_end[];
 
-/* Switches to the kernel's tables and stack and jumps (boot/efi_handoff.S). */
+/* Switches to the kernel's tables and stack and jumps (boot/efi_handoff.S):
+ * [efi_handoff, efi_handoff_end) runs under both tables. */
 void efi_handoff(uint64_t cr3, uint64_t stack_top, uint64_t entry, struct boot_info *bi)
 	__attribute__((noreturn));
+extern const char efi_handoff_end[];
 
 static EFI_GUID acpi20_guid = ACPI_20_TABLE_GUID;
 static EFI_GUID acpi10_guid = ACPI_TABLE_GUID;
@@ -340,7 +342,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	struct efi_mmap_result pre = efi_mmap_convert(map, map_size, desc_size, raw, (uint32_t)(map_cap / desc_size));
 	struct handoff_map hm = { bi->mmap, mmap_normalise(raw, pre.count, bi->mmap, QB_MAX_MEM_RANGES, 0), 0, false };
 	handoff_pt_cpu(&hm);
-	struct handoff_kernel hk = { kphys, kh->link_base, kpages * EFI_PAGE_SIZE };
+	/* The switch code lies where the firmware loaded this image, maybe above
+	 * 4 GiB; what it touches after the switch (the stack, *bi) is below. */
+	struct handoff_kernel hk = { kphys, kh->link_base, kpages * EFI_PAGE_SIZE, (uint64_t)(uintptr_t)efi_handoff,
+				     (uint64_t)(uintptr_t)efi_handoff_end - (uint64_t)(uintptr_t)efi_handoff };
 	/* Firmware may run with 5-level paging; LA57 cannot be turned off in
 	 * 64-bit mode, so the tables handed over must have five levels too. */
 	uint64_t cr4;
@@ -349,7 +354,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	uint64_t cr3 = handoff_pt_build(&hm, &hk, (cr4 & HANDOFF_CR4_LA57) != 0, alloc_table_page, NULL, NULL);
 	bi->handoff_pt_ticks = rdtsc() - pt0;
 	if (!cr3) {
-		fail(L"out of memory for page tables", EFI_OUT_OF_RESOURCES);
+		fail(L"out of memory for page tables (or the hand-off code cannot be mapped)", EFI_OUT_OF_RESOURCES);
 		return EFI_OUT_OF_RESOURCES;
 	}
 	bi->loader_bytes = loader_bytes;

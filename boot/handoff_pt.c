@@ -10,6 +10,7 @@
 #define PHYS_BITS_DEFAULT 36              /* without leaf 80000008H (Intel SDM vol. 3A §4.1.4) */
 #define LOW_TABLES 5                      /* a PDPT and four PDs for the first 4 GiB */
 #define KERNEL_TABLES 3                   /* its PDPT and up to two PDs */
+#define SWITCH_TABLES 6                   /* the switch code's two pages: a PDPT, a PD and a PT each */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *d)
@@ -40,8 +41,8 @@ void handoff_pt_cpu(struct handoff_map *m)
 uint64_t handoff_pt_pages(const struct handoff_kernel *k)
 {
 	uint64_t pts = (k->size + PAGE_2M - 1) / PAGE_2M + 1;
-	/* PML5 + PML4 + the first 4 GiB + the kernel's PDPT, PDs and PTs + RAM above */
-	return 1 + 1 + LOW_TABLES + KERNEL_TABLES + pts + QB_HANDOFF_PT_BUDGET / PAGE_4K;
+	/* PML5 + PML4 + the first 4 GiB + the kernel's PDPT, PDs and PTs + RAM above + the switch code */
+	return 1 + 1 + LOW_TABLES + KERNEL_TABLES + pts + QB_HANDOFF_PT_BUDGET / PAGE_4K + SWITCH_TABLES;
 }
 
 uint64_t handoff_pt_build(const struct handoff_map *m, const struct handoff_kernel *k, bool la57,
@@ -61,6 +62,12 @@ uint64_t handoff_pt_build(const struct handoff_map *m, const struct handoff_kern
 	/* Then the rest of RAM, as far as the budget and the tables go. */
 	pgtable_map_ram(&t, m->map, m->n, m->limit, m->limit < PGT_IDENTITY_LIMIT ? PGT_WHY_ADDRESS_WIDTH
 			: PGT_WHY_IDENTITY_LIMIT, 0, QB_HANDOFF_PT_BUDGET / PAGE_4K, ram ? ram : &local);
+	/* The switch code, where the RAM map left it out: its pages alone. */
+	uint64_t sw = k->switch_code & ~(PAGE_4K - 1);
+	uint64_t sw_end = (k->switch_code + k->switch_size + PAGE_4K - 1) & ~(PAGE_4K - 1);
+	if (k->switch_size && (sw_end <= sw || sw_end > PGT_IDENTITY_LIMIT ||
+			       pgtable_map(&t, sw, sw, sw_end - sw, PGT_P | PGT_W, PAGE_4K, 0) != PGT_OK))
+		return 0;
 	if (!la57)
 		return pml4_phys;
 	uint64_t *pml5 = (uint64_t *)(uintptr_t)pml5_phys;

@@ -3,9 +3,9 @@
  * They identity-map the first 4 GiB whole in 2 MiB pages (the kernel's first
  * page tables and its MMIO are there), every RAM range of the memory map
  * above it in 1 GiB pages where the CPU has them and the whole GiB is RAM
- * (else 2 MiB pages, within QB_HANDOFF_PT_BUDGET), and the kernel image at
- * its link address in 4 KiB pages: enough for kernel_entry to run until the
- * kernel builds its own tables.
+ * (else 2 MiB pages, within QB_HANDOFF_PT_BUDGET), the code that switches to
+ * them wherever it lies, and the kernel image at its link address in 4 KiB
+ * pages: enough for kernel_entry to run until the kernel builds its own tables.
  *
  * With 5-level paging (CR4.LA57 set by the firmware, which cannot be cleared
  * in 64-bit mode) a PML5 goes on top: entry 0 (the identity map, below 2^48)
@@ -30,11 +30,14 @@
 /* Hands out zeroed, 4 KiB-aligned pages; returns 0 when out of memory. */
 typedef uint64_t (*handoff_alloc_fn)(void *ctx);
 
-/* The layout the kernel was linked for. */
+/* The layout the kernel was linked for, and the code that switches to the
+ * new tables: it runs identity-mapped under both, so it is mapped wherever
+ * it lies (the RAM map may leave it out: above 4 GiB, past the budget). */
 struct handoff_kernel {
 	uint64_t phys;      /* where the image was copied */
 	uint64_t virt;      /* its link address */
 	uint64_t size;      /* bytes, page-aligned, image + bss */
+	uint64_t switch_code, switch_size; /* the code that loads CR3 (0, 0: below 4 GiB, mapped anyway) */
 };
 
 /* What the identity map covers. */
@@ -54,9 +57,9 @@ uint64_t handoff_pt_pages(const struct handoff_kernel *k);
 
 /* Build the tables; returns the physical address of the top table (the PML4,
  * or with la57 the PML5) for CR3, or 0 if a table for the top, the first
- * 4 GiB or the kernel could not be had. RAM left out above the first 4 GiB
- * (the budget, the limit, no more pages) is said in *ram (may be NULL): the
- * kernel maps it itself.
+ * 4 GiB, the kernel or the switch code could not be had. RAM left out above
+ * the first 4 GiB (the budget, the limit, no more pages) is said in *ram (may
+ * be NULL): the kernel maps it itself.
  * Physical addresses are used as pointers (identity). */
 uint64_t handoff_pt_build(const struct handoff_map *m, const struct handoff_kernel *k, bool la57,
 			  handoff_alloc_fn alloc, void *ctx, struct pgt_ram *ram);

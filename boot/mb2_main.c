@@ -180,7 +180,8 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 
 	struct handoff_map hm = { bi.mmap, n, 0, false };
 	handoff_pt_cpu(&hm);
-	struct handoff_kernel hk = { (uint64_t)(uintptr_t)mb2_kernel_start, kh->link_base, kh->mem_size };
+	/* This image, its switch code included, lies below 4 GiB (a 32-bit entry): mapped anyway. */
+	struct handoff_kernel hk = { (uint64_t)(uintptr_t)mb2_kernel_start, kh->link_base, kh->mem_size, 0, 0 };
 	uint64_t pt_bytes = handoff_pt_pages(&hk) * MB2_MEM_PAGE;
 	uint64_t pt = mb2_mem_find(bi.mmap, n, pt_bytes, LOW_MEM_END, EARLY_MAP_END, busy, LOADER_SPANS);
 	if (!pt)

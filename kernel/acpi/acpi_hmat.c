@@ -84,7 +84,12 @@ static bool hmat_locality(const uint8_t *p, uint32_t slen, uint32_t off, struct 
 	}
 	ni = l->n_initiators;
 	nt = l->n_targets;
-	need = sizeof(*l) + HMAT_LIST_ENTRY * (ni + nt) + HMAT_ENTRY * ni * nt;
+	/* The lists first: within a structure (slen < 2^32) each count is then
+	 * below 2^30, so need cannot wrap past 2^64 and pass for small. */
+	if (ni + nt > (slen - sizeof(*l)) / HMAT_LIST_ENTRY)
+		need = ~0ull;
+	else
+		need = sizeof(*l) + HMAT_LIST_ENTRY * (ni + nt) + HMAT_ENTRY * ni * nt;
 	if (need > slen) {
 		acpi_error(out, HMAT_SIG, off, "structure at offset %u: its lists overrun it", off);
 		return false;

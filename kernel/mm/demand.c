@@ -1,5 +1,6 @@
 /* demand.c - demand-zero regions: page-table bookkeeping and the fault path (Intel SDM vol. 3A §4.5, §4.7, §4.10.4); see demand.h. */
 #include "demand.h"
+#include "console.h"
 #include "lib.h"
 #include "pmm.h"
 #include "spinlock.h"
@@ -30,11 +31,17 @@ static struct spinlock alloc_lock = SPINLOCK_INIT; /* the page allocator is not 
 static uint64_t pending[QB_MAX_NODES];
 
 /* ---- Private Functions ---------------------------------------------------- */
-static void lock(struct demand_region *r)
+/* False, reported, when the lock stays held past LOCK_MS (a stopped holder,
+ * or a fault inside the allocator): the caller then goes without it and
+ * never releases it. */
+static bool lock(struct demand_region *r)
 {
 	(void)r;
-	/* A stopped holder: proceed rather than hang (the count check will show it). */
-	(void)spin_lock_ms(&alloc_lock, LOCK_MS, -1);
+	if (spin_lock_ms(&alloc_lock, LOCK_MS, (int32_t)demand_hw_cpu()))
+		return true;
+	console_error("demand", "CPU %u waited %u ms for the page allocator's lock (held by CPU %d): "
+		      "a page not taken or not given back", demand_hw_cpu(), LOCK_MS, (int)alloc_lock.owner);
+	return false;
 }
 
 static void unlock(struct demand_region *r)
@@ -123,7 +130,8 @@ static uint64_t sort_pages(uint64_t head)
 /* Every pending page back to pmm, in address order, one call per contiguous run. */
 static void pending_flush(void)
 {
-	lock(0);
+	if (!lock(0))
+		return; /* they wait for the next flush */
 	for (int n = 0; n < QB_MAX_NODES; n++) {
 		uint64_t p = sort_pages(pending[n]);
 		pending[n] = 0;
@@ -141,7 +149,8 @@ static void pending_flush(void)
 
 static void give_back(struct demand_region *r, uint64_t phys)
 {
-	lock(r);
+	if (!lock(r))
+		return; /* lost, and said */
 	if (r->zeroing == DEMAND_PREZEROED && r->pool_len < r->pool_pages) {
 		memset(demand_hw_phys(phys), 0, r->page);
 		r->pool[r->pool_len++] = phys;
@@ -160,7 +169,7 @@ static void give_back(struct demand_region *r, uint64_t phys)
 static uint64_t from_node(struct demand_region *r, int n)
 {
 	uint64_t p = r->page == PAGE ? pending_pop(n, false) : 0;
-	return p ? p : pmm_alloc(page_frames(r), n, r->page, 0, PMM_WORKLOAD);
+	return p ? p : pmm_alloc_own_map(page_frames(r), n, r->page);
 }
 
 /* A page for a fault: from the pool (prezeroed), the pending pages or the
@@ -171,7 +180,8 @@ static uint64_t take_page(struct demand_region *r, int node, bool *off_node)
 	uint64_t p = 0;
 	bool small = r->page == PAGE;
 	*off_node = false;
-	lock(r);
+	if (!lock(r))
+		return 0; /* the fault fails, and is said */
 	if (r->zeroing == DEMAND_PREZEROED) {
 		if (r->pool_len)
 			p = r->pool[--r->pool_len];
@@ -183,7 +193,7 @@ static uint64_t take_page(struct demand_region *r, int node, bool *off_node)
 				p = from_node(r, n);
 		}
 		if (!p) {
-			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
+			p = pmm_alloc_own_map(page_frames(r), PMM_ANY_NODE, r->page);
 			if (!p && small)
 				p = pending_pop(node, true);
 		}
@@ -313,9 +323,9 @@ static struct demand_region *create(uint64_t size, uint64_t page, enum demand_po
 		if (ok) {
 			r->pool = demand_hw_phys(r->pool_phys);
 			for (uint64_t i = 0; ok && i < r->pool_pages; i++) {
-				uint64_t p = pmm_alloc(page_frames(r), node, page, 0, PMM_WORKLOAD);
+				uint64_t p = pmm_alloc_own_map(page_frames(r), node, page);
 				if (!p)
-					p = pmm_alloc(page_frames(r), PMM_ANY_NODE, page, 0, PMM_WORKLOAD);
+					p = pmm_alloc_own_map(page_frames(r), PMM_ANY_NODE, page);
 				ok = p != 0;
 				if (ok) {
 					memset(demand_hw_phys(p), 0, page);
@@ -428,9 +438,9 @@ bool demand_populate(struct demand_region *r, int node)
 		volatile uint64_t *e = leaf(r, off);
 		if (*e & PTE_P)
 			continue;
-		uint64_t p = pmm_alloc(page_frames(r), node, r->page, 0, PMM_WORKLOAD);
+		uint64_t p = pmm_alloc_own_map(page_frames(r), node, r->page);
 		if (!p)
-			p = pmm_alloc(page_frames(r), PMM_ANY_NODE, r->page, 0, PMM_WORKLOAD);
+			p = pmm_alloc_own_map(page_frames(r), PMM_ANY_NODE, r->page);
 		if (!p)
 			return false;
 		memset(demand_hw_phys(p), 0, r->page);

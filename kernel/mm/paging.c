@@ -126,14 +126,14 @@ static void report_left_out(void)
 	}
 }
 
-/* pmm's workload hook: the 1 GiB pages over [base, base + bytes) become
- * 2 MiB pages, as the twin's buffers get (docs/timing.md). Runs inside
- * pmm_alloc, under its caller's serialisation. Other CPUs drop stale
- * translations at their next job (paging_tlb_sync). */
-static void workload_pages(uint64_t base, uint64_t bytes)
+/* The 1 GiB pages over [base, base + bytes) become 2 MiB pages, as the
+ * twin's buffers get (docs/timing.md); false if a table could not be had.
+ * Other CPUs drop stale translations at their next job (paging_tlb_sync). */
+static bool workload_split(uint64_t base, uint64_t bytes)
 {
+	bool ok = true;
 	if (!pt.leaves[2])
-		return; /* no 1 GiB page left */
+		return true; /* no 1 GiB page left */
 	for (uint64_t a = ALIGN_DOWN(base, PGT_1G); a < base + bytes; a += PGT_1G) {
 		uint64_t size = 0;
 		if (!pgtable_lookup(&pt, a, &size) || size != PGT_1G)
@@ -141,11 +141,19 @@ static void workload_pages(uint64_t base, uint64_t bytes)
 		if (pgtable_split(&pt, a, PGT_2M) != PGT_OK) {
 			console_error("paging", "no page for a table: workload memory at 0x%llx stays in a 1 GiB page",
 				      (unsigned long long)a);
+			ok = false;
 			continue;
 		}
 		cpu_invlpg(a); /* this CPU's 1 GiB translation (and its paging-structure caches) */
 		__atomic_add_fetch(&tlb_gen, 1, __ATOMIC_RELEASE);
 	}
+	return ok;
+}
+
+/* pmm's workload hook: runs inside pmm_alloc, under its caller's serialisation. */
+static void workload_pages(uint64_t base, uint64_t bytes)
+{
+	(void)workload_split(base, bytes);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -375,8 +383,11 @@ int paging_map_ram(uint64_t phys, uint64_t len)
 	uint64_t base = ALIGN_DOWN(phys, PAGE), end = ALIGN_UP(phys + len, PAGE);
 	if (!pt.pml4 || !len || end <= base || end > mmio_top)
 		return -1;
-	if (paging_is_mapped(base, end - base))
-		return 0; /* RAM the identity map holds already (specific-purpose RAM is mapped with the rest) */
-	/* As RAM: write-back, in the largest pages alignment allows; what is there stays. */
-	return pgtable_map(&pt, base, base, end - base, PGT_P | PGT_W | nx_bit, PGT_2M, 0) == PGT_OK ? 0 : -1;
+	/* As RAM: write-back, in 2 MiB pages where alignment allows; what is
+	 * there stays, but as workload memory never in a 1 GiB page
+	 * (specific-purpose RAM is in the boot map, mapped with the rest). */
+	if (!paging_is_mapped(base, end - base) &&
+	    pgtable_map(&pt, base, base, end - base, PGT_P | PGT_W | nx_bit, PGT_2M, 0) != PGT_OK)
+		return -1;
+	return workload_split(base, end - base) ? 0 : -1;
 }

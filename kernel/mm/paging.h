@@ -31,8 +31,10 @@ uint64_t paging_ram_end(void);
  * reach or tables ran out. */
 void *paging_map_mmio(uint64_t phys, uint64_t size);
 
-/* Identity-map [phys, phys+len) write-back and non-executable, as RAM is:
- * memory the boot map leaves out (specific-purpose memory, kernel/mm/spmem.c).
+/* Make [phys, phys+len) workload memory outside the allocator
+ * (specific-purpose memory, kernel/mm/spmem.c): identity-mapped write-back
+ * and non-executable, as RAM is, where it is not yet, and in pages of at most
+ * 2 MiB, a 1 GiB page over it split (as the allocator's workload hook does).
  * Returns 0, or -1 past the CPU's physical address width or out of tables. */
 int paging_map_ram(uint64_t phys, uint64_t len);
 

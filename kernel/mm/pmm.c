@@ -84,6 +84,50 @@ static void account(enum pmm_owner owner, uint64_t bytes, bool alloc)
 	}
 }
 
+/* pmm_alloc without the workload hook: the block, or 0. */
+static uint64_t carve(uint64_t pages, int node, uint64_t align, uint64_t max_end, enum pmm_owner owner)
+{
+	if (pages == 0 || pages > (~0ull >> 12) || align < PMM_PAGE || (align & (align - 1)))
+		return 0;
+	uint64_t bytes = pages * PMM_PAGE;
+	for (uint32_t k = n_ranges; k-- > 0;) {
+		struct free_range *r = &ranges[k];
+		if (node != PMM_ANY_NODE && r->node != node)
+			continue;
+		uint64_t top = r->end;
+		if (max_end && top > max_end)
+			top = ALIGN_DOWN(max_end, PMM_PAGE);
+		if (top < r->base + bytes)
+			continue;
+		uint64_t base = ALIGN_DOWN(top - bytes, align);
+		if (base < r->base)
+			continue;
+		uint64_t end = base + bytes;
+		/* Carve [base, end) out of r, which may split it in two. */
+		if (base == r->base && end == r->end) {
+			memmove(r, r + 1, (n_ranges - k - 1) * sizeof(*r));
+			n_ranges--;
+		} else if (base == r->base) {
+			r->base = end;
+		} else if (end == r->end) {
+			r->end = base;
+		} else {
+			if (n_ranges >= PMM_MAX_RANGES)
+				continue; /* cannot split here; try elsewhere */
+			uint64_t old_end = r->end;
+			r->end = base;
+			memmove(r + 2, r + 1, (n_ranges - k - 1) * sizeof(*r));
+			r[1].base = end;
+			r[1].end = old_end;
+			r[1].node = r->node;
+			n_ranges++;
+		}
+		account(owner, bytes, true);
+		return base;
+	}
+	return 0;
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
 void pmm_reset(const struct pmm_node_range *node_ranges, uint32_t n)
 {
@@ -125,47 +169,15 @@ bool pmm_add(uint64_t base, uint64_t len)
 
 uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, enum pmm_owner owner)
 {
-	if (pages == 0 || pages > (~0ull >> 12) || align < PMM_PAGE || (align & (align - 1)))
-		return 0;
-	uint64_t bytes = pages * PMM_PAGE;
-	for (uint32_t k = n_ranges; k-- > 0;) {
-		struct free_range *r = &ranges[k];
-		if (node != PMM_ANY_NODE && r->node != node)
-			continue;
-		uint64_t top = r->end;
-		if (max_end && top > max_end)
-			top = ALIGN_DOWN(max_end, PMM_PAGE);
-		if (top < r->base + bytes)
-			continue;
-		uint64_t base = ALIGN_DOWN(top - bytes, align);
-		if (base < r->base)
-			continue;
-		uint64_t end = base + bytes;
-		/* Carve [base, end) out of r, which may split it in two. */
-		if (base == r->base && end == r->end) {
-			memmove(r, r + 1, (n_ranges - k - 1) * sizeof(*r));
-			n_ranges--;
-		} else if (base == r->base) {
-			r->base = end;
-		} else if (end == r->end) {
-			r->end = base;
-		} else {
-			if (n_ranges >= PMM_MAX_RANGES)
-				continue; /* cannot split here; try elsewhere */
-			uint64_t old_end = r->end;
-			r->end = base;
-			memmove(r + 2, r + 1, (n_ranges - k - 1) * sizeof(*r));
-			r[1].base = end;
-			r[1].end = old_end;
-			r[1].node = r->node;
-			n_ranges++;
-		}
-		account(owner, bytes, true);
-		if (owner == PMM_WORKLOAD && workload_hook)
-			workload_hook(base, bytes);
-		return base;
-	}
-	return 0;
+	uint64_t base = carve(pages, node, align, max_end, owner);
+	if (base && owner == PMM_WORKLOAD && workload_hook)
+		workload_hook(base, pages * PMM_PAGE);
+	return base;
+}
+
+uint64_t pmm_alloc_own_map(uint64_t pages, int node, uint64_t align)
+{
+	return carve(pages, node, align, 0, PMM_WORKLOAD);
 }
 
 void pmm_set_workload_hook(pmm_workload_hook_fn fn)

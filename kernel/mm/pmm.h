@@ -41,7 +41,14 @@ bool pmm_add(uint64_t base, uint64_t len);
  * Returns the physical address, or 0 if nothing fits. Memory is not zeroed. */
 uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, enum pmm_owner owner);
 
-/* Called at the end of every PMM_WORKLOAD allocation with its range, once
+/* pmm_alloc(pages, node, align, 0, PMM_WORKLOAD) for workload memory used
+ * only through a mapping of its own (demand-zero regions, kernel/mm/demand.c):
+ * the workload hook does not run. Its identity mapping's page size does not
+ * matter, and a page-fault handler must not change the identity map that
+ * every CPU walks. */
+uint64_t pmm_alloc_own_map(uint64_t pages, int node, uint64_t align);
+
+/* Called at the end of every pmm_alloc of PMM_WORKLOAD with its range, once
  * the allocator is consistent again (it may allocate PMM_KERNEL pages):
  * paging.c splits the 1 GiB pages over workload memory. NULL: none. */
 typedef void (*pmm_workload_hook_fn)(uint64_t base, uint64_t bytes);

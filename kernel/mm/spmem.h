@@ -22,7 +22,8 @@ bool spmem_add(uint64_t base, uint64_t len);
 uint64_t spmem_bytes(int node);
 
 /* Lend `bytes` of specific-purpose memory on `node`, aligned to `align` (a
- * power of two), identity-mapped write-back: the physical address, or 0 with
+ * power of two), identity-mapped write-back in pages of at most 2 MiB, as the
+ * allocator's workload memory (paging_map_ram): the physical address, or 0 with
  * *why. One loan at a time; spmem_return ends it. The memory is not zeroed. */
 uint64_t spmem_borrow(int node, uint64_t bytes, uint64_t align, const char **why);
 

@@ -52,6 +52,15 @@ uint64_t machine_kernel_bytes(const struct boot_info *bi)
 	return bi->loader_bytes - bi->stack_size + pmm_used_bytes(PMM_KERNEL) - smp_stack_bytes();
 }
 
+/* A time in microseconds, or null when the TSC's frequency is unknown (not 0). */
+static void rec_us(struct rec *r, const char *key, uint64_t ticks)
+{
+	if (tsc_hz())
+		rec_u64(r, key, tsc_to_us(ticks));
+	else
+		rec_null(r, key);
+}
+
 /* "L1d 48K x8, L2 1.25M x8, L3 30M x1": each data or unified level's size
  * per instance and how many instances, for the screen's header. */
 static void cache_line(char *buf, size_t cap)
@@ -110,8 +119,8 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_u64(r, "kernel_bytes", machine_kernel_bytes(bi));
 	rec_u64(r, "stack_bytes", machine_stack_bytes(bi));
 	rec_u64(r, "ap_startup_us", smp_startup_us());
-	rec_u64(r, "paging_setup_us", tsc_to_us(paging_setup_ticks()));      /* the kernel's own tables */
-	rec_u64(r, "handoff_paging_us", tsc_to_us(bi->handoff_pt_ticks));    /* the boot path's */
+	rec_us(r, "paging_setup_us", paging_setup_ticks());      /* the kernel's own tables */
+	rec_us(r, "handoff_paging_us", bi->handoff_pt_ticks);    /* the boot path's */
 	rec_hex(r, "ap_trampoline", bi->trampoline_phys); /* where parked CPUs halt */
 	rec_u64(r, "cpus_found", smp_cpus_found());
 	rec_u64(r, "cpus_online", smp_cpus_online());

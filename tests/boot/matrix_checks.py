@@ -232,15 +232,18 @@ def check_first_touch_numa(nodes_with_cpus, nodes_with_mem):
 
 
 def check_all_mapped(cell, recs, errors):
-    """Every byte of RAM mapped, in 1 GiB pages, in under 256 KiB of tables; every node's memory free to use."""
+    """Every byte of RAM mapped, in 1 GiB pages, in under 256 KiB of tables, the times it took > 0 (null without the TSC's frequency); every node's memory free to use."""
     m, b = mem_of(recs), boot_of(recs)
     total = cell.mem * MiB
     check(m.get("page_1g") is True and m.get("identity_pages_1g", 0) >= 0.95 * total / GiB,
           "page_1g %s, identity_pages_1g %s for -m %s" % (m.get("page_1g"), m.get("identity_pages_1g"),
                                                          mem_text(cell.mem)), errors)
     check(m.get("page_table_bytes", 1 << 40) <= 256 << 10, "page_table_bytes %s" % m.get("page_table_bytes"), errors)
-    check(isinstance(b.get("paging_setup_us"), int) and isinstance(b.get("handoff_paging_us"), int),
-          "paging_setup_us %s, handoff_paging_us %s" % (b.get("paging_setup_us"), b.get("handoff_paging_us")), errors)
+    # Times: > 0 when the TSC's frequency is known, null (never 0) when it is not.
+    for key in ("paging_setup_us", "handoff_paging_us"):
+        v = b.get(key)
+        ok = (isinstance(v, int) and not isinstance(v, bool) and v > 0) if b.get("tsc_hz") else v is None
+        check(key in b and ok, "%s %s with tsc_hz %s" % (key, v, b.get("tsc_hz")), errors)
     nodes = m.get("nodes", [])
     for n in nodes:
         check(n.get("free_bytes", 0) >= 0.9 * total / len(nodes), "node %s: free_bytes %s of %s"

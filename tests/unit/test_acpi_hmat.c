@@ -285,6 +285,20 @@ TEST(test_hmat_malformed)
 	CHECK_EQ_I(parse_hmat(), 0);
 	CHECK_ERR(0, "HMAT", "structure at offset 80 overruns table", 80);
 
+	/* Counts whose bytes wrap past 2^64 (2^32-2 initiators, 2^31-2 targets:
+	 * 32 + 4(ni+nt) + 2 ni nt = 2^64 + 24) in a header-only structure: its
+	 * lists overrun it, nothing read past it. */
+	begin_hmat(2);
+	fx_put(&t, 40, 1, 2);
+	fx_put(&t, 44, LB_FIXED, 4);
+	fx_put(&t, 52, 0xfffffffeu, 4);
+	fx_put(&t, 56, 0x7ffffffeu, 4);
+	t.len = 40 + LB_FIXED;
+	CHECK_EQ_I(parse_hmat(), 0);
+	CHECK_EQ_U(info.n_errors, 1);
+	CHECK_ERR(0, "HMAT", "structure at offset 40: its lists overrun it", 40);
+	CHECK(info.hmat.n_lb == 0 && info.hmat.n_dropped == 0);
+
 	/* More initiators than kept: dropped and said, the rest read on. */
 	begin_hmat(2);
 	put_lb(0, 0, 100, QB_MAX_NODES + 1, 1, NULL, 0);

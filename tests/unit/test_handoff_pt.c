@@ -1,4 +1,4 @@
-/* test_handoff_pt.c - host tests of boot/handoff_pt.c: the tables a boot path hands to the kernel, walked as the MMU walks them with 4-level and with 5-level paging (CR4.LA57 left on by the firmware), for a 3 TiB machine with and without 1 GiB pages. */
+/* test_handoff_pt.c - host tests of boot/handoff_pt.c: the tables a boot path hands to the kernel, walked as the MMU walks them with 4-level and with 5-level paging (CR4.LA57 left on by the firmware), for a 3 TiB machine with and without 1 GiB pages, and the code that loads CR3 mapped wherever it lies. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -66,7 +66,7 @@ static void check_layout(int levels)
 {
 	static struct pool p;
 	p.limit = MAX_PAGES;
-	struct handoff_kernel k = { 0x1234000, KERNEL_VIRT, 0x340000 };
+	struct handoff_kernel k = { 0x1234000, KERNEL_VIRT, 0x340000, 0, 0 };
 	struct handoff_map m = machine(true);
 	struct pgt_ram ram;
 	uint64_t cr3 = handoff_pt_build(&m, &k, levels == 5, pool_alloc, &p, &ram);
@@ -110,7 +110,7 @@ TEST(two_mib_pages_within_the_budget)
 {
 	static struct pool p;
 	p.limit = MAX_PAGES;
-	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000 };
+	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000, 0, 0 };
 	struct handoff_map m = machine(false);
 	struct pgt_ram ram;
 	uint64_t cr3 = handoff_pt_build(&m, &k, false, pool_alloc, &p, &ram);
@@ -126,12 +126,46 @@ TEST(two_mib_pages_within_the_budget)
 	pool_free(&p);
 }
 
+/* The code that loads CR3 runs under both tables: where the RAM map leaves
+ * it out (past the budget here, across a page boundary) its two pages are
+ * mapped alone; where the map has it, nothing changes; without a table for
+ * it the builder says so before the firmware is left. */
+TEST(switch_code_mapped_wherever_it_lies)
+{
+	static struct pool p;
+	p.limit = MAX_PAGES;
+	const uint64_t code = 2 * TIB + GIB + 0x7ffff8;
+	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000, code, 0x10 };
+	struct handoff_map m = machine(false);
+	struct pgt_ram ram;
+	uint64_t cr3 = handoff_pt_build(&m, &k, false, pool_alloc, &p, &ram);
+	CHECK(cr3 != 0 && ram.end < code);
+	CHECK(p.n <= handoff_pt_pages(&k));
+	CHECK(identity(cr3, code, PAGE_4K, 4) && identity(cr3, code + 0xf, PAGE_4K, 4));
+	CHECK(!pw_walk(cr3, code - 0x1000, 4).mapped && !pw_walk(cr3, code + 0x2000, 4).mapped); /* its pages alone */
+	unsigned need = p.n;
+	pool_free(&p);
+	p.limit = need - 1;
+	CHECK(handoff_pt_build(&m, &k, false, pool_alloc, &p, &ram) == 0);
+	pool_free(&p);
+	/* In RAM the map holds: its 1 GiB page, no table more. */
+	p.limit = MAX_PAGES;
+	m = machine(true);
+	CHECK(handoff_pt_build(&m, &(struct handoff_kernel){ 0x400000, KERNEL_VIRT, 0x10000, 0, 0 }, true, pool_alloc,
+				&p, 0) != 0);
+	need = p.n;
+	pool_free(&p);
+	cr3 = handoff_pt_build(&m, &k, true, pool_alloc, &p, 0);
+	CHECK(cr3 != 0 && p.n == need && identity(cr3, code, PAGE_1G, 5));
+	pool_free(&p);
+}
+
 /* RAM past the address width is not mapped, and said for that reason. */
 TEST(address_width_limits_the_map)
 {
 	static struct pool p;
 	p.limit = MAX_PAGES;
-	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000 };
+	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000, 0, 0 };
 	struct handoff_map m = machine(true);
 	struct pgt_ram ram;
 	m.limit = 1ull << 40;
@@ -147,7 +181,7 @@ TEST(pml5_shape)
 {
 	static struct pool p;
 	p.limit = MAX_PAGES;
-	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000 };
+	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x10000, 0, 0 };
 	struct handoff_map m = machine(true);
 	uint64_t cr3 = handoff_pt_build(&m, &k, true, pool_alloc, &p, 0);
 	const uint64_t *pml5 = (const uint64_t *)(uintptr_t)cr3;
@@ -169,7 +203,7 @@ TEST(pml5_shape)
 TEST(out_of_pages)
 {
 	static struct pool p;
-	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x20000 };
+	struct handoff_kernel k = { 0x400000, KERNEL_VIRT, 0x20000, 0, 0 };
 	struct handoff_map none = { qemu3t, 0, 1ull << 43, true }, m = machine(true);
 	for (int levels = 4; levels <= 5; levels++) {
 		unsigned essential, need;
@@ -199,6 +233,7 @@ int main(void)
 	RUN(four_levels);
 	RUN(five_levels);
 	RUN(two_mib_pages_within_the_budget);
+	RUN(switch_code_mapped_wherever_it_lies);
 	RUN(address_width_limits_the_map);
 	RUN(pml5_shape);
 	RUN(out_of_pages);

@@ -1,4 +1,4 @@
-/* test_paging.c - host tests of kernel/mm/paging.c on machines of 3 and 6 TiB, its tables walked by the software MMU: all RAM in 1 GiB pages, or in 2 MiB pages within QB_PT_BUDGET with the rest reported; the top table below 4 GiB, tables above 4 GiB once CR3 is ours; workload memory split to 2 MiB pages and every CPU's TLB dropped once. */
+/* test_paging.c - host tests of kernel/mm/paging.c on machines of 3 and 6 TiB, its tables walked by the software MMU: all RAM in 1 GiB pages, or in 2 MiB pages within QB_PT_BUDGET with the rest reported; the top table below 4 GiB, tables above 4 GiB once CR3 is ours; workload memory (specific-purpose memory lent too) split to 2 MiB pages and every CPU's TLB dropped once. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -243,6 +243,31 @@ TEST(workload_memory_in_2m_pages)
 	CHECK_EQ_U(n_console_errors, 0);
 }
 
+/* Specific-purpose memory is in the boot map, so the identity map holds it
+ * in 1 GiB pages; lent to a workload (spmem_borrow -> paging_map_ram) it is
+ * workload memory and leaves its 1 GiB page for 2 MiB pages, as the
+ * allocator's is. */
+TEST(specific_purpose_memory_lent_in_2m_pages)
+{
+	machine(3 * TIB, 43, true, false);
+	bi.mmap[bi.mmap_count++] = (struct boot_mem_range){ 3 * TIB, 4 * GIB, BOOT_MEM_SPECIFIC, 0 };
+	CHECK(paging_init(&bi) == 0);
+	CHECK(identity(3 * TIB + GIB, GIB, true));
+	unsigned before = cr3_writes;
+	CHECK(paging_map_ram(3 * TIB + GIB + 2 * MIB, 4 * MIB) == 0);
+	CHECK(identity(3 * TIB + GIB + 2 * MIB, 2 * MIB, true) && identity(3 * TIB + GIB + 6 * MIB - 1, 2 * MIB, true));
+	CHECK_EQ_U(paging_page_size(3 * TIB + GIB + 2 * MIB), 2 * MIB);
+	CHECK(identity(3 * TIB, GIB, true) && identity(3 * TIB + 2 * GIB, GIB, true)); /* the GiBs beside: untouched */
+	paging_tlb_sync(3);
+	CHECK_EQ_U(cr3_writes, before + 1); /* another CPU drops its 1 GiB translation */
+	/* Not in the boot map: mapped now, in 2 MiB pages. */
+	CHECK(!walk(3 * TIB + 4 * GIB).mapped);
+	CHECK(paging_map_ram(3 * TIB + 4 * GIB, 2 * MIB) == 0);
+	CHECK(identity(3 * TIB + 4 * GIB, 2 * MIB, true));
+	CHECK(paging_map_ram(1ull << 43, 2 * MIB) == -1); /* past the address width */
+	CHECK_EQ_U(n_console_errors, 0);
+}
+
 /* Without 1 GiB pages: 2 MiB pages from the bottom as far as QB_PT_BUDGET
  * goes (about 1.5 TiB), the rest left out, in one error record that names
  * its bytes, where it starts and why; the allocator gets RAM below the end. */
@@ -313,6 +338,7 @@ int main(void)
 	RUN(six_tib_all_mapped_in_1g_pages);
 	RUN(tables_above_4g_after_the_switch);
 	RUN(workload_memory_in_2m_pages);
+	RUN(specific_purpose_memory_lent_in_2m_pages);
 	RUN(without_1g_pages_the_budget_says_what_is_left_out);
 	RUN(address_width_limit_is_reported);
 	RUN(five_levels);

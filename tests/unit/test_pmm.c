@@ -141,6 +141,9 @@ TEST(workload_hook_sees_workload_memory)
 	CHECK_EQ_U(pmm_free_bytes(PMM_ANY_NODE), 16 * MiB - 2 * MiB - 2 * PMM_PAGE);
 	CHECK(pmm_alloc(1, PMM_ANY_NODE, PMM_PAGE, 0, PMM_WORKLOAD) == 32 * MiB - 3 * PMM_PAGE);
 	CHECK_EQ_U(hook_table, 32 * MiB - 4 * PMM_PAGE);
+	/* A demand-zero region's page: workload memory, no hook. */
+	CHECK(pmm_alloc_own_map(512, PMM_ANY_NODE, 2 * MiB) == 26 * MiB && hook_calls == 2);
+	CHECK_EQ_U(pmm_used_bytes(PMM_WORKLOAD), 4 * MiB + PMM_PAGE);
 	pmm_reset(0, 0);
 	CHECK(pmm_add(16 * MiB, 16 * MiB));
 	CHECK(pmm_alloc(1, PMM_ANY_NODE, PMM_PAGE, 0, PMM_WORKLOAD) != 0);
