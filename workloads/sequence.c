@@ -38,6 +38,7 @@ static struct plan the_plan;
 static struct deadline dl;
 static struct seq_run *cur;
 static struct plan_item *cur_item;               /* the configuration under way (NULL: none) */
+static double bound_cut_s;                       /* > 0: the last bound handed out was cut to the budget's end, this long */
 static uint32_t next_item;                       /* the first configuration not begun */
 static uint64_t item_start, last_progress, last_status;
 static char samples_note[NOTE_LEN];              /* why the plan left the samples out, or empty */
@@ -454,8 +455,13 @@ uint64_t seq_timeout_ms(const struct plan_item *it)
 		ms = (double)cur->run_timeout_ms;
 	else
 		ms = MAX(plan_rep_seconds(&the_plan, it) * 1000.0 * SEQ_BOUND_MARGIN, (double)SEQ_BOUND_FLOOR_MS);
-	if (budgeted())
+	bound_cut_s = 0;
+	if (budgeted()) {
+		double own = ms;
 		ms = deadline_bound_s(&dl, now_s(), ms / 1000.0) * 1000.0;
+		if (ms < own)
+			bound_cut_s = ms / 1000.0;
+	}
 	return ms >= 1 ? (uint64_t)ms : 1;
 }
 
@@ -489,9 +495,17 @@ void seq_item_report(struct rec *r, const struct plan_item *it)
 
 void seq_item_mark(void)
 {
-	if (!cur_item || !dl.stopped)
+	if (!cur_item)
 		return;
 	bool none = cur_item->reps ? !deadline_reps_kept(&dl) : !dl.units_done;
+	if (bound_cut_s > 0) {
+		static char why[96];
+		fmt_snprintf(why, sizeof(why), "stopped at the budget's end: a repetition ran past the %.1f s that were left",
+			     bound_cut_s);
+		report_result_budget_cut(none ? "skipped" : "short", why);
+	}
+	if (!dl.stopped)
+		return;
 	if (none)
 		report_result_demote("skipped", dl.why);
 	else if (deadline_short(&dl))

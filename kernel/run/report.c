@@ -28,6 +28,8 @@ static struct {
 	char implausible[200];
 	const char *demote_check;    /* report_result_demote: what an ok closes as */
 	char demote_reason[160];
+	const char *cut_check;       /* report_result_budget_cut: what an overrun closes as */
+	char cut_reason[160];
 	double clock_mhz;            /* report_clock_set: > 0 when known */
 	const char *clock_why;
 } cur;
@@ -187,6 +189,12 @@ void report_result_demote(const char *check, const char *reason)
 	fmt_snprintf(cur.demote_reason, sizeof(cur.demote_reason), "%s", reason ? reason : "");
 }
 
+void report_result_budget_cut(const char *check, const char *reason)
+{
+	cur.cut_check = check;
+	fmt_snprintf(cur.cut_reason, sizeof(cur.cut_reason), "%s", reason ? reason : "");
+}
+
 bool report_check_consistent(const char *check, const char *reason)
 {
 	return strcmp(check, "ok") != 0 || reason == 0;
@@ -250,6 +258,10 @@ void report_result_close(struct rec *r, const char *check, const char *reason)
 	if (!strcmp(check, "ok") && cur.demote_check) { /* the budget cut it short (or it never started) */
 		check = cur.demote_check;
 		reason = cur.demote_reason;
+	}
+	if (!strcmp(check, "overrun") && cur.cut_check) { /* its bound was the budget's end */
+		check = cur.cut_check;
+		reason = cur.cut_reason;
 	}
 	bool consistent = report_check_consistent(check, reason);
 	if (cur.clock_mhz > 0) {

@@ -87,6 +87,13 @@ bool report_check_consistent(const char *check, const char *reason);
  * sets it (seq_item_report); forgotten at the next report_result_open. */
 void report_result_demote(const char *check, const char *reason);
 
+/* Before closing: a result that would close "overrun" against a bound that
+ * the budget's end had cut (seq_timeout_ms gave less than the repetition's
+ * own bound) closes as check ("short" with repetitions kept, "skipped"
+ * without) with reason: the budget stopped it, as it stops any other. An
+ * overrun against the repetition's own bound stays an overrun. */
+void report_result_budget_cut(const char *check, const char *reason);
+
 /* Close the record with "clock_mhz" (null, with "clock_note", when the
  * clock is unknown) and check "ok", "fail", "overrun" or "skipped" (+
  * reason); a failed check marks the run failed (a short one does not). An

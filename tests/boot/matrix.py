@@ -70,7 +70,7 @@ CELLS = [
     Cell("smp5", "cpus", "5", slow=True),
     Cell("smp8", "cpus", "8"),
     Cell("smp16", "cpus", "16", slow=True),
-    Cell("smp4-maxcpus8", "cpus", "4,maxcpus=8", checks=[check_ap_startup(SMP_TIMEOUT_MS * 1000 // 4)]),
+    Cell("smp4-maxcpus8", "cpus", "4,maxcpus=8", checks=[check_ap_startup(SMP_TIMEOUT_MS * 1000 * 9 // 10)]),
     # NUMA: SRAT with 1, 2 and 4 nodes.
     Cell("numa1", "numa", "2", qemu=numa_qemu(NUMA1), nodes=node_map(NUMA1), mem_nodes=[0],
          note="NUMA: 1 node with both CPUs and all memory", slow=True),

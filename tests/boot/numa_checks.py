@@ -111,9 +111,12 @@ def check_numa_claims(recs, errors):
                 cb = bw["claimed_mb_per_s"][i][t]
                 check(close(cb, bandwidth_gib(i, t) * 1024), "claimed bandwidth %d->%d: %s" % (i, t, cb), errors)
                 check((bw["gb_per_s"][i][t] or 0) > 0, "bandwidth %d->%d: %s" % (i, t, bw["gb_per_s"][i][t]), errors)
-    off = sum(1 for i in range(CPU_NODES) for t in range(NODES)
-              if lat["ratio"][i][t] is not None and not 0.5 <= lat["ratio"][i][t] <= 2.0)
-    check(lat.get("claims_compared") == CPU_NODES * NODES and lat.get("claims_off") == off,
-          "claims compared %s, off %s (expected %d, %d)" % (lat.get("claims_compared"), lat.get("claims_off"),
-                                                           CPU_NODES * NODES, off), errors)
+    # The kernel counts with the unrounded ratio; a printed 0.500 or 2.000 may have been either side.
+    ratios = [lat["ratio"][i][t] for i in range(CPU_NODES) for t in range(NODES) if lat["ratio"][i][t] is not None]
+    off = sum(1 for x in ratios if not 0.5 <= x <= 2.0)
+    edge = sum(1 for x in ratios if x in (0.5, 2.0))
+    got = lat.get("claims_off")
+    check(lat.get("claims_compared") == CPU_NODES * NODES and isinstance(got, int) and off <= got <= off + edge,
+          "claims compared %s, off %s (expected %d, %d%s)" % (lat.get("claims_compared"), got, CPU_NODES * NODES, off,
+                                                              " to %d" % (off + edge) if edge else ""), errors)
 

@@ -96,6 +96,8 @@ class Boot:
 
     def screen(self, name, font_c, outdir):
         ppm = os.path.join(self.tmp, name + ".ppm")
+        if os.path.exists(ppm):
+            os.remove(ppm)  # taken again: wait for the new one, not the last
         screenshot.monitor_command(self.sock, "screendump " + ppm)
         end = time.time() + 10
         while time.time() < end and not (os.path.exists(ppm) and os.path.getsize(ppm) > 0):
@@ -176,8 +178,13 @@ def with_keyboard(a, tmp, errors):
             if not has(scr, "Results: lines") or not has(scr, "== selftest") or not rows or not rows[0].rstrip().endswith("ok"):
                 errors.append("t: the screen does not show the selftest table")
         screenshot.monitor_command(b.sock, "sendkey s")
-        time.sleep(3)
-        scr = b.screen("summary-again", a.font_c, a.outdir)
+        # The summary view prints no serial line: look at the screen until it is there (30 s at most).
+        until = time.time() + 30
+        while True:
+            time.sleep(1)
+            scr = b.screen("summary-again", a.font_c, a.outdir)
+            if has(scr, "Summary") or time.time() > until:
+                break
         if not has(scr, "Summary"):
             errors.append("s: the summary did not come back")
         return b.text()

@@ -73,11 +73,19 @@ def parked_halted(a, tmp, errors):
         deadline = time.time() + 120
         while time.time() < deadline and not os.path.exists(sock):
             time.sleep(0.2)
-        # Sample until the selftest is under way (the trampoline is written by then).
+        # Sample once the boot record is out (it is written after the excluded CPUs were parked,
+        # and says so in cpus_parked) and the selftest is under way.
+        log = os.path.join(tmp, "com1.log")
         for _ in range(600):
             time.sleep(0.5)
             if proc.poll() is not None:
                 break
+            try:
+                with open(log, encoding="latin-1") as f:
+                    if '"kind":"boot"' not in f.read():
+                        continue
+            except OSError:
+                continue
             try:
                 out = monitor_command(sock, "info registers -a")
             except OSError:

@@ -108,8 +108,11 @@ def plan_only(recs, errors, wall):
     if qbrecords.of_kind(recs, "result"):
         errors.append("a plan-only run measured something")
     d = qbrecords.done(recs)
-    if d and d.get("elapsed_ms", 1e9) > 60000:
-        errors.append("plan took %s ms: it should return at once" % d.get("elapsed_ms"))
+    if d and d.get("elapsed_ms", 1e9) > 300000:  # calibration alone: 8-18 s here, slower on a loaded host
+        errors.append("plan took %s ms: it should return once calibrated" % d.get("elapsed_ms"))
+
+
+DEADLINE_SKIPS = ("not started: ", "stopped after its warm-up: ", "stopped at the budget's end: ")
 
 
 def promise(budget_s):
@@ -129,11 +132,11 @@ def promise(budget_s):
         for name in WORKLOADS:
             mine = [r for r in results if r.get("workload") == name]
             measured = [r for r in mine if r.get("check") in ("ok", "short")]
-            # The last check, at the workload's start: the host slowed down after the last refit, and what
-            # is left is less than it needs. Said in its skipped result, with both times: explained too.
+            # The deadline's own checks, at a workload's or a repetition's start, or a repetition cut at
+            # the budget's end: the host slowed down after the last refit, and what is left is less than
+            # it needs. Said in each skipped result, with the times: explained too.
             not_started = mine and all(r.get("check") == "skipped" and
-                                       str(r.get("reason", "")).startswith("not started: it needs about ")
-                                       for r in mine)
+                                       str(r.get("reason", "")).startswith(DEADLINE_SKIPS) for r in mine)
             if not measured and name not in skipped_whole and not not_started:
                 why = sorted({r.get("reason", "") for r in mine})
                 errors.append("workload %s: no measured result and no skip in the plan (%s)" % (name, why[:3]))

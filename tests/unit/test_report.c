@@ -48,6 +48,29 @@ TEST(fail_and_skipped_keep_their_reason)
 	CHECK_EQ_U(n_errors, 0);
 }
 
+/* An overrun against a bound the budget's end cut closes as the budget's
+ * stop; a real overrun, an ok and a fail are left as they are. */
+TEST(overrun_at_the_budgets_end_is_the_budgets_stop)
+{
+	n_errors = n_failed = 0;
+	struct rec *r = report_result_open("counter", "padded", NULL);
+	report_result_budget_cut("short", "stopped at the budget's end: a repetition ran past the 0.4 s that were left");
+	report_result_close(r, "overrun", "overrun: a repetition passed its bound");
+	CHECK(strstr(last, "\"check\":\"short\",\"reason\":\"stopped at the budget's end") != NULL);
+	r = report_result_open("counter", "padded", NULL);
+	report_result_close(r, "overrun", "overrun: a repetition passed its bound");
+	CHECK(strstr(last, "\"check\":\"overrun\"") != NULL);
+	r = report_result_open("counter", "padded", NULL);
+	report_result_budget_cut("skipped", "stopped at the budget's end");
+	report_result_close(r, "ok", NULL);
+	CHECK(strstr(last, "\"check\":\"ok\"") != NULL && strstr(last, "\"reason\"") == NULL);
+	r = report_result_open("counter", "padded", NULL);
+	report_result_budget_cut("skipped", "stopped at the budget's end");
+	report_result_close(r, "fail", "the sum was wrong");
+	CHECK(strstr(last, "\"check\":\"fail\",\"reason\":\"the sum was wrong\"") != NULL);
+	CHECK_EQ_U(n_errors, 0);
+}
+
 /* The done record, written once for both platforms: the twin has no lost
  * CPUs, memory or page tables to report, and leaves them out rather than
  * saying 0; bare metal says how much RAM its page tables left out. */
@@ -322,5 +345,6 @@ int main(void)
 	RUN(cycles_at_the_result_clock);
 	RUN(empty_statistics_are_null);
 	RUN(lava_line_speaks_the_measure);
+	RUN(overrun_at_the_budgets_end_is_the_budgets_stop);
 	return check_summary("report");
 }
