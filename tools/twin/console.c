@@ -7,14 +7,30 @@
 #include <signal.h>
 #include <unistd.h>
 #include "hostcpu.h"
+#include "hostfault.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define PANIC_TRIES 100000          /* lock attempts before a lock is ignored in panic mode */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static pthread_mutex_t locks[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER }; /* enum console_lock */
+static __thread unsigned held;      /* this thread's console locks, a bit each */
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The run is ending on another thread (hostfault_stop_others): let go of the
+ * console and stop here, so that nothing follows its `done`. */
+static void stop_if_finishing(void)
+{
+	if (!hostfault_others_stopped())
+		return;
+	for (unsigned i = 0; i < 2; i++)
+		if (held & (1u << i))
+			pthread_mutex_unlock(&locks[i]);
+	held = 0;
+	for (;;)
+		pause(); /* the process ends with the finisher's exit */
+}
+
 static void out(const char *s, size_t n)
 {
 	while (n) {
@@ -34,20 +50,28 @@ static void out(const char *s, size_t n)
 bool console_plat_lock(enum console_lock which, bool panic)
 {
 	pthread_mutex_t *l = &locks[which];
-	if (!panic)
-		return pthread_mutex_lock(l) == 0;
-	for (unsigned i = 0; i < PANIC_TRIES; i++) { /* its holder may be the thread that faulted */
-		if (pthread_mutex_trylock(l) == 0)
-			return true;
-		sched_yield();
+	bool got = false;
+	if (!panic) {
+		got = pthread_mutex_lock(l) == 0;
+	} else {
+		for (unsigned i = 0; i < PANIC_TRIES && !got; i++) { /* its holder may be the thread that faulted */
+			got = pthread_mutex_trylock(l) == 0;
+			if (!got)
+				sched_yield();
+		}
 	}
-	return false;
+	if (got)
+		held |= 1u << which;
+	stop_if_finishing();
+	return got;
 }
 
-void console_plat_unlock(enum console_lock which, bool held)
+void console_plat_unlock(enum console_lock which, bool was_held)
 {
-	if (held)
-		pthread_mutex_unlock(&locks[which]);
+	if (!was_held)
+		return;
+	held &= ~(1u << which);
+	pthread_mutex_unlock(&locks[which]);
 }
 
 void console_plat_text(const char *s, size_t n)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "console.h"
 #include "hostcpu.h"
+#include "hostfault.h"
 #include "hostsys.h"
 #include "tsc.h"
 
@@ -49,6 +50,7 @@ void finish_now(bool ok)
 		for (;;)
 			pause(); /* someone is already finishing: the process ends with them */
 	ok = ok && !failed;
+	hostfault_stop_others(); /* from here this thread writes alone: done is the last record */
 	if (hostsys_restore())  /* a run stopped early (Ctrl-C, a crash) still puts boost and NUMA balancing back */
 		kprintf("state: boost and NUMA balancing put back as they were\n");
 

@@ -15,6 +15,10 @@
 #include "hostcpu.h"
 #include "hostsys.h"
 
+/* ---- Private Variables ---------------------------------------------------- */
+static pthread_t finisher;           /* hostfault_stop_others: the thread that writes the last lines */
+static volatile int others_stopped;
+
 /* ---- Private Functions ---------------------------------------------------- */
 #if !defined(__SANITIZE_ADDRESS__)
 static const char *signal_name(int sig)
@@ -113,4 +117,15 @@ void hostfault_init(void)
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, 0);
 #endif
+}
+
+void hostfault_stop_others(void)
+{
+	finisher = pthread_self();
+	__atomic_store_n(&others_stopped, 1, __ATOMIC_RELEASE);
+}
+
+bool hostfault_others_stopped(void)
+{
+	return __atomic_load_n(&others_stopped, __ATOMIC_ACQUIRE) && !pthread_equal(finisher, pthread_self());
 }

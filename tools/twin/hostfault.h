@@ -2,6 +2,8 @@
 #ifndef QB_TWIN_HOSTFAULT_H
 #define QB_TWIN_HOSTFAULT_H
 
+#include <stdbool.h>
+
 /* Catch SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT on every thread. In the
  * sanitizer build ASan's own report is the better one: only boost and NUMA
  * balancing are put back before it ends the process (its death callback). */
@@ -13,5 +15,14 @@ void hostfault_init(void);
  * balancing put back. Call before any thread starts (they inherit the
  * blocked signals); a thread of its own waits for them. */
 void hostfault_catch_interrupts(void);
+
+/* The thread that ends the run (finish_now) writes the last lines alone:
+ * from here on every other thread stops at its next console lock, and lets
+ * go of the console locks it holds, so that `done` is the last record even
+ * while the main thread is still measuring (a signal's waiter finishes). */
+void hostfault_stop_others(void);
+
+/* True on a thread other than the one that called hostfault_stop_others, once it was called. */
+bool hostfault_others_stopped(void);
 
 #endif
