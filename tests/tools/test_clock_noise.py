@@ -1,6 +1,6 @@
 """test_clock_noise - the views of issue 31's new fields, on synthetic records that follow the contract of
 docs/records.md: each result's clock_mhz (or null and clock_note), the twin's boost, the noise workload's gaps
-object. qb compare marks every pair whose clocks differ by more than 5% and none that do not; qb table and
+object. qb compare marks every pair whose clocks differ by more than 5% (to 0.1%) and none that do not; qb table and
 report show each run's clock; the noise line in qb table, both platforms' noise side by side in qb compare,
 the histograms drawn by qb plot, qb compare -o and qb report; and every one of these views on old logs,
 which have none of the fields."""
@@ -105,6 +105,22 @@ def test_compare_marks_every_pair_whose_clocks_differ(tmp_path):
     mixed[2]["clock_mhz"] = 3000.0
     m = qb("compare", a, twin(tmp_path, mixed, "mixed.log"))
     assert [("clock difference" in ln) for ln in pair_rows(m.stdout)] == [True, True, False, True]
+
+
+def test_the_clock_mark_starts_past_five_percent_as_printed(tmp_path):
+    """2100 against 2000 MHz is 5.0%, which floats make 5.000000000000004: not marked, as the header's 5.0% says;
+    2102 is 5.1%: marked, and the note gives 5.1%, not a rounded 5%."""
+    from qblib import clock
+    assert clock.difference_pct(2000.0, 2100.0) > 5.0                       # the float that fired the mark
+    assert clock.pair_note(2000.0, 2100.0) is None and clock.pair_note(2100.0, 2000.0) is None
+    assert clock.pair_note(2000.0, 2102.0) == "ratio includes a 5.1% clock difference (B's higher)"
+    a = synthetic_log(tmp_path, counters(2000.0), name="a.log")
+    five = qb("compare", a, twin(tmp_path, counters(2100.0), "five.log"))
+    assert "they differ by 5.0%" in five.stdout and "every ratio" not in five.stdout
+    assert not any("clock difference" in ln for ln in pair_rows(five.stdout))
+    more = qb("compare", a, twin(tmp_path, counters(2102.0), "more.log"))
+    assert "they differ by 5.1%: every ratio includes it (pairs over 5% say so)" in more.stdout
+    assert all(ln.endswith("; ratio includes a 5.1% clock difference (B's higher)") for ln in pair_rows(more.stdout))
 
 
 def test_table_and_report_show_each_runs_clock(tmp_path):

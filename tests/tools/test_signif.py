@@ -1,10 +1,13 @@
 """test_signif - is a difference real (tools/qblib/signif.py): Mann-Whitney U against cases whose answer is known,
 on samples converted to the measure; a side without samples cannot tell; qb report uses the same test;
-Benjamini-Hochberg against the worked example of its paper; Welch's t against R's published output and scipy;
-runs tested as runs."""
+Benjamini-Hochberg against the worked example of its paper and on its line; Welch's t against R's published output
+and scipy; runs tested as runs, Welch's t deciding; Mann-Whitney U with ties against an exact enumeration."""
+import itertools
 import math
+import random
 import statistics
 
+import numpy as np
 import pytest
 
 import qbtest  # noqa: F401 (puts tools/ on the path)
@@ -125,6 +128,18 @@ def test_benjamini_hochberg_keeps_the_order_and_skips_what_was_not_tested():
     assert signif.bh_adjust([]) == [] and signif.bh_adjust([0.3]) == [0.3]
 
 
+def test_a_p_exactly_on_the_line_is_rejected():
+    """p(12) = 0.025 of m = 24 at q = 0.05 is on the line, 0.025 x 24 = 0.05 x 12, which floats make
+    0.05000000000000001 when divided out. Benjamini-Hochberg rejects it; 0.02501 just above is not."""
+    assert 0.025 * 24 / 12 > 0.05
+    ps = [0.001] * 11 + [0.025] + [0.9] * 12
+    assert signif.bh_reject(ps) == [True] * 12 + [False] * 12
+    assert signif.bh_reject(ps[:11] + [0.02501] + ps[12:]) == [True] * 11 + [False] * 13
+    verdicts = [signif.Verdict(signif.NOT_SIGNIFICANT, p=p) for p in ps]
+    assert signif.correct(verdicts) == (24, 12, 12) and verdicts[11].significant
+    assert verdicts[11].text() == "p=0.025 adj=0.05 significant"
+
+
 def test_correct_marks_only_what_survives():
     """Seven pairs, one of them 5 against 5 repetitions fully apart (p = 2/252 = 0.0079), the rest alike:
     significant alone, not after the correction over seven (0.0079 x 7 = 0.056)."""
@@ -161,20 +176,122 @@ def test_welch_against_published_values_and_scipy():
     assert signif.welch(a, b)[2] != pytest.approx(stats.ttest_ind(a, b).pvalue, rel=0.05)
 
 
-def test_runs_are_tested_by_welch_from_three_and_by_rank_as_well_from_five():
+def test_runs_are_decided_by_welch_from_three_with_rank_beside_from_five():
     v = signif.test_runs([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])
-    assert v.method == signif.RUNS and v.rank_p is None
+    assert v.method == signif.RUNS and v.decider == signif.WELCH and v.rank_p is None
     assert v.p == pytest.approx(signif.welch([1.0, 1.1, 0.9], [2.0, 2.1, 1.9])[2]) and v.p < 0.001
     assert v.ratio == pytest.approx(2.0) and v.text().startswith("Welch p=")
     five = signif.test_runs([1.0, 1.1, 0.9, 1.05, 0.95], [2.0, 2.1, 1.9, 2.05, 1.95])
     assert five.rank_p == pytest.approx(2 / 252)  # Mann-Whitney on five medians against five, fully apart
     signif.correct([five])
-    assert five.significant and "; rank p=0.0079 adj=0.0079" in five.text()
+    assert five.significant and five.text().endswith("; rank p=0.0079 significant")
     few = signif.test_runs([1.0, 1.1], [2.0, 2.1, 1.9])
     assert few.state == signif.CANNOT_TELL and "fewer than 3 runs" in few.why
-    flat = signif.test_runs([1.0] * 3, [2.0] * 3)
-    assert flat.state == signif.CANNOT_TELL and "no spread" in flat.why
     assert signif.test_runs([1.0] * 3, [1.0] * 3).state == signif.NOT_SIGNIFICANT
+
+
+def test_the_rank_test_beside_welch_never_vetoes():
+    """Issue 35: 5 runs a side, one pair wholly apart among 16 alike. The rank test's floor, 2/252, x 17 is 0.13:
+    corrected over its own family it would veto the difference Welch's t finds. It is shown, and decides nothing."""
+    apart = signif.test_runs([1.0, 1.01, 0.99, 1.02, 0.98], [1.5, 1.52, 1.49, 1.51, 1.48])
+    alike = [signif.test_runs([1.0, 1.01, 0.99, 1.02, 0.98], [1.0, 1.02, 0.98, 1.01, 0.99]) for _ in range(16)]
+    assert signif.correct([apart] + alike) == (17, 1, 1)
+    assert apart.significant and apart.p_adj == pytest.approx(apart.p * 17)
+    assert apart.rank_p == pytest.approx(2 / 252) and 2 / 252 * 17 > 0.05
+    assert not any(v.significant for v in alike)
+
+
+def test_runs_without_spread_leave_the_rank_test_to_decide_where_it_can():
+    """Welch's t divides by the spread: where neither side's runs move, the rank test decides alone, counted only
+    while its smallest p times the tests (it among them) can reach 0.05 (Tarone's argument: a test that cannot
+    would only raise m for the others)."""
+    flat = signif.test_runs([1.0] * 5, [2.0] * 5)
+    assert flat.decider == signif.RANK and flat.p == pytest.approx(2 / 252) and flat.floor == pytest.approx(2 / 252)
+    assert signif.correct([flat]) == (1, 1, 1) and flat.text() == "rank (no spread for Welch) p=0.0079 adj=0.0079 " \
+        "significant"
+    alike = [signif.test_runs([1.0, 1.1, 0.9], [1.0, 1.1, 0.9]) for _ in range(5)]
+    assert signif.correct([flat] + alike) == (6, 1, 1) and flat.p_adj == pytest.approx(6 * 2 / 252)  # 0.048
+    alike.append(signif.test_runs([1.0, 1.1, 0.9], [1.0, 1.1, 0.9]))
+    assert signif.correct([flat] + alike) == (6, 0, 0)                                                 # 0.056: left out
+    assert flat.state == signif.CANNOT_TELL and flat.p_adj is None
+    assert flat.why == "no spread in either side's runs for Welch's t, and the rank test's smallest p, 0.0079, " \
+        "times the 7 tests it would make, exceeds 0.05"
+    # of two such, the one with the lower floor counts first: 2/252 x 7 = 0.056 no, 2/924 x 7 = 0.015 yes
+    six = signif.test_runs([1.0] * 6, [3.0] * 6)
+    assert six.floor == pytest.approx(2 / 924)
+    assert signif.correct([flat, six] + alike) == (7, 1, 1) and six.significant and flat.state == signif.CANNOT_TELL
+    three = signif.test_runs([1.0] * 3, [2.0] * 3)   # 0.1 at best: no test at all
+    assert three.state == signif.CANNOT_TELL and "rank test on 3 and 3 cannot fall below 0.05" in three.why
+    tied = signif.test_runs([1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 2.0])
+    assert tied.decider == signif.WELCH    # B has a spread: Welch's t runs, the rank test (p = 1 at best) is not asked
+
+
+# ---- Mann-Whitney U with ties: exact, conditional on them ------------------------------------------------------
+def enumerated(xa, xb):
+    """Two-sided Mann-Whitney U p by brute force, written apart from signif: U counts each (a, b) with a > b as
+    one and a = b as a half; over every choice of which positions of the pooled values are A's, the share
+    whose |U - n1 n2 / 2| is at least the observed one. Also the smallest p over all choices."""
+    pooled, n1, n2 = np.asarray(list(xa) + list(xb)), len(xa), len(xb)
+    pair = 2 * (pooled[:, None] > pooled[None, :]) + (pooled[:, None] == pooled[None, :])  # 2 x U's (i, j) term
+    ina = np.zeros((math.comb(n1 + n2, n1), n1 + n2), dtype=np.int64)  # a row per choice: 1 where A
+    for row, c in enumerate(itertools.combinations(range(n1 + n2), n1)):
+        ina[row, list(c)] = 1
+    twice_u = ((ina @ pair) * (1 - ina)).sum(axis=1)   # sum over i in A, j in B of pair[i, j]
+    dev = np.abs(twice_u - n1 * n2)
+    obs = abs(int(pair[:n1, n1:].sum()) - n1 * n2)
+    return float((dev >= obs).mean()), float((dev == dev.max()).mean())
+
+
+def test_tied_samples_get_the_exact_conditional_p():
+    """[1,1,1,1] against [2,2,2,2]: of the C(8,4) = 70 ways, 2 are that far apart: p = 2/70 = 0.0286, where the
+    normal approximation gave 0.013, below what any arrangement can give."""
+    from scipy.stats import mannwhitneyu
+    assert signif.mann_whitney([1, 1, 1, 1], [2, 2, 2, 2]) == pytest.approx(2 / 70)
+    assert signif.smallest_p([1, 1, 1, 1], [2, 2, 2, 2]) == pytest.approx(2 / 70)
+    assert enumerated([1, 1, 1, 1], [2, 2, 2, 2]) == (pytest.approx(2 / 70), pytest.approx(2 / 70))
+    rng = random.Random(35)
+    below = approximation_wrong = 0
+    for case in range(400):   # 2 to 7 a side, values 0..1, 0..2 or 0..4, B's shifted by 0, 1 or 2: nearly all tied
+        n1, n2, top_a, top_b, shift = (rng.randint(2, 7), rng.randint(2, 7), rng.choice((1, 2, 4)),
+                                       rng.choice((1, 2, 4)), rng.choice((0, 1, 2)))
+        xa = [rng.randint(0, top_a) for _ in range(n1)]
+        xb = [rng.randint(0, top_b) + shift for _ in range(n2)]
+        if len(set(xa + xb)) == 1:
+            continue
+        p, floor = enumerated(xa, xb)
+        assert signif.mann_whitney(xa, xb) == pytest.approx(p, rel=1e-12), (xa, xb)
+        assert signif.smallest_p(xa, xb) == pytest.approx(floor, rel=1e-12), (xa, xb)
+        below += p < 0.05
+        approximation_wrong += mannwhitneyu(xa, xb, method="asymptotic").pvalue < 0.05 <= p
+    assert below > 50 and approximation_wrong > 5   # the cases reach the tail, where the approximation went wrong
+
+
+def test_exact_up_to_twenty_a_side_and_the_approximation_beyond():
+    """10 against 10 with ties (184756 ways) against the enumeration; without ties the same as scipy's exact
+    distribution; past 20 x 20, scipy's normal approximation with its tie correction."""
+    from scipy.stats import mannwhitneyu
+    xa, xb = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3], [5, 8, 9, 7, 9, 3, 2, 3, 8, 4]
+    assert signif.mann_whitney(xa, xb) == pytest.approx(enumerated(xa, xb)[0], rel=1e-12)
+    ua, ub = [0.5, 1.5, 2.7, 3.1, 4.4, 7.0], [2.2, 5.9, 6.1, 8.3, 9.9]
+    assert signif.mann_whitney(ua, ub) == pytest.approx(mannwhitneyu(ua, ub, method="exact").pvalue)
+    assert signif.mann_whitney(ua, ub) == pytest.approx(enumerated(ua, ub)[0])
+    big_a, big_b = [i % 7 for i in range(21)], [i % 5 + 1 for i in range(20)]
+    assert signif.mann_whitney(big_a, big_b) == pytest.approx(
+        mannwhitneyu(big_a, big_b, method="asymptotic").pvalue)
+
+
+def test_ties_that_cannot_reach_the_level_cannot_tell():
+    """5 against 5 could reach 2/252 = 0.0079, but with eight of the ten the same value the most extreme
+    arrangement (one side holds both others) has p = (56 + 56) / 252: the test cannot tell, and says it is the
+    ties. With a lone odd one, either side holding it is as far from the centre: p = 1."""
+    assert signif.smallest_p([100] * 5, [100] * 3 + [200] * 2) == pytest.approx(112 / 252)
+    assert enumerated([100] * 5, [100] * 3 + [200] * 2)[1] == pytest.approx(112 / 252)
+    assert signif.smallest_p([1.0] * 4, [1.0] * 3 + [2.0]) == 1.0
+    v = signif.test(fig([100] * 5), fig([100] * 3 + [200] * 2))
+    assert v.state == signif.CANNOT_TELL and v.why == "too few samples (5 and 5, with these ties: p cannot fall " \
+        "below 0.05)"
+    v = signif.test(fig([100] * 5), fig([200] * 5))   # apart: 2/252, and smallest_p says so
+    assert v.p == pytest.approx(2 / 252) and v.state == signif.SIGNIFICANT
 
 
 def test_below_six_values_a_side_the_interval_is_the_range_and_says_so():

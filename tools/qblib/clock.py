@@ -4,7 +4,9 @@ Every result of a newer record carries `clock_mhz` (the median per-repetition co
 bare metal, the msr PMU or cycles against ref-cycles on the twin) or null with `clock_note` saying why
 (docs/records.md). A run's clock is the median of its results' clocks; a run none of whose results has
 one is "unknown" with the first reason given; a run whose records predate the field says so. A ratio of
-two figures taken at clocks more than CLOCK_DIFF_PCT apart includes that difference, and the views mark it.
+two figures taken at clocks more than CLOCK_DIFF_PCT apart includes that difference, and the views mark it:
+compared once rounded to 0.1%, as the header prints it, so that 2000 against 2100 MHz (5.0%, which floats
+make 5.000000000000004) is not marked and 2000 against 2102 (5.1%) is.
 The twin's `state` record may say whether the OS had boost on (`boost`).
 """
 import numpy as np
@@ -71,10 +73,16 @@ def difference_pct(a, b):
     return 100.0 * (max(a, b) / min(a, b) - 1.0)
 
 
+def beyond(d):
+    """True where a clock difference d (percent, or None) is over CLOCK_DIFF_PCT once rounded to 0.1%."""
+    return d is not None and round(d, 1) > CLOCK_DIFF_PCT
+
+
 def pair_note(a, b):
-    """"ratio includes a 12% clock difference (B's higher)" when the clocks differ by more than CLOCK_DIFF_PCT,
-    else None."""
+    """"ratio includes a 12% clock difference (B's higher)" (to 0.1% under 10%: "5.1%") when the clocks
+    differ by more than CLOCK_DIFF_PCT (beyond()), else None."""
     d = difference_pct(a, b)
-    if d is None or d <= CLOCK_DIFF_PCT:
+    if not beyond(d):
         return None
-    return "ratio includes a %.0f%% clock difference (%s's higher)" % (d, "B" if b > a else "A")
+    return "ratio includes a %s%% clock difference (%s's higher)" % ("%.1f" % d if d < 10 else "%.0f" % d,
+                                                                "B" if b > a else "A")

@@ -6,13 +6,14 @@ role, locality's accumulator and start), never on iteration counts or the profil
 in their primary measure (a rate or a time per unit, never a total). Each pair shows both sides' figures (clean first, ~ where noisy;
 with several runs, the median of the runs' figures), both spreads each side has (cv within a run and
 between runs, sides.py), the ratio B/A of the medians with its bootstrap interval, and whether the
-difference is significant (signif.py): with at least 3 runs a side the runs' medians are tested
-(Welch's t, and Mann-Whitney U from 5 runs a side), with fewer the repetitions within a run, which
+difference is significant (signif.py): with at least 3 runs a side Welch's t on the runs' medians
+decides (Mann-Whitney U on them shown beside it from 5 runs a side, never vetoing; deciding alone only
+where neither side's runs spread), with fewer Mann-Whitney U on the repetitions within a run, which
 understates the spread between boots, and the header says which. The ratio's interval is a bootstrap
 95% CI from 6 values a side, and below that the plain range, labelled so (signif.py). Every p is adjusted by
 Benjamini-Hochberg over all the tests of the invocation, and only what survives is marked. Where a
 side kept no samples the test cannot tell, and says so. Each side's clock (clock.py) is shown, and a
-pair whose clocks differ by more than 5% says that its ratio includes that difference. The noise
+pair whose clocks differ by more than 5% (to 0.1%) says that its ratio includes that difference. The noise
 workload of both sides is set side by side (noise.py). What only one side has is listed once, at
 the end. `--spread` gives the spreads alone (spread()), the table of docs/measured.md.
 """
@@ -250,7 +251,7 @@ def header_lines(sa, sb):
     d = clock.difference_pct(ca, cb)
     if d is not None:
         line += "; they differ by %.1f%%%s" % (d, ": every ratio includes it (pairs over %g%% say so)"
-                                               % clock.CLOCK_DIFF_PCT if d > clock.CLOCK_DIFF_PCT else "")
+                                               % clock.CLOCK_DIFF_PCT if clock.beyond(d) else "")
     boosts = [(n, clock.boost(s.runs[0])) for n, s in (("A", sa), ("B", sb))]
     if any(b for _, b in boosts):
         line += "; boost %s" % ", ".join("%s %s" % (n, b or "not recorded") for n, b in boosts)
@@ -304,10 +305,11 @@ def render(sa, sb, ticks=False):
         qbfigure.MARK_MEANS))
     out.append(CV_MEANS)
     out.append(test_line(sa, sb))
-    out.append("difference: p of that test and adj, p adjusted by %s over every test of this compare; * marks "
-               "a difference whose adjusted p <= %g; B/A: ratio of the medians; interval: CI, its bootstrap 95%% "
-               "confidence interval, from %d values a side; with fewer, range, min(B)/max(A) to max(B)/min(A), "
-               "no confidence interval" % (signif.METHOD, signif.Q, signif.CI_MIN))
+    out.append("difference: p of the deciding test and adj, p adjusted by %s over every test of this compare "
+               "(a rank p beside Welch's is not adjusted and decides nothing); * marks a difference whose adjusted "
+               "p <= %g; B/A: ratio of the medians; interval: CI, its bootstrap 95%% confidence interval, from %d "
+               "values a side; with fewer, range, min(B)/max(A) to max(B)/min(A), no confidence interval"
+               % (signif.METHOD, signif.Q, signif.CI_MIN))
     out.append("")
     sections, only_a, only_b = gather(sa, sb, ticks)
     counts = signif.correct([p.verdict for _, pairs in sections for p in pairs])
