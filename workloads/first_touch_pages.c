@@ -23,7 +23,7 @@
 #define TOUCH_MARK 0x7a11fa57c0ffee00ull  /* what a first write stores (xor the page's index): never zero */
 #define FILL_BYTE 0xa5                   /* what the zeroing pages hold before each way zeroes them */
 #define TEXT_LEN 96
-#define WHY_LEN 320
+#define WHY_LEN 400
 #define MIN_WHOLE_PAGES 2                /* fewer pages mapped whole give no figure (first_touch.c's least) */
 
 /* ---- Private Variables ---------------------------------------------------- */
@@ -84,6 +84,16 @@ static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, co
 	return ok;
 }
 
+/* A first-touch result with params.bytes (when not 0), its params object left open. */
+static struct rec *params_open(const char *variant, const struct cpuset *set, uint64_t bytes)
+{
+	struct rec *r = report_result_open("first-touch", variant, set);
+	rec_obj_begin(r, "params");
+	if (bytes)
+		rec_u64(r, "bytes", bytes);
+	return r;
+}
+
 /* Each way of zeroing ends with SFENCE, so that every zeroing window ends
  * the same way: the stores of a fast string operation may be performed out
  * of order, as MOVNTI's and CLZERO's may (Intel SDM vol. 3A, "Memory-Ordering
@@ -127,10 +137,7 @@ struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const 
 			   uint64_t bytes, bool flushed, const char *suffix)
 {
 	(void)ctx;
-	struct rec *r = report_result_open("first-touch", variant, set);
-	rec_obj_begin(r, "params");
-	if (bytes)
-		rec_u64(r, "bytes", bytes);
+	struct rec *r = params_open(variant, set, bytes);
 	flushcheck_params(r, flushed, suffix);
 	rec_obj_end(r);
 	return r;
@@ -152,7 +159,12 @@ double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_ki
 	struct stats st;
 	n = MIN(n, (uint64_t)FT_MAX_SAMPLES);
 	stats_compute(per, n, scratch, &st);
-	struct rec *rec = ft_result_open(ctx, variant, ft_bsp(ctx), faults ? n * page : 0, true, 0);
+	/* Who served a region's 2 MiB pages defines what its figure is of. */
+	struct rec *rec = params_open(variant, ft_bsp(ctx), faults ? n * page : 0);
+	if (r && r->huge_source)
+		rec_str(rec, "huge_source", r->huge_source);
+	flushcheck_params(rec, true, 0);
+	rec_obj_end(rec);
 	if (bytes)
 		rec_u64(rec, "page_bytes", page);
 	report_stats(rec, "ticks", &st);
@@ -176,8 +188,10 @@ double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_ki
 	if (r) {
 		uint64_t f = demand_faults(r);
 		rec_u64(rec, "faults", f);
-		if (page > FT_PAGE)
+		if (page > FT_PAGE) {
 			rec_u64(rec, "small_faults", small_faults);
+			rec_str(rec, "huge_proof", whole_how); /* what proved the kept pages 2 MiB */
+		}
 		if (ctx->has_fault_internals && f) {
 			rec_f64(rec, "handler_ticks_per_fault", (double)demand_handler_ticks(r) / (double)f, 1);
 			rec_f64(rec, "zero_ticks_per_fault", (double)demand_zero_ticks(r) / (double)f, 1);

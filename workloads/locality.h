@@ -101,7 +101,8 @@ bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, double *pl
 bool loc_mem_read_back(const struct wl_ctx *ctx, uint64_t bytes, const char **why);
 
 /* The last placement as a result's params.memory_placement ("node 0",
- * "interleaved", "thread-local"); nothing without one. */
+ * "interleaved", "thread-local") and, for an array in 2 MiB pages,
+ * params.huge_source (kernel/mm/demand.h); nothing without one. */
 void loc_mem_params(struct rec *r);
 
 /* Its fields after params: memory_nodes, page_bytes, pages_by_node (one

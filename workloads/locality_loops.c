@@ -10,7 +10,15 @@
  * %edx,(%rdi)`. Another slot type lets -O3 sink the store out of the loop
  * (uint64_t, or restrict), or adds a reload every element (volatile, as
  * this loop had before issue 29); tests/asm/check_counter_loops.py checks
- * the kernel's and the twin's objects. */
+ * the kernel's and the twin's objects.
+ *
+ * Every timed loop is scalar, one element an iteration, as the gist's 2013
+ * build was: at the workloads' -O3 (kernel and twin alike) gcc would make
+ * loc_blocked_private SSE2, four elements an iteration, and give the
+ * `blocked` row a factor of 2 that no other row has. SCALAR pins it per
+ * function, so the rest of workloads/ keeps -O3 whole; a vector variant
+ * would get its own name. docs/workloads.md lists each function's form and
+ * tests/asm/check_counter_loops.py checks it. */
 #include "locality_loops.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -19,6 +27,8 @@
 #define LCG_ADD 1442695040888963407ull
 #define LCG_OUT_SHIFT 33                      /* the high bits are the good ones */
 #define VALUE_RANGE 100                       /* rand() % 100 */
+/* No loop or SLP vectorisation in this function (gcc honours it per function). */
+#define SCALAR __attribute__((optimize("no-tree-vectorize")))
 
 /* ---- Public Functions ----------------------------------------------------- */
 void loc_fill(uint32_t *a, uint64_t n)
@@ -55,7 +65,7 @@ void loc_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *start, uint64_t *en
 	*end = n / p * (t + 1) + n % p * (t + 1) / p;
 }
 
-uint64_t loc_interleaved_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
+SCALAR uint64_t loc_interleaved_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
 {
 	uint64_t acc = 0;
 	for (uint64_t i = t; i < n; i += p)
@@ -63,13 +73,13 @@ uint64_t loc_interleaved_private(const uint32_t *a, uint64_t n, uint32_t p, uint
 	return acc;
 }
 
-void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
+SCALAR void loc_interleaved_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
 {
 	for (uint64_t i = t; i < n; i += p)
 		*slot += a[i];
 }
 
-uint64_t loc_blocked_strided_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
+SCALAR uint64_t loc_blocked_strided_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
 {
 	uint64_t start, end, acc = 0;
 	loc_block(n, p, t, &start, &end);
@@ -79,7 +89,7 @@ uint64_t loc_blocked_strided_private(const uint32_t *a, uint64_t n, uint32_t p, 
 	return acc;
 }
 
-void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
+SCALAR void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
 {
 	uint64_t start, end;
 	loc_block(n, p, t, &start, &end);
@@ -88,7 +98,7 @@ void loc_blocked_strided_shared(const uint32_t *a, uint64_t n, uint32_t p, uint3
 			*slot += a[i];
 }
 
-uint64_t loc_blocked_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
+SCALAR uint64_t loc_blocked_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t)
 {
 	uint64_t start, end, acc = 0;
 	loc_block(n, p, t, &start, &end);
@@ -97,7 +107,7 @@ uint64_t loc_blocked_private(const uint32_t *a, uint64_t n, uint32_t p, uint32_t
 	return acc;
 }
 
-void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
+SCALAR void loc_blocked_shared(const uint32_t *a, uint64_t n, uint32_t p, uint32_t t, uint32_t *slot)
 {
 	uint64_t start, end;
 	loc_block(n, p, t, &start, &end);

@@ -273,8 +273,11 @@ bool loc_mem_read_back(const struct wl_ctx *ctx, uint64_t bytes, const char **wh
 
 void loc_mem_params(struct rec *r)
 {
-	if (last.slot)
-		rec_str(r, "memory_placement", loc_mem_text(last.kind, last.nodes));
+	if (!last.slot)
+		return;
+	rec_str(r, "memory_placement", loc_mem_text(last.kind, last.nodes));
+	if (last.slot->r->huge_source) /* who serves its 2 MiB pages; not proven page by page, as first-touch's are */
+		rec_str(r, "huge_source", last.slot->r->huge_source);
 }
 
 void loc_mem_report(const struct wl_ctx *ctx, struct rec *r)

@@ -298,6 +298,7 @@ static struct demand_region *create(uint64_t size, uint64_t page, enum demand_po
 	r->nodes = nodes;
 	r->slot = (unsigned)FIRST_SLOT + slot;
 	r->base = DEMAND_VA_BASE + (uint64_t)slot * DEMAND_VA_STRIDE;
+	r->huge_source = page == DEMAND_PAGE_2M ? DEMAND_HUGE_KERNEL : 0;
 
 	/* Tables now, so the handler never allocates one: PDPT, PDs, and PTs for 4 KiB pages. */
 	r->pdpt = new_table(r);

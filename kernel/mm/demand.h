@@ -22,6 +22,14 @@
 #define DEMAND_VA_BASE 0xffff800000000000ull /* PML4 slot 256 onwards: the upper half, clear of the identity map */
 #define DEMAND_VA_STRIDE (1ull << 39)    /* one PML4 slot (512 GiB) per region */
 
+/* Who serves a region's 2 MiB pages (demand_region.huge_source, a result's
+ * params.huge_source): the kernel's own fault handler, which maps each as a
+ * page-directory entry with PS (bare metal); Linux's transparent huge pages
+ * or its hugetlbfs pool (the twin). */
+#define DEMAND_HUGE_KERNEL "kernel"
+#define DEMAND_HUGE_THP "thp"
+#define DEMAND_HUGE_HUGETLBFS "hugetlbfs"
+
 /* Where a faulting page's memory comes from. */
 enum demand_policy {
 	DEMAND_FIRST_TOUCH,   /* the faulting CPU's node, as Linux's and Windows' default policy */
@@ -72,6 +80,7 @@ struct demand_region {
 	uint64_t *pool;           /* DEMAND_PREZEROED: stack of zeroed pages (virtual pointer) */
 	uint64_t pool_phys, pool_pages, pool_len; /* the stack's own memory, capacity and fill */
 	uint64_t table_bytes;     /* page-table memory the region holds */
+	const char *huge_source;  /* 2 MiB pages: a DEMAND_HUGE_* name; 0 for 4 KiB pages */
 	volatile uint64_t pages_by_node[QB_MAX_NODES];
 	struct demand_cpu_stats cpu[QB_MAX_CPUS];
 };
@@ -191,12 +200,16 @@ uint64_t demand_phys_of(const struct demand_region *r, uint64_t off);
  * 2 MiB page must map all of it: here the handler always does (the page
  * directory entry with PS set, read back); Linux may fall back to a 4 KiB
  * page (tools/twin/demand.c asks mincore: a 2 MiB fault leaves all 512
- * 4 KiB pieces present, a fallen-back one a single piece). Call it straight
+ * 4 KiB pieces present, a fallen-back one a single piece; and then
+ * /proc/self/smaps, since all 512 present is not yet one 2 MiB mapping:
+ * AnonHugePages, or the Hugetlb fields for hugetlbfs, must cover the page,
+ * tools/twin/smaps.h). Call it straight
  * after the first writes, before anything reads an untouched part of the
  * region: on Linux such a read maps the zero page there and hides the
  * fall-back. *how: what was read and, where some page is not whole, what
  * may have made it so, for a reason text. DEMAND_WHOLE_UNKNOWN where it
- * cannot tell (mincore failed): then no page counts as whole or as not. */
+ * cannot tell (mincore failed, or smaps unreadable, *how saying what mincore
+ * showed): then no page counts as whole or as not. */
 #define DEMAND_WHOLE_UNKNOWN UINT64_MAX
 uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *whole, const char **how);
 

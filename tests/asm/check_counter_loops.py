@@ -13,6 +13,10 @@ branch's target up to the branch):
                        that register to the slot (`add (%rcx,%rax,4),%edx; mov %edx,(%rdi)`), the
                        slot never loaded inside the loop and no other branch in it
   loc_*_private        no store to memory in any innermost loop: the sum stays in registers
+and, for every function in the objects, the form docs/workloads.md gives it in its table of timed
+loops ("| function | timed by | form |"): `scalar` (no loop of it touches an SSE/AVX register),
+`vector` (one does) or `untimed` (set-up, not checked). A function the table does not list fails,
+so a new loop (or a vector variant under its own name) comes with its documented form.
 Every function named must be there. Prints "asm: N passed, N failed".
 """
 import os
@@ -23,10 +27,15 @@ import tempfile
 
 OBJS = [a for a in sys.argv[1:] if not a.startswith("--")] or \
     ["build/workloads/counter_loops.o", "build/workloads/locality_loops.o"]
+DOCS = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--docs=")),
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "workloads.md"))
 CC = os.environ.get("CC", "gcc")
 REG32 = r"%(?:e[a-z]+|r\d+d)"
 LOC_VARIANTS = ("interleaved", "blocked_strided", "blocked")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
+SIMD_REG = re.compile(r"%(?:[xyz]mm\d+|mm\d)\b")
+FORMS_HEADER = re.compile(r"^\|\s*function\s*\|\s*timed by\s*\|\s*form\s*\|\s*$")
+FORMS = ("scalar", "vector", "untimed")
 FUNC = re.compile(r"^[0-9a-f]+ <([A-Za-z_0-9]+)>:$")
 
 
@@ -64,6 +73,49 @@ def loops(insns):
             spans.append((int(m.group(1), 16), addr))
     inner = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
     return [[t for a, t in insns if lo <= a <= hi] for lo, hi in inner]
+
+
+def loop_form(insns):
+    """'vector' if an instruction inside any loop (a backward branch's span, inner or outer) uses an
+    SSE/AVX/MMX register, 'scalar' if the function has loops and none does, None if it has no loop."""
+    spans = [(int(m.group(1), 16), addr) for addr, m in
+             ((a, re.match(r"j\w+\s+([0-9a-f]+)\b", t)) for a, t in insns) if m and int(m.group(1), 16) <= addr]
+    if not spans:
+        return None
+    simd = [t for a, t in insns if any(lo <= a <= hi for lo, hi in spans) and SIMD_REG.search(t)]
+    return "vector" if simd else "scalar"
+
+
+def form_wrong(f, name, want):
+    """None if function name's loops are of the form want ('scalar' or 'vector'), else why not."""
+    if name not in f:
+        return "not in the objects"
+    got = loop_form(f[name])
+    if got is None:
+        return "no loop found"
+    if got != want:
+        simd = "; ".join(t for _, t in f[name] if SIMD_REG.search(t))
+        return "%s where docs/workloads.md says %s%s" % (got, want, ": " + simd if simd else "")
+    return None
+
+
+def documented_forms(text):
+    """{function: form} from the table of timed loops in docs/workloads.md's text; a row's first cell
+    names functions in backquotes, its last cell begins with the form."""
+    lines, forms = text.splitlines(), {}
+    start = next((i for i, l in enumerate(lines) if FORMS_HEADER.match(l.strip())), None)
+    if start is None:
+        raise SystemExit("asm: no table '| function | timed by | form |' in %s" % DOCS)
+    for line in lines[start + 2:]:
+        if not line.strip().startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        form = cells[-1].split(":")[0].split()[0] if cells[-1] else ""
+        if form not in FORMS:
+            raise SystemExit("asm: %s: form %r is none of %s" % (line.strip(), form, ", ".join(FORMS)))
+        for name in re.findall(r"`([A-Za-z_0-9]+)`", cells[0]):
+            forms[name] = form
+    return forms
 
 
 def operands(text):
@@ -135,10 +187,55 @@ void loc_blocked_shared(const uint32_t *a, uint64_t s, uint64_t e, %s)
 """
 
 
+# The blocked private loop, which -O3 vectorises unless the function says otherwise.
+SUM_LOOP = """#include <stdint.h>
+%s uint64_t loc_blocked_private(const uint32_t *a, uint64_t s, uint64_t e)
+{
+	uint64_t acc = 0;
+	for (uint64_t i = s; i < e; i++)
+		acc += a[i];
+	return acc;
+}
+"""
+SCALAR_ATTR = '__attribute__((optimize("no-tree-vectorize")))'
+# (label, attribute, the form the table says, must the check pass?)
+SUM_CASES = [
+    ("-O3 as it was (SSE2), documented scalar", "", "scalar", False),
+    ("pinned scalar, documented scalar", SCALAR_ATTR, "scalar", True),
+    ("pinned scalar, documented vector", SCALAR_ATTR, "vector", False),
+    ("-O3 as it was (SSE2), documented vector", "", "vector", True),
+]
+FORMS_FIXTURE = """| function | timed by | form |
+|---|---|---|
+| `loc_blocked_shared`, `loc_blocked_private` | locality | scalar: one element an iteration |
+| `loc_total` | nothing | untimed |
+"""
+
+
+def self_test_forms(d):
+    """The form check must reject a vectorised loop where scalar is documented, pass the pinned one,
+    and the table's reader must see every function of a row and miss one it does not list."""
+    bad = 0
+    for label, attr, want, good in SUM_CASES:
+        src, obj = os.path.join(d, "sum.c"), os.path.join(d, "sum.o")
+        with open(src, "w") as fh:
+            fh.write(SUM_LOOP % attr)
+        subprocess.run([CC, "-std=gnu11", "-O3", "-c", src, "-o", obj], check=True)
+        why = form_wrong(functions([obj]), "loc_blocked_private", want)
+        print("self-test: %s: %s" % (label, "rejected (%s)" % why if why else "passed"))
+        bad += (why is None) != good
+    forms = documented_forms(FORMS_FIXTURE)
+    ok = forms == {"loc_blocked_shared": "scalar", "loc_blocked_private": "scalar", "loc_total": "untimed"}
+    print("self-test: the table's forms read %s" % ("as written" if ok else "wrongly: %r" % forms))
+    bad += not ok
+    return bad
+
+
 def self_test():
     """The check must reject every bad form and pass the gist's, compiled as the workloads are (-O3)."""
     bad = 0
     with tempfile.TemporaryDirectory() as d:
+        bad += self_test_forms(d)
         for label, decl in list(BAD_SLOTS.items()) + [(GOOD_SLOT, "uint32_t *slot")]:
             src, obj = os.path.join(d, "slot.c"), os.path.join(d, "slot.o")
             with open(src, "w") as fh:
@@ -201,6 +298,15 @@ def main():
         bodies = loops(f.get(name, []))
         stores = [t for b in bodies for t in b if writes_memory(t)]
         check(name, bodies and not stores, "no loop found" if not bodies else "a store in the loop: " + "; ".join(stores))
+
+    with open(DOCS) as fh:
+        forms = documented_forms(fh.read())
+    for name in sorted(f):
+        check(name + ":form", name in forms, "no form for it in the table of timed loops in " + DOCS)
+    for name, want in sorted(forms.items()):
+        if want != "untimed":
+            why = form_wrong(f, name, want)
+            check(name + ":" + want, why is None, why)
     print("asm: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

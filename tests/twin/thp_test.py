@@ -3,15 +3,20 @@
 
 Runs the twin's first-touch (quick profile) twice, with its debug key:
 - thp=off (prctl PR_SET_THP_DISABLE: every fault falls back to 4 KiB): the result must be skipped, its
-  reason "the OS gave 4 KiB pages: ..." naming the prctl, with no figure;
+  reason "the OS gave 4 KiB pages: ..." naming the prctl, with no figure; and the log must say so: no line
+  claims transparent huge pages served a 2 MiB region (each region's line says they are disabled), and
+  the line after the first writes says 0 of N pages served whole, N fell back to 4 KiB pages;
 - thp=every-other (MADV_NOHUGEPAGE on every other 2 MiB piece): at least half the faults fall back; the
-  result keeps only the faults mincore showed whole (n + small_faults == faults, params.bytes n x 2 MiB,
-  as many samples as n), or, where Linux gave fewer than half, is skipped with that reason.
+  result keeps only the faults mincore showed whole and smaps proved one 2 MiB mapping (n + small_faults
+  == faults, params.bytes n x 2 MiB, as many samples as n, params.huge_source "thp", huge_proof naming
+  smaps' AnonHugePages, and the log's line saying n pages served whole by transparent huge pages), or,
+  where Linux gave fewer than half, is skipped with that reason.
 No timing is judged. Run by make hosttest on the twin it just built (a few seconds each). Where this
 machine has no transparent huge pages nothing can fall back: it says so and passes.
 The last line is "thp: N passed, N failed".
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -22,6 +27,28 @@ import qbrecords  # noqa: E402
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 PAGE_2M = 2 << 20
 FALLBACK = "the OS gave 4 KiB pages"
+# tools/twin/demand.c: the line after the first writes into a 2 MiB region, and the one at its creation.
+SERVED = re.compile(r"\(linux: (\d+) of (\d+) 2 MiB pages served whole by (transparent huge pages|hugetlbfs) "
+                    r"\(smaps (\w+)\)(?:, (\d+) fell back to 4 KiB pages)?")
+ASKED = re.compile(r"\(linux: 2 MiB pages (?:asked of|from) .*")
+
+
+def log_lines(mode, text):
+    """What the log says of the 2 MiB pages; (errors, [(served, of, fell)])."""
+    errors, served = [], []
+    for line in text.splitlines():
+        m = SERVED.search(line)
+        if m:
+            if m.group(3) != "transparent huge pages" or m.group(4) != "AnonHugePages":
+                errors.append("thp=%s: pages served by %s (smaps %s), not THP: %s" % (mode, m.group(3), m.group(4), line))
+            served.append((int(m.group(1)), int(m.group(2)), int(m.group(5) or 0)))
+        elif ASKED.search(line) and mode == "off" and "disabled for this process" not in line:
+            errors.append("thp=off, but a 2 MiB region's line does not say THP is disabled: %s" % line.strip())
+        if "pages from transparent huge pages" in line:
+            errors.append("a line says THP served the pages before any was written: %s" % line.strip())
+    if len(served) != 1:
+        errors.append("%d lines saying what served the 2 MiB pages (one for the result's region)" % len(served))
+    return errors, served
 
 
 def thp_here():
@@ -54,6 +81,10 @@ def main():
             errors.append("exit status %d" % rc)
         if len(res) != 1:
             errors.append("%d demand-zero-2m results" % len(res))
+        line_errors, served = log_lines(mode, text)
+        errors += line_errors
+        if mode == "off" and served and (served[0][0] != 0 or served[0][2] != served[0][1]):
+            errors.append("thp=off: %d of %d pages served whole, %d fell back: all must fall back" % served[0])
         for r in res:
             reason = str(r.get("reason"))
             if r.get("check") == "skipped":
@@ -81,6 +112,12 @@ def main():
                 errors.append("%d samples for %d whole pages" % (len(r["samples"]), n))
             if r.get("check") != "ok":
                 errors.append("check %s: %s" % (r.get("check"), reason))
+            if (r.get("params") or {}).get("huge_source") != "thp":
+                errors.append("params.huge_source %r, not thp" % (r.get("params") or {}).get("huge_source"))
+            if "smaps: AnonHugePages" not in str(r.get("huge_proof")):
+                errors.append("huge_proof does not name smaps' AnonHugePages: %r" % r.get("huge_proof"))
+            if served and served[0][0] != n:
+                errors.append("the log says %d pages served whole, the figure has %d" % (served[0][0], n))
         if errors:
             failed += 1
             print("FAIL thp=%s:\n  %s" % (mode, "\n  ".join(errors)))

@@ -144,7 +144,8 @@ static uint64_t *pde_of(uint64_t va)
 
 /* Whole pages are read back from the tables: a faulted 2 MiB page (PS set)
  * is whole, an untouched one is not, nor one whose entry lacks PS (a
- * 4 KiB page table where a 2 MiB page should be). */
+ * 4 KiB page table where a 2 MiB page should be). The kernel serves 2 MiB
+ * pages itself, and says so (huge_source); 4 KiB regions name no source. */
 TEST(whole_pages_read_back_from_the_tables)
 {
 	setup();
@@ -153,6 +154,7 @@ TEST(whole_pages_read_back_from_the_tables)
 	CHECK(r != 0);
 	if (!r)
 		return;
+	CHECK(r->huge_source && !strcmp(r->huge_source, DEMAND_HUGE_KERNEL));
 	CHECK(demand_fault(r->base + 7, 0));
 	CHECK(demand_fault(r->base + (4 << 20) + 99, 0));
 	CHECK(demand_fault(r->base + (6 << 20), 0));
@@ -175,6 +177,7 @@ TEST(whole_pages_read_back_from_the_tables)
 	CHECK(small != 0);
 	if (!small)
 		return;
+	CHECK(!small->huge_source);
 	CHECK(demand_fault(small->base + 4096, 0));
 	CHECK_EQ_U(demand_whole_pages(small, 4, whole, &how), 1);
 	CHECK(!whole[0] && whole[1]);

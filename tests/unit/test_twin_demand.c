@@ -1,4 +1,4 @@
-/* test_twin_demand.c - the twin's demand-zero regions (tools/twin/demand.c) over Linux's real mmap, mincore and page faults, with the NUMA system calls (hostnuma.h) stubbed as two nodes: the policy each region asks for, pre-faulting, and where pages are read back.
+/* test_twin_demand.c - the twin's demand-zero regions (tools/twin/demand.c) over Linux's real mmap, mincore and page faults, with the NUMA system calls (hostnuma.h) stubbed as two nodes: the policy each region asks for, pre-faulting, where pages are read back, and which 2 MiB pages count whole (mincore, then smaps).
  *
  * This host has one node, so the stubs stand in for mbind and move_pages:
  * they record the policy asked for and place a page as Linux would, an
@@ -13,6 +13,7 @@
 #include "console.h"
 #include "demand.h"
 #include "hostnuma.h"
+#include "thp.h"
 
 enum { POL_NONE, POL_BIND, POL_LOCAL, POL_INTERLEAVE };
 static int policy, bind_node, refuse_interleave;
@@ -120,9 +121,54 @@ TEST(prefault_and_read_back)
 	CHECK_EQ_U(errors, 0);
 }
 
+/* A 2 MiB region is named by who serves it, and a page counts whole only
+ * where smaps proves it one 2 MiB mapping: thp=every-other's second page,
+ * left to 4 KiB pages and then written in every 4 KiB piece so that
+ * mincore shows all 512 present, is not. With huge pages forbidden
+ * (thp=off, last: the prctl stays) no page is, and the reason says why. */
+TEST(huge_pages_named_and_proven_by_smaps)
+{
+	const char *why = 0, *how = 0;
+	struct demand_region *r = demand_create(4 * 4096, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r && !r->huge_source);
+	demand_destroy(r);
+	CHECK(thp_set("every-other"));
+	r = demand_create(2 * DEMAND_PAGE_2M, DEMAND_PAGE_2M, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	if (!r) { /* this machine has no transparent huge pages (the stubs offer no hugetlbfs pages) */
+		CHECK(why && strstr(why, "transparent huge pages are off"));
+		printf("  (no transparent huge pages here: %s)\n", why);
+		return;
+	}
+	CHECK_STR(r->huge_source, DEMAND_HUGE_THP);
+	volatile uint8_t *b = demand_base(r);
+	b[0] = 1;
+	for (uint64_t o = DEMAND_PAGE_2M; o < 2 * DEMAND_PAGE_2M; o += 4096)
+		b[o] = 1;
+	bool whole[2];
+	uint64_t got = demand_whole_pages(r, 2, whole, &how);
+	CHECK(got != DEMAND_WHOLE_UNKNOWN && !whole[1] && got == (uint64_t)whole[0]);
+	CHECK(how && strstr(how, "smaps") && strstr(how, "AnonHugePages"));
+	demand_destroy(r);
+
+	CHECK(thp_set("off"));
+	r = demand_create(2 * DEMAND_PAGE_2M, DEMAND_PAGE_2M, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
+	CHECK(r != 0);
+	if (!r)
+		return;
+	CHECK_STR(r->huge_source, DEMAND_HUGE_THP);
+	b = demand_base(r);
+	b[0] = 1;
+	b[DEMAND_PAGE_2M] = 1;
+	CHECK_EQ_U(demand_whole_pages(r, 2, whole, &how), 0);
+	CHECK(!whole[0] && !whole[1]);
+	CHECK(how && strstr(how, "PR_SET_THP_DISABLE"));
+	demand_destroy(r);
+}
+
 int main(void)
 {
 	RUN(interleaved_region_asks_linux_for_an_interleave);
 	RUN(prefault_and_read_back);
+	RUN(huge_pages_named_and_proven_by_smaps);
 	return check_summary("twin_demand");
 }

@@ -18,11 +18,13 @@
  * kernel's handler does: a private one would hand every read the one shared
  * zero page, so a copy would read one cached 4 KiB page over and over.
  *
- * A 2 MiB region asks for huge pages, but Linux may serve any fault with a
- * 4 KiB page instead (no free 2 MiB page, or huge pages forbidden to the
- * process); demand_whole_pages tells the two apart with mincore straight
- * after the first writes (tools/twin/thp.h has the debug key that forces
- * the fall-back). */
+ * A 2 MiB region asks for huge pages (hugetlbfs where its pool has them
+ * free, else transparent huge pages: region.huge_source), but Linux may
+ * serve any THP fault with a 4 KiB page instead (no free 2 MiB page, or huge
+ * pages forbidden to the process); demand_whole_pages tells the two apart
+ * straight after the first writes, with mincore (every 4 KiB piece present)
+ * and then smaps (one 2 MiB mapping: tools/twin/smaps.h). tools/twin/thp.h
+ * has the debug key that forces the fall-back. */
 #define _GNU_SOURCE
 #include "demand.h"
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include "fmt.h"
 #include "hostnuma.h"
 #include "lib.h"
+#include "smaps.h"
 #include "thp.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -41,15 +44,9 @@
 #define MAP_HUGE_2MB_ (21 << MAP_HUGE_SHIFT_)  /* log2(2 MiB) */
 #define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 #define LINE_LEN 256
-#define HOW_LEN 240
+#define HOW_LEN 320
 
 enum source { SRC_4K, SRC_HUGETLB, SRC_THP, SRC_SHARED_4K };
-static const char *const source_names[] = {
-	[SRC_4K] = "4 KiB pages (MADV_NOHUGEPAGE)",
-	[SRC_HUGETLB] = "hugetlbfs (MAP_HUGETLB)",
-	[SRC_THP] = "transparent huge pages (MADV_HUGEPAGE)",
-	[SRC_SHARED_4K] = "shared anonymous 4 KiB pages (MAP_SHARED, MADV_NOHUGEPAGE)",
-};
 
 /* ---- Types ---------------------------------------------------------------- */
 /* What the twin keeps next to each kernel-shaped region. */
@@ -104,6 +101,25 @@ static bool map_region(struct demand_region *r, enum source src, bool fixed)
 		return false;
 	}
 	return true;
+}
+
+/* The log's line on a new 2 MiB region: what was asked, and what is known
+ * before any fault (hugetlbfs reserved its pages at mmap; THP forbidden to
+ * the process serves none). What served each page is said after its first
+ * write (demand_whole_pages). */
+static void say_source(enum source src)
+{
+	if (src == SRC_HUGETLB)
+		kprintf("  (linux: 2 MiB pages from hugetlbfs (MAP_HUGETLB), reserved at mmap)\n");
+	else if (thp_forbidden())
+		kprintf("  (linux: 2 MiB pages asked of transparent huge pages, which are disabled for this process "
+			"(prctl PR_SET_THP_DISABLE): every fault gets 4 KiB pages)\n");
+	else if (thp_mode() == THP_EVERY_OTHER)
+		kprintf("  (linux: 2 MiB pages asked of transparent huge pages (MADV_HUGEPAGE); thp=every-other leaves "
+			"every other 2 MiB piece to 4 KiB pages)\n");
+	else
+		kprintf("  (linux: 2 MiB pages asked of transparent huge pages (MADV_HUGEPAGE); Linux may give 4 KiB "
+			"pages instead)\n");
 }
 
 /* Which 4 KiB pieces are present (mincore); a malloc'd vector the caller frees. */
@@ -194,8 +210,10 @@ static struct demand_region *create(uint64_t size, uint64_t page, enum demand_po
 						     : "cannot map the region";
 		return 0;
 	}
-	if (page == DEMAND_PAGE_2M)
-		kprintf("  (linux: 2 MiB pages from %s)\n", source_names[src]);
+	if (page == DEMAND_PAGE_2M) {
+		r->huge_source = src == SRC_HUGETLB ? DEMAND_HUGE_HUGETLBFS : DEMAND_HUGE_THP;
+		say_source(src);
+	}
 	twin[slot] = (struct twin_region){ src, 0 };
 	r->active = true;
 	return r;
@@ -357,8 +375,10 @@ uint64_t demand_phys_of(const struct demand_region *r, uint64_t off)
 /* A 2 MiB page a first write mapped whole has all 512 of its 4 KiB pieces
  * present; one Linux served with a 4 KiB page has the piece written (or a
  * few, with multi-size THP), the rest not present: nothing has read them
- * yet, which is why this must come before any read-back. hugetlbfs pages
- * are always whole. */
+ * yet, which is why this must come before any read-back. All 512 present
+ * is not yet one 2 MiB mapping (a split one, or 512 faults of 4 KiB, look
+ * the same to mincore): smaps must prove each (AnonHugePages; hugetlbfs
+ * pages, always whole, show as Private_Hugetlb). */
 uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *whole, const char **how)
 {
 	static char text[HOW_LEN];
@@ -380,13 +400,40 @@ uint64_t demand_whole_pages(const struct demand_region *r, uint64_t n, bool *who
 		*how = "mincore failed: whether the pages are 2 MiB cannot be told";
 		return DEMAND_WHOLE_UNKNOWN;
 	}
-	if (got == n)
-		*how = per > 1 ? "mincore: every 4 KiB piece of each 2 MiB page present" : "mincore: each page present";
-	else {
-		fmt_snprintf(text, sizeof(text), "mincore: at most %llu of the %llu 4 KiB pieces of such a page present; %s",
-			     (unsigned long long)most, (unsigned long long)per, thp_cause());
-		*how = text;
+	if (per == 1) {
+		*how = got == n ? "mincore: each page present" : "mincore: a page not present";
+		return got;
 	}
+	bool hugetlb = twin[r->slot].src == SRC_HUGETLB;
+	const char *field = hugetlb ? "Private_Hugetlb" : "AnonHugePages";
+	uint64_t present = got, huge = 0;
+	FILE *f = fopen(SMAPS_SELF, "r");
+	if (!f) {
+		fmt_snprintf(text, sizeof(text), "mincore: every 4 KiB piece present in %llu of %llu pages of 2 MiB; "
+			     "%s unreadable: whether one 2 MiB mapping holds each cannot be told",
+			     (unsigned long long)present, (unsigned long long)n, SMAPS_SELF);
+		*how = text;
+		return DEMAND_WHOLE_UNKNOWN;
+	}
+	got = smaps_prove_huge(f, r->base, n, hugetlb, whole, &huge);
+	fclose(f);
+	char others[LINE_LEN] = "";
+	if (present < n)
+		fmt_snprintf(others, sizeof(others), " (at most %llu of %llu in the others)", (unsigned long long)most,
+			     (unsigned long long)per);
+	fmt_snprintf(text, sizeof(text), "mincore: every 4 KiB piece present in %llu of %llu pages of 2 MiB%s; smaps: "
+		     "%s %llu kB, one 2 MiB mapping each for %llu of them%s%s", (unsigned long long)present,
+		     (unsigned long long)n, others, field, (unsigned long long)(huge >> 10), (unsigned long long)got,
+		     present < n ? "; " : "", present < n ? thp_cause() : "");
+	*how = text;
+	char fell[LINE_LEN] = "", unproven[LINE_LEN] = "";
+	if (present < n)
+		fmt_snprintf(fell, sizeof(fell), ", %llu fell back to 4 KiB pages", (unsigned long long)(n - present));
+	if (got < present)
+		fmt_snprintf(unproven, sizeof(unproven), ", %llu with every 4 KiB piece present but not proven one mapping",
+			     (unsigned long long)(present - got));
+	kprintf("  (linux: %llu of %llu 2 MiB pages served whole by %s (smaps %s)%s%s)\n", (unsigned long long)got,
+		(unsigned long long)n, hugetlb ? "hugetlbfs" : "transparent huge pages", field, fell, unproven);
 	return got;
 }
 

@@ -54,11 +54,16 @@ void thp_advise(void *base, uint64_t size)
 			console_error("first-touch", "thp=every-other: MADV_NOHUGEPAGE refused");
 }
 
+bool thp_forbidden(void)
+{
+	return prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0;
+}
+
 const char *thp_cause(void)
 {
 	if (mode == THP_EVERY_OTHER)
 		return "thp=every-other (debug) left every other 2 MiB piece to 4 KiB pages";
-	if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0)
+	if (thp_forbidden())
 		return "transparent huge pages are disabled for this process (prctl PR_SET_THP_DISABLE)";
 	return "Linux fell back to 4 KiB pages (no free 2 MiB page: fragmentation, or the defrag setting)";
 }

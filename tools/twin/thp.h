@@ -28,6 +28,11 @@ const char *thp_mode_name(void);
  * MADV_NOHUGEPAGE on its odd 2 MiB pieces (no-op otherwise). */
 void thp_advise(void *base, uint64_t size);
 
+/* Whether transparent huge pages are forbidden to this process
+ * (PR_GET_THP_DISABLE: thp=off, or whoever started it): then every fault
+ * of a region that asks for them is served with 4 KiB pages. */
+bool thp_forbidden(void);
+
 /* What may have made a fault fall back to 4 KiB, in words: the debug key,
  * this process's PR_GET_THP_DISABLE, or Linux's own choice. */
 const char *thp_cause(void);
