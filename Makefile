@@ -453,7 +453,7 @@ flashtest:
 #                    then Ctrl-C (interrupt_test.py) and thp= (thp_test.py)
 TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/measure/deadline.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c kernel/run/options.c kernel/run/options_table.c kernel/run/options_report.c kernel/console/console_text.c \
 	kernel/run/report.c kernel/measure/topo.c kernel/measure/topo_cache.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/measure/gaps.c kernel/measure/pmu.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c \
-	kernel/run/evict.c kernel/run/flushcheck.c kernel/measure/chase.c kernel/measure/cold.c
+	kernel/run/evict.c kernel/run/flushcheck.c kernel/run/flushprobe.c kernel/run/flushset.c kernel/measure/chase.c kernel/measure/cold.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
@@ -495,6 +495,7 @@ hosttest: $(BUILD)/quietbench-host-asan
 	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/interrupt_test.py $<
 	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/thp_test.py $<
 	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/noise_load_test.py $<
+	@ASAN_OPTIONS=detect_leaks=0 python3 tests/twin/flush_busy_test.py $<
 # ---- host twin (end) --------------------------------------------------------
 
 # Everything above that CI must run: the image boots, the flasher's refusals,

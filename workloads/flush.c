@@ -2,7 +2,9 @@
  *
  * User code cannot run WBINVD, so the seeds evict by reading a 64 MiB buffer
  * from every processor. Ring 0 can do better, and this workload shows by how
- * much: before a timed pass over a working set (an eighth of the LLC), it flushes with
+ * much: before a timed pass over a working set (the flush check's,
+ * kernel/run/flushset.h: larger than any cache below the LLC, well under
+ * the LLC), it flushes with
  *   wbinvd-all         WBINVD on every CPU
  *   wbinvd-per-domain  WBINVD on one CPU per last-level cache (CPUID leaf 4 sharing)
  *   evict-64mib        the seeds' eviction read: 64 MiB from every CPU
@@ -14,7 +16,8 @@
  * of the set (the cold reference on both platforms: the Linux twin cannot run
  * WBINVD, which is a method like the others here), and the verdict on each
  * method, as the run's flush check gives it (kernel/run/flushcheck.h):
- * ineffective under 25% where CLFLUSH makes the set measurably colder. The
+ * effective from 70%, partial from 25%, ineffective under 25% where CLFLUSH
+ * makes the set measurably colder. The
  * pass is the dependent chase of kernel/measure/chase.h and the scale that
  * of kernel/measure/cold.h, both shared with the flush check. Every method,
  * the references too, runs through the runner on its CPUs, each CPU timing
@@ -29,6 +32,8 @@
 #include "console.h"
 #include "finish.h"
 #include "flushcheck.h"
+#include "flushprobe.h"
+#include "flushset.h"
 #include "fmt.h"
 #include "lib.h"
 #include "pmm.h"
@@ -95,39 +100,39 @@ static const struct cpuset *method_cpus(const struct wl_ctx *ctx, enum method m)
 
 /* Empty the caches one way, through the runner on the method's CPUs, each
  * timing its own flush from its release to its end: *own is the slowest
- * CPU's (flushcheck_flush), the same span for every method. False if the
+ * CPU's (flushprobe_flush), the same span for every method. False if the
  * run failed. WBINVD is the platform's own flush whatever the run's check
  * said of it (flush_noop=on makes it nothing): this workload measures it. */
 static bool do_flush(const struct wl_ctx *ctx, enum method m, uint64_t *own)
 {
-	struct flushcheck_how how = { FLUSHCHECK_NOTHING, RUN_FLUSH_PLATFORM, 0, 0, fs.clflushopt };
+	struct flushprobe_how how = { FLUSHPROBE_NOTHING, RUN_FLUSH_PLATFORM, 0, 0, fs.clflushopt };
 	switch (m) {
 	case WBINVD_ALL:
 	case WBINVD_DOMAIN:
-		how.kind = FLUSHCHECK_WAY;
+		how.kind = FLUSHPROBE_WAY;
 		break;
 	case EVICT_SEED:
 	case EVICT_LLC:
-		how.kind = FLUSHCHECK_READ;
+		how.kind = FLUSHPROBE_READ;
 		how.buf = fs.big_buf;
 		how.bytes = m == EVICT_SEED ? fs.seed_bytes : fs.evict_llc;
 		break;
 	case CLFLUSH:
-		how.kind = FLUSHCHECK_CLFLUSH;
+		how.kind = FLUSHPROBE_CLFLUSH;
 		how.buf = fs.set;
 		how.bytes = fs.set_bytes;
 		break;
 	default:
 		break;
 	}
-	return flushcheck_flush(method_cpus(ctx, m), &how, own) == RUN_OK;
+	return flushprobe_flush(method_cpus(ctx, m), &how, own) == RUN_OK;
 }
 
 /* Size and fill the working set and the eviction buffer; false without memory. */
 static bool setup(const struct wl_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
-	fs.llc = flushcheck_llc_bytes(t);
+	fs.llc = flushset_llc_bytes(t);
 	fs.seed_bytes = ctx->quick ? QUICK_EVICT_BYTES : SEED_EVICT_BYTES;
 	fs.evict_llc = ctx->quick ? MIN(fs.llc, QUICK_EVICT_LLC_MAX) : fs.llc;
 	size_name(fs.seed_name, NAME_LEN, "evict-", fs.seed_bytes);
@@ -135,10 +140,12 @@ static bool setup(const struct wl_ctx *ctx)
 		fmt_snprintf(fs.llc_name, NAME_LEN, "evict-llc");
 	else
 		size_name(fs.llc_name, NAME_LEN, "evict-", fs.evict_llc);
-	fs.set_bytes = flushcheck_set_bytes(fs.llc, ctx->quick);
+	struct flushset_size size;
+	flushset_size(t, ctx->quick, &size);
+	fs.set_bytes = size.set;
 	fs.big = MAX(fs.seed_bytes, fs.evict_llc);
-	fs.set_phys = flushcheck_alloc(fs.set_bytes, (int)t->cpu[0].node, &fs.set_pages);
-	fs.big_phys = flushcheck_alloc(fs.big, PMM_ANY_NODE, &fs.big_pages);
+	fs.set_phys = flushprobe_alloc(fs.set_bytes, (int)t->cpu[0].node, &fs.set_pages);
+	fs.big_phys = flushprobe_alloc(fs.big, PMM_ANY_NODE, &fs.big_pages);
 	if (!fs.set_phys || !fs.big_phys) {
 		if (fs.set_phys)
 			pmm_free(fs.set_phys, fs.set_pages, PMM_WORKLOAD);
@@ -151,18 +158,20 @@ static bool setup(const struct wl_ctx *ctx)
 	fs.lines = fs.set_bytes / CHASE_LINE;
 	fs.want = chase_want(fs.lines);
 	chase_make(fs.set, fs.lines);
+	run_flush_partial_target(fs.set, fs.set_bytes); /* flush_partial= (debug): its wbinvd-* evict part of it */
 	fs.big_buf = (const volatile uint64_t *)(uintptr_t)fs.big_phys;
 	for (uint64_t i = 0; i < fs.big / sizeof(uint64_t); i++)
 		((volatile uint64_t *)(uintptr_t)fs.big_phys)[i] = i;
 	one.n = 1;
 	one.cpu[0] = ctx->online->cpu[0];
-	flushcheck_domains(t, ctx->cpu_of_topo, ctx->online, &domains);
+	flushset_domains(t, ctx->cpu_of_topo, ctx->online, &domains);
 	fs.clflushopt = ctx->bsp_cpuid->have_leaf7 && (ctx->bsp_cpuid->leaf7.ebx & CPUID_7_EBX_CLFLUSHOPT_BIT);
 	return true;
 }
 
 static void teardown(void)
 {
+	run_flush_partial_clear();
 	pmm_free(fs.big_phys, fs.big_pages, PMM_WORKLOAD);
 	pmm_free(fs.set_phys, fs.set_pages, PMM_WORKLOAD);
 }
@@ -336,7 +345,8 @@ void flush_run(const struct wl_ctx *ctx)
 		if (m == CLFLUSH && !fail && ps.n)
 			cold = ps;
 		struct cold_judgement j;
-		cold_judge(&warm, &cold, !fail && ps.n ? ps.median : -1, &j);
+		struct stats none = { 0 };
+		cold_judge(&warm, &cold, !fail && ps.n ? &ps : &none, &j);
 		bool scale = !fail && j.scale == COLD_SCALE_OK && m != NONE;
 
 		struct rec *r = report_result_open("flush", method_name(m), method_cpus(ctx, m));

@@ -41,3 +41,25 @@ uint64_t chase_pass(const volatile uint64_t *set, uint64_t lines, uint64_t *sum)
 	*sum = at == 0 ? s : ~0ull;
 	return t1 - t0;
 }
+
+uint64_t chase_pass_pieces(const volatile uint64_t *set, uint64_t lines, uint64_t piece, uint64_t *sum,
+			   uint64_t *longest)
+{
+	uint64_t s = 0, at = 0, most = 0;
+	piece = piece ? piece : lines;
+	uint64_t t0 = tsc_start(), prev = t0;
+	for (uint64_t i = 0; i < lines;) {
+		uint64_t stop = lines - i < piece ? lines : i + piece;
+		for (; i < stop; i++) {
+			at = set[at * LINE_WORDS];
+			s += at;
+		}
+		uint64_t now = tsc_read();
+		most = now - prev > most ? now - prev : most;
+		prev = now;
+	}
+	uint64_t t1 = tsc_end();
+	*sum = at == 0 ? s : ~0ull;
+	*longest = most;
+	return t1 - t0;
+}

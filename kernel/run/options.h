@@ -16,6 +16,7 @@
 #define OPT_BUDGET_FULL_S 1800            /* profile=full without budget=: 30 minutes */
 #define OPT_RUN_TIMEOUT_MS_MAX 3600000    /* an hour */
 #define OPT_SLOW_MAX 16                   /* slow=: a machine 16x slower than calibrated is plenty to test with */
+#define OPT_FLUSH_PARTIAL_MAX 99          /* flush_partial=: percent of the probed sets' lines the flush evicts */
 #define OPT_NOISE_ATTR_NS_DEFAULT 1000    /* noise_attr_ns=: gaps of 1 us and longer are attributed (kernel/measure/gaps.h) */
 #define OPT_NOISE_ATTR_NS_MAX 1000000000  /* a second */
 
@@ -108,6 +109,7 @@ struct options {
 	enum opt_onoff lava;         /* OPT_ON: a qb-lava: text line after each result */
 	uint32_t slow;               /* debug: every repetition after calibration this many times as long; 0: not */
 	enum opt_onoff flush_noop;   /* debug: the platform's own flush does nothing (kernel/run/run.h run_flush_noop) */
+	uint32_t flush_partial;      /* debug: the platform's own flush evicts this % of the probed sets' lines; 0: off */
 	enum opt_onoff sp_memory;    /* OPT_ON: first-touch measures specific-purpose memory too */
 	uint32_t noise_attr_ns;      /* the noise workload attributes gaps this long or longer */
 	enum opt_tristate numa_balancing; /* Linux twin: OPT_SET_OFF turns it off for the run (keep or off) */

@@ -13,6 +13,7 @@
 #include "tsc.h"
 
 #define RUN_LINE 64 /* a cache line: the barrier's words each on its own */
+#define PARTIAL_HASH 2654435761u /* Knuth's multiplicative hash: flush_partial's lines spread over the set */
 
 /* ---- Constants ------------------------------------------------------------ */
 #define GO_WAIT 0
@@ -50,6 +51,8 @@ struct run_job {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct run_result scratch_res;
 static bool flush_fallback, flush_noop;
+static uint32_t flush_partial_pct, n_partial;
+static struct { const volatile uint8_t *p; uint64_t bytes; } partial[RUN_PARTIAL_TARGETS];
 const unsigned long run_job_bytes = sizeof(struct run_job);
 uint64_t run_default_timeout_ms = 60000;
 
@@ -231,12 +234,46 @@ enum run_status run_flush(const struct cpuset *set)
 	return run_on(set, flush_fn, 0, RUN_FLUSH, run_default_timeout_ms, 0);
 }
 
+/* flush_partial's flush: CLFLUSH each line of every target whose number,
+ * scrambled (Knuth's multiplicative hash), falls in the first pct of 100. */
+static void flush_partly(void)
+{
+	__asm__ volatile("mfence" ::: "memory");
+	for (uint32_t k = 0; k < n_partial; k++)
+		for (uint64_t i = 0; i < partial[k].bytes / RUN_LINE; i++)
+			if ((uint32_t)(i * PARTIAL_HASH) % 100 < flush_partial_pct)
+				__asm__ volatile("clflush %0" : "+m"(*(volatile uint8_t *)(partial[k].p + i * RUN_LINE)));
+	__asm__ volatile("mfence" ::: "memory");
+}
+
 void run_flush_here(enum run_flush_way w)
 {
 	if (w == RUN_FLUSH_EVICTION || (w == RUN_FLUSH_RUNS && flush_fallback))
-		evict_run();
+		evict_fallback_run();
+	else if (flush_partial_pct)
+		flush_partly();
 	else if (!flush_noop)
 		run_plat_flush();
+}
+
+void run_flush_partial(uint32_t pct)
+{
+	flush_partial_pct = MIN(pct, 100u);
+}
+
+bool run_flush_partial_target(const volatile void *p, uint64_t bytes)
+{
+	if (n_partial >= RUN_PARTIAL_TARGETS)
+		return false;
+	partial[n_partial].p = p;
+	partial[n_partial].bytes = bytes;
+	__atomic_store_n(&n_partial, n_partial + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+void run_flush_partial_clear(void)
+{
+	__atomic_store_n(&n_partial, 0, __ATOMIC_RELEASE);
 }
 
 void run_flush_fallback(bool on)

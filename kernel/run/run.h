@@ -53,7 +53,7 @@ typedef void (*run_fn)(const struct run_thread *t);
 enum run_flush_way {
 	RUN_FLUSH_RUNS,       /* the run's flush: the platform's own, or the fallback once run_flush_fallback chose it */
 	RUN_FLUSH_PLATFORM,   /* the platform's own, whatever its verdict: WBINVD on bare metal, the eviction read on Linux */
-	RUN_FLUSH_EVICTION,   /* the fallback: the eviction read of kernel/run/evict.h, on either platform */
+	RUN_FLUSH_EVICTION,   /* the fallback: the fallback's eviction read of kernel/run/evict.h, on either platform */
 };
 
 /* Outcome of a run. */
@@ -119,6 +119,21 @@ bool run_flush_fell_back(void);
  * hypervisor that ignores WBINVD would have it; the flush check must then
  * call it ineffective and fall back. */
 void run_flush_noop(bool on);
+
+/* flush_partial=pct (debug; 0: off): the platform's own flush instead
+ * CLFLUSHes pct% of the lines of every range given to
+ * run_flush_partial_target (the same lines each time, spread over the
+ * range), and nothing else: a flush that leaves part of the set in the
+ * caches, which the flush check must call partial. */
+#define RUN_PARTIAL_TARGETS 72
+void run_flush_partial(uint32_t pct);
+
+/* A working set that flush_partial's flush evicts part of (the flush check's
+ * and the flush workload's): false when RUN_PARTIAL_TARGETS are held. Taken
+ * back, all of them, by run_flush_partial_clear before the memory is freed
+ * (the twin's CLFLUSH of an unmapped page would fault). */
+bool run_flush_partial_target(const volatile void *p, uint64_t bytes);
+void run_flush_partial_clear(void);
 
 /* Write back and evict every line of [p, p + bytes) from every cache
  * (CLFLUSH, unprivileged, in every x86-64 CPU), then MFENCE: a workload's own

@@ -320,8 +320,9 @@ CANNOT_TELL = "cannot tell: no visible caches"
 
 def check_flush_cannot_tell(recs, errors):
     """The run's flush check under QEMU TCG, which models no caches: CLFLUSH of the set makes no difference, so
-    every flush is "cannot tell" with no cold_pct, nothing is replaced, and every result that flushed names WBINVD
-    with that verdict (kernel/run/flushcheck.c; the verdict is never asserted from a time)."""
+    every flush is "cannot tell" with no cold_pct, on every LLC domain (one per socket's L3, each its own
+    verdict), nothing is replaced, and every result that flushed names WBINVD with that verdict
+    (kernel/run/flushcheck.c; the verdict is never asserted from a time)."""
     runs = [s for s in qbrecords.of_kind(recs, "state") if s.get("scope") == "run"]
     fc = runs[0].get("flush_check") if runs else None
     rows = fc.get("methods") if isinstance(fc, dict) else None
@@ -330,6 +331,24 @@ def check_flush_cannot_tell(recs, errors):
     for r in rows or []:
         check(r.get("verdict") == CANNOT_TELL and r.get("cold_pct") is None,
               "flush_check %s: verdict %r, cold_pct %r" % (r.get("method"), r.get("verdict"), r.get("cold_pct")), errors)
+    # Every LLC domain its own verdict: one probe per top-level cache instance that CPUs of two cores share
+    # (QEMU: one L3 per socket), each domain's CPU one of its sharers; the BSP alone where none is shared.
+    caches = qbrecords.of_kind(recs, "cache")
+    top = max((c.get("level", 0) for c in caches if c.get("type") != "instruction"), default=0)
+    shared = {tuple(c["shared_by"]) for c in caches if c.get("level") == top and c.get("type") != "instruction"
+              and len(c.get("shared_by") or []) > 1}
+    want = len(shared) or 1
+    if isinstance(fc, dict):
+        check(fc.get("domains") == want and fc.get("domains_total") == want,
+              "flush_check: %r domains of %r, expected %d (shared top-level caches %s)"
+              % (fc.get("domains"), fc.get("domains_total"), want, sorted(shared)), errors)
+    for r in rows or []:
+        doms = r.get("domains")
+        check(isinstance(doms, list) and len(doms) == want and all(d.get("verdict") == CANNOT_TELL for d in doms),
+              "flush_check %s: domains %r, expected %d each %r" % (r.get("method"), doms, want, CANNOT_TELL), errors)
+        cpus = [d.get("cpu") for d in doms or []]
+        check(len(set(cpus)) == len(cpus) and (not shared or all(any(c in s for s in shared) for c in cpus)),
+              "flush_check %s: domain CPUs %s, shared caches %s" % (r.get("method"), cpus, sorted(shared)), errors)
     if isinstance(fc, dict):
         check(fc.get("run_flush") == "wbinvd" and fc.get("verdict") == CANNOT_TELL and fc.get("fallback") is None,
               "flush_check: run_flush %r, verdict %r, fallback %r" % (fc.get("run_flush"), fc.get("verdict"),

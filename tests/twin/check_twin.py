@@ -20,12 +20,16 @@ Checks, each counted as passed or failed:
   `smis` is a count or "unavailable: <reason>", its `counters` an object of
   numbers or "unavailable" with `counters_note` "unavailable: <reason>";
 - the state record's flush_check judged the eviction read (the run's flush)
-  with one of the verdicts, fell back where it was ineffective and only
-  then, and every result that flushed names the flush it got and its
-  verdict as the state record says (params.flush, flush_verdict,
-  flush_fallback); flush's own methods carry a verdict. With --flush-noop
-  (the run had flush_noop=on): the eviction read was found ineffective and
-  the run fell back;
+  with one of the verdicts, its cold_pct on the side of 25% and 70% the
+  verdict says, every domain its own; fell back to the larger eviction
+  read where it was ineffective or partial and only then; and every result
+  that flushed names the flush it got and its verdict as the state record
+  says (params.flush, flush_verdict, flush_fallback; "no effective flush:
+  results start warm" where the fallback was not effective either);
+  flush's own methods carry a verdict. With --flush-noop (the run had
+  flush_noop=on): the eviction read was found ineffective, or the rounds
+  too disturbed to tell, never effective; with --flush-partial (the run had
+  flush_partial=N): partial, or too disturbed to tell;
 - every result carries `clock_mhz`, a number or null with `clock_note`, and
   a cycles measure beside each ns one exactly when the clock is known;
 - where the noise workload ran: its result's `gaps` object (docs/records.md)
@@ -311,8 +315,11 @@ def check_perf(recs, args, t):
                     % (r.get("workload"), r.get("variant")))
 
 
-VERDICTS = ("effective", "ineffective", "cannot tell: no visible caches")
+VERDICT = re.compile(r"^(effective|partial|ineffective|cannot tell: no visible caches|cannot tell: the warm set was "
+                     r"not warm|cannot tell: disturbed \(\d+ of \d+ rounds\)|not checked: .+)$")
+NO_EFFECTIVE = "no effective flush: results start warm"
 FALLBACK = "clflush+eviction-read"
+PCT_OF = {"effective": (70, None), "partial": (25, None), "ineffective": (None, 25)}
 
 
 def check_flush_check(recs, args, t):
@@ -326,26 +333,45 @@ def check_flush_check(recs, args, t):
     first = rows[0]
     t.check(first.get("method") == "eviction-read" and first.get("used_for") == "the run's flush",
             "flush_check: the run's flush is %r" % first)
-    t.check(all(r.get("verdict") in VERDICTS for r in rows), "flush_check verdicts %s" % [r.get("verdict") for r in rows])
+    t.check(all(VERDICT.match(str(r.get("verdict"))) for r in rows),
+            "flush_check verdicts %s" % [r.get("verdict") for r in rows])
     for r in rows:
-        if r.get("verdict") in ("effective", "ineffective"):
-            t.check(isinstance(r.get("cold_pct"), (int, float)) and
-                    (r["cold_pct"] < 25) == (r["verdict"] == "ineffective"),
-                    "flush_check %s: cold_pct %s but %s" % (r.get("method"), r.get("cold_pct"), r.get("verdict")))
-    fell_back = first.get("verdict") == "ineffective"
-    if args.flush_noop:
-        t.check(fell_back, "flush_noop=on: the no-op eviction read was judged %r (%s%% cold), not ineffective"
-                % (first.get("verdict"), first.get("cold_pct")))
+        lo, hi = PCT_OF.get(r.get("verdict"), (None, None))
+        if lo is not None or hi is not None:
+            pct = r.get("cold_pct")
+            t.check(isinstance(pct, (int, float)) and (lo is None or pct >= lo) and (hi is None or pct < hi),
+                    "flush_check %s: cold_pct %s but %s" % (r.get("method"), pct, r.get("verdict")))
+        doms = r.get("domains")
+        t.check(isinstance(doms, list) and len(doms) == fc.get("domains") and
+                all(VERDICT.match(str(d.get("verdict"))) for d in doms),
+                "flush_check %s: domains %r of %r" % (r.get("method"), doms, fc.get("domains")))
+    verdict = str(first.get("verdict"))
+    fell_back = verdict in ("ineffective", "partial")
+    if args.flush_noop:  # a no-op is never effective, nor partial
+        t.check(verdict == "ineffective" or verdict.startswith("cannot tell: disturbed"),
+                "flush_noop=on: the no-op eviction read was judged %r (%s%% cold)" % (verdict, first.get("cold_pct")))
+    if args.flush_partial:  # a partial flush is never effective, nor ineffective
+        t.check(verdict == "partial" or verdict.startswith("cannot tell: disturbed"),
+                "flush_partial=%d: the partial eviction read was judged %r (%s%% cold)"
+                % (args.flush_partial, verdict, first.get("cold_pct")))
     want_flush = FALLBACK if fell_back else "eviction-read"
     t.check(fc.get("run_flush") == want_flush, "flush_check: run_flush %r, expected %r" % (fc.get("run_flush"), want_flush))
+    want_verdict = verdict
     if fell_back:
         fb = [r for r in rows if r.get("used_for") == "the fallback"]
-        t.check(len(fb) == 1 and fc.get("verdict") == fb[0].get("verdict"),
-                "flush_check: the fallback's row %s, verdict %r" % (fb, fc.get("verdict")))
-        t.check(fc.get("fallback") == FALLBACK + ": eviction-read was ineffective", "flush_check: fallback %r" % fc.get("fallback"))
+        t.check(len(fb) == 1 and fb[0].get("method") == "eviction-read-large" and
+                fb[0].get("evict_bytes", 0) >= 2 * first.get("evict_bytes", 0) > 0,
+                "flush_check: the fallback's row %s (the run's flush read %s bytes)" % (fb, first.get("evict_bytes")))
+        want_verdict = fb[0].get("verdict") if fb else None
+        if want_verdict in ("partial", "ineffective"):
+            want_verdict = NO_EFFECTIVE
+        t.check(fc.get("verdict") == want_verdict, "flush_check: verdict %r, expected %r" % (fc.get("verdict"),
+                                                                                            want_verdict))
+        t.check(fc.get("fallback") == "%s: eviction-read was %s" % (FALLBACK, verdict),
+                "flush_check: fallback %r" % fc.get("fallback"))
     else:
-        t.check(len(rows) == 1 and fc.get("fallback") is None and fc.get("verdict") == first.get("verdict"),
-                "flush_check: a fallback without an ineffective flush: %r" % fc)
+        t.check(len(rows) == 1 and fc.get("fallback") is None and fc.get("verdict") == verdict,
+                "flush_check: a fallback without an ineffective or partial flush: %r" % fc)
     flushed = [r for r in qbrecords.of_kind(recs, "result")
                if (r.get("params") or {}).get("flush") not in (None, "none")]
     t.check(flushed, "no result says what flush it got")
@@ -356,11 +382,11 @@ def check_flush_check(recs, args, t):
                 "%s: params.flush %r, the run's flush is %r" % (name, p["flush"], want_flush))
         t.check(p.get("flush_verdict") == fc.get("verdict"), "%s: flush_verdict %r, state says %r"
                 % (name, p.get("flush_verdict"), fc.get("verdict")))
-        t.check((p.get("flush_fallback") == "eviction-read was ineffective") == fell_back and
+        t.check((p.get("flush_fallback") == "eviction-read was %s" % verdict) == fell_back and
                 ("flush_fallback" in p) == fell_back, "%s: flush_fallback %r" % (name, p.get("flush_fallback")))
     for r in qbrecords.of_kind(recs, "result"):
         if r.get("workload") == "flush" and r.get("check") == "ok" and r.get("variant", "").startswith("evict-"):
-            t.check(r.get("verdict") in VERDICTS, "flush %s: verdict %r" % (r.get("variant"), r.get("verdict")))
+            t.check(VERDICT.match(str(r.get("verdict"))), "flush %s: verdict %r" % (r.get("variant"), r.get("verdict")))
 
 
 def main():
@@ -371,7 +397,11 @@ def main():
     ap.add_argument("--allow-error", action="append", default=[], metavar="WHAT",
                     help="an error record's `what` that does not fail the check (repeatable)")
     ap.add_argument("--flush-noop", action="store_true",
-                    help="the run had flush_noop=on: its eviction read must be found ineffective, and the run fall back")
+                    help="the run had flush_noop=on: its eviction read must be found ineffective (and the run fall back) "
+                    "or its rounds too disturbed to tell; never effective or partial")
+    ap.add_argument("--flush-partial", type=int, metavar="PCT",
+                    help="the run had flush_partial=PCT: its eviction read must be found partial (and the run fall "
+                    "back) or its rounds too disturbed to tell; never effective or ineffective")
     ap.add_argument("--here", action="store_true",
                     help="the log was just made on this machine: check perf's answers against its sysfs")
     args = ap.parse_args()

@@ -1,12 +1,16 @@
-/* test_flushcheck.c - the run's flush check (kernel/run/flushcheck.c) end to end over a fake platform: a model cache that a chase warms and CLFLUSH empties, under a WBINVD that works, one that does nothing, and no visible caches (an emulator), on bare metal and on Linux (whose own flush is the eviction read). Checked: the verdicts, the fallback and when it cannot happen, the state record's flush_check and each result's params. The real cold.c judges; the runner, the allocator, the eviction buffer and the timed chase are stubs. */
+/* test_flushcheck.c - the run's flush check (kernel/run/flushcheck.c over kernel/run/flushprobe.c) end to end over a fake platform: a model cache per domain that a chase warms, CLFLUSH empties and the platform's flush empties wholly, partly, on some domains only or not at all; a busy neighbour that empties a set between its warming and its chase, seen by the thread's counters or only as a gap in its chase; no visible caches (an emulator); bare metal and Linux (whose own flush is the eviction read). Every flush built to fool the verdict (a no-op, a 30% flush, a disturbed one, an uneven one) must get ineffective, partial or cannot tell, never effective. Checked too: the fallback and when it cannot happen, the state record's flush_check and each result's params, the set's size and the probing CPUs. The real cold.c judges; the runner (real threads, released together), the allocator, the eviction buffers and the timed chase are stubs. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "chase.h"
 #include "console.h"
+#include "disturb.h"
 #include "evict.h"
 #include "flushcheck.h"
+#include "flushprobe.h"
+#include "flushset.h"
 #include "json_check.h"
 #include "lib.h"
 #include "pmm.h"
@@ -17,90 +21,192 @@
 /* ---- The fake platform ------------------------------------------------------ */
 #define WARM_TICKS 20000ull
 #define COLD_TICKS 120000ull
+#define MAX_SETS 8
+#define LONG_PIECE (1ull << 40) /* a chase piece no memory explains */
+
+enum disturb_how { CALM, BY_SWITCH, BY_GAP_ONLY };
 
 static struct {
 	bool caches;            /* a chase after CLFLUSH is slower than a warm one */
-	bool wbinvd_works;      /* the platform's own flush empties the cache */
+	double platform_evicts[MAX_SETS]; /* the share of each domain's set the platform's flush empties */
 	bool evict_works;       /* the fallback's eviction read does */
-	bool evict_memory;      /* evict_setup finds memory */
+	bool evict_memory;      /* evict_fallback_setup finds memory */
 	bool run_fails;         /* every run_on fails */
 	uint32_t fail_n;        /* a run_on over this many CPUs fails (0: none) */
 	uint32_t noise_pct;     /* each chase varies by up to this, pseudo-randomly */
-	bool cached;            /* the model: the set is in the cache */
+	uint64_t warm_ticks;    /* a warm chase (WARM_TICKS unless set) */
+	enum disturb_how busy;  /* a neighbour empties the set before each "after" chase */
+	uint32_t busy_every;    /* ... in every busy_every-th round (1: all) */
 	uint64_t x;             /* the noise's generator */
 	bool fell_back;
-	unsigned evict_setups, platform_flushes, evict_reads;
-} fake;
+	unsigned platform_flushes, evict_reads;
+	/* the model, one entry per set chase_make laid out */
+	uint32_t n_sets;
+	struct { const volatile uint64_t *set; double cached; unsigned chases; } set[MAX_SETS];
+	uint64_t switches[QB_MAX_CPUS];
+	pthread_mutex_t lock;
+} fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static __thread uint32_t this_cpu_no;  /* the fake runner's thread: the CPU it plays */
 
 uint64_t run_default_timeout_ms = 60000;
 bool tsc_have_rdtscp, tsc_mfence;
 
 uint64_t tsc_overhead(void) { return 0; }
-uint64_t tsc_hz(void) { return 0; }
+/* A clock so fast that no real pause of the test's threads (more of them than
+ * the host has cores) reads as a gap: the gaps the tests want are injected
+ * through the chase. */
+#define FAKE_HZ 1000000000000000ull
+uint64_t tsc_hz(void) { return FAKE_HZ; }
 uint64_t tsc_to_us(uint64_t ticks) { return ticks / 1000; }
 void kprintf(const char *fmt, ...) { (void)fmt; }
 
-void chase_make(volatile uint64_t *set, uint64_t lines) { (void)set; (void)lines; }
+static int set_of(const volatile uint64_t *set)
+{
+	for (uint32_t i = 0; i < fake.n_sets; i++)
+		if (fake.set[i].set == set)
+			return (int)i;
+	return -1;
+}
+
+void chase_make(volatile uint64_t *set, uint64_t lines)
+{
+	(void)lines;
+	pthread_mutex_lock(&fake.lock);
+	int i = set_of(set);
+	if (i < 0 && fake.n_sets < MAX_SETS)
+		i = (int)fake.n_sets++;
+	if (i >= 0) {
+		fake.set[i].set = set;
+		fake.set[i].cached = 0;
+		fake.set[i].chases = 0;
+	}
+	pthread_mutex_unlock(&fake.lock);
+}
+
 uint64_t chase_want(uint64_t lines) { return lines; }
 
 uint64_t chase_pass(const volatile uint64_t *set, uint64_t lines, uint64_t *sum)
 {
-	(void)set;
-	uint64_t t = fake.caches && !fake.cached ? COLD_TICKS : WARM_TICKS;
+	int i = set_of(set);
+	if (i >= 0)
+		fake.set[i].cached = 1;
+	*sum = lines;
+	return fake.warm_ticks;
+}
+
+uint64_t chase_pass_pieces(const volatile uint64_t *set, uint64_t lines, uint64_t piece, uint64_t *sum,
+			   uint64_t *longest)
+{
+	(void)piece;
+	int i = set_of(set);
+	*longest = 1000;
+	*sum = lines;
+	if (i < 0)
+		return 0;
+	/* The probe's chases come warm, cold, after, round by round. */
+	unsigned n = fake.set[i].chases++;
+	bool after = n % 3 == 2, busy_round = fake.busy_every && (n / 3) % fake.busy_every == 0;
+	if (after && busy_round && fake.busy != CALM) {
+		fake.set[i].cached = 0;  /* the neighbour streamed through the cache */
+		if (fake.busy == BY_SWITCH)
+			__atomic_add_fetch(&fake.switches[this_cpu_no], 1, __ATOMIC_RELAXED);
+		else
+			*longest = LONG_PIECE;
+	}
+	double cached = fake.caches ? fake.set[i].cached : 1;
+	uint64_t t = fake.warm_ticks + (uint64_t)((double)(COLD_TICKS - fake.warm_ticks) * (1 - cached));
 	if (fake.noise_pct) {
+		pthread_mutex_lock(&fake.lock);
 		fake.x = fake.x * 6364136223846793005ull + 1442695040888963407ull;
 		t += t * ((fake.x >> 33) % (fake.noise_pct + 1)) / 100;
+		pthread_mutex_unlock(&fake.lock);
 	}
-	fake.cached = true;
-	*sum = lines;
+	fake.set[i].cached = 1;
 	return t;
 }
 
 void run_evict_lines(const volatile void *p, uint64_t bytes)
 {
-	(void)p;
 	(void)bytes;
-	fake.cached = false;
+	int i = set_of(p);
+	if (i >= 0)
+		fake.set[i].cached = 0;
 }
 
 void run_flush_here(enum run_flush_way w)
 {
-	if (w == RUN_FLUSH_EVICTION || (w == RUN_FLUSH_RUNS && fake.fell_back)) {
-		fake.evict_reads++;
-		fake.cached = fake.cached && !fake.evict_works;
-	} else {
-		fake.platform_flushes++;
-		fake.cached = fake.cached && !fake.wbinvd_works;
+	pthread_mutex_lock(&fake.lock);
+	bool fallback = w == RUN_FLUSH_EVICTION || (w == RUN_FLUSH_RUNS && fake.fell_back);
+	for (uint32_t i = 0; i < fake.n_sets; i++) {
+		double share = fallback ? (fake.evict_works ? 1 : 0) : fake.platform_evicts[i];
+		if (fake.set[i].cached > 1 - share)  /* the same lines every time, from whichever CPU */
+			fake.set[i].cached = 1 - share;
 	}
+	if (fallback)
+		fake.evict_reads++;
+	else
+		fake.platform_flushes++;
+	pthread_mutex_unlock(&fake.lock);
 }
 
 void run_flush_fallback(bool on) { fake.fell_back = on; }
 bool run_flush_fell_back(void) { return fake.fell_back; }
+bool run_flush_partial_target(const volatile void *p, uint64_t bytes) { (void)p; (void)bytes; return true; }
+void run_flush_partial_clear(void) {}
 
+struct fake_thread {
+	pthread_t id;
+	struct run_thread th;
+};
+
+static void *fake_thread_main(void *arg)
+{
+	struct fake_thread *f = arg;
+	this_cpu_no = f->th.cpu;
+	((run_fn)f->th.arg)(&f->th);
+	return 0;
+}
+
+/* Every CPU of the set a thread of its own, released together, as the runner does. */
 enum run_status run_on(const struct cpuset *set, run_fn fn, void *arg, unsigned flags, uint64_t timeout_ms,
 		       struct run_result *res)
 {
 	(void)flags;
-	(void)timeout_ms;
 	(void)res;
+	(void)arg;
 	if (fake.run_fails || (fake.fail_n && set->n == fake.fail_n))
 		return RUN_NO_START;
 	static volatile uint8_t overran;
-	for (uint32_t t = 0; t < set->n; t++) {
-		struct run_thread th = { t, set->cpu[t], set->n, arg, ~0ull, &overran };
-		fn(&th);
+	static struct fake_thread t[QB_MAX_CPUS];
+	overran = 0;
+	uint64_t deadline = tsc_read() + timeout_ms * 3000000ull;
+	for (uint32_t k = 0; k < set->n; k++) {
+		t[k].th = (struct run_thread){ k, set->cpu[k], set->n, (void *)fn, deadline, &overran };
+		CHECK(pthread_create(&t[k].id, 0, fake_thread_main, &t[k]) == 0);
 	}
-	return RUN_OK;
+	for (uint32_t k = 0; k < set->n; k++)
+		pthread_join(t[k].id, 0);
+	return overran ? RUN_OVERRUN : RUN_OK;
 }
 
-bool evict_setup(const struct topo *t)
+uint32_t disturb_open(void) { return 1u << GAPS_SWITCH; }
+void disturb_close(void) {}
+bool disturb_read(void *arg, uint64_t v[GAPS_CAUSES])
+{
+	(void)arg;
+	memset(v, 0, GAPS_CAUSES * sizeof(v[0]));
+	v[GAPS_SWITCH] = __atomic_load_n(&fake.switches[this_cpu_no], __ATOMIC_RELAXED);
+	return true;
+}
+
+bool evict_fallback_setup(const struct topo *t)
 {
 	(void)t;
-	fake.evict_setups++;
 	return fake.evict_memory;
 }
-
-uint64_t evict_bytes(void) { return fake.evict_memory ? 64ull << 20 : 0; }
+uint64_t evict_fallback_bytes(void) { return fake.evict_memory ? 128ull << 20 : 0; }
+uint64_t evict_bytes(void) { return 64ull << 20; }
 uint64_t evict_read(const volatile uint64_t *buf, uint64_t bytes) { (void)buf; return bytes; }
 
 uint64_t pmm_alloc(uint64_t pages, int node, uint64_t align, uint64_t max_end, enum pmm_owner owner)
@@ -122,25 +228,52 @@ void pmm_free(uint64_t base, uint64_t pages, enum pmm_owner owner)
 /* ---- Helpers ---------------------------------------------------------------- */
 static struct topo T;
 static uint32_t cpu_of[QB_MAX_CPUS] = { 0, 1, 2, 3 };
-static struct cpuset online = { 4, { 0, 1, 2, 3 } };
-static char buf[8192];
+static struct cpuset online;
+static char buf[16384];
 
-/* Four CPUs sharing one 4 MiB L3 (the probe's set: 512 KiB). */
-static void platform(bool caches, bool wbinvd_works, bool evict_works)
+/* ncpu CPUs, each its own core with a 256 KiB L2; domains 1: one 4 MiB L3
+ * over all of them (the probe's set: 512 KiB); domains 2: two L3s, each
+ * over half the CPUs; domains 0: no L3. platform_evict: the share of every
+ * set the platform's own flush empties. */
+static void platform_n(bool caches, double platform_evict, bool evict_works, uint32_t domains, uint32_t ncpu)
 {
+	pthread_mutex_t lock = fake.lock;
 	memset(&fake, 0, sizeof(fake));
+	fake.lock = lock;
 	fake.caches = caches;
-	fake.wbinvd_works = wbinvd_works;
+	for (uint32_t i = 0; i < MAX_SETS; i++)
+		fake.platform_evicts[i] = platform_evict;
 	fake.evict_works = evict_works;
 	fake.evict_memory = true;
+	fake.warm_ticks = WARM_TICKS;
 	fake.x = 1;
 	memset(&T, 0, sizeof(T));
-	T.ncpu = 4;
-	T.ncaches = 1;
-	T.cache[0].level = 3;
-	T.cache[0].type = TOPO_CACHE_UNIFIED;
-	T.cache[0].size = 4ull << 20;
-	T.cache[0].shared_by.bits[0] = 0xf;
+	T.ncpu = ncpu;
+	online.n = ncpu;
+	for (uint32_t k = 0; k < ncpu; k++) {
+		online.cpu[k] = k;
+		T.cpu[k].core = k;
+		struct topo_cache *c = &T.cache[T.ncaches++];
+		c->level = 2;
+		c->type = TOPO_CACHE_UNIFIED;
+		c->size = 256ull << 10;
+		c->shared_by.bits[0] = 1ull << k;
+	}
+	uint64_t all = (1ull << ncpu) - 1, low = (1ull << (ncpu / 2)) - 1;
+	for (uint32_t d = 0; d < domains; d++) {
+		struct topo_cache *c = &T.cache[T.ncaches++];
+		c->level = 3;
+		c->type = TOPO_CACHE_UNIFIED;
+		c->size = 4ull << 20;
+		c->shared_by.bits[0] = domains == 1 ? all : d == 0 ? low : all & ~low;
+	}
+}
+
+/* Two CPUs (as many threads as the host has cores): CPU 1 probes, CPU 0
+ * flushes for wbinvd-per-domain. */
+static void platform(bool caches, double platform_evict, bool evict_works, uint32_t domains)
+{
+	platform_n(caches, platform_evict, evict_works, domains, domains == 2 ? 4 : 2);
 }
 
 static void probe(bool has_wbinvd)
@@ -190,21 +323,33 @@ static bool valid_json(const char *line)
 	return open && close && json_object_valid(open, (size_t)(close - open + 1));
 }
 
+/* The verdict of the run's flush as the state record gives it ("run_flush":..., "verdict":"..."). */
+static bool run_verdict_is(const char *v)
+{
+	char want[160];
+	snprintf(want, sizeof(want), ",\"verdict\":\"%s", v);
+	const char *s = state(), *at = strstr(s, "\"run_flush\":");
+	return at && strstr(at, want) == strchr(at, ',');
+}
+
 /* ---- Tests ------------------------------------------------------------------ */
 /* Bare metal, a WBINVD that works: both WBINVD flushes effective, no fallback. */
 TEST(wbinvd_that_works)
 {
-	platform(true, true, true);
+	platform(true, 1, true, 1);
 	probe(true);
 	const char *s = state();
 	CHECK(valid_json(s));
-	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":4"));
+	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":2"));
 	CHECK(has(s, "\"method\":\"wbinvd-per-domain\",\"used_for\":\"flush's wbinvd-per-domain\",\"cpus\":1"));
-	CHECK(has(s, "\"cold_pct\":100.0,\"verdict\":\"effective\""));
+	CHECK(has(s, "\"cold_pct\":100.0,\"rounds\":7,\"disturbed\":0,\"measured_twice\":false,\"verdict\":\"effective\""));
+	CHECK(has(s, "\"domains\":[{\"cpu\":1,\"warm_ticks\":20000.0,\"clflush_ticks\":120000.0,\"after_ticks\":120000.0,"
+		     "\"cold_pct\":100.0,\"rounds\":7,\"disturbed\":0,\"verdict\":\"effective\"}]"));
 	CHECK(has(s, "\"run_flush\":\"wbinvd\",\"verdict\":\"effective\",\"fallback\":null"));
-	CHECK(has(s, "\"flush_check\":{\"set_bytes\":524288,\"rounds\":7,\"took_s\":null,\"methods\":["));
+	CHECK(has(s, "\"flush_check\":{\"set_bytes\":524288,\"set_why\":\"twice the largest cache below the LLC (256 KiB), "
+		     "within a 32nd to a quarter of the shared LLC (4096 KiB)\",\"domains\":1,\"domains_total\":1,"
+		     "\"rounds\":7,\"took_s\":0.000,\"methods\":["));
 	CHECK(!strstr(s, "ineffective") && !strstr(s, "eviction-read"));
-	CHECK_EQ_U(fake.evict_setups, 0);
 	CHECK(!fake.fell_back);
 	CHECK_STR(flushcheck_run_flush(), "wbinvd");
 	const char *p = params(true, 0);
@@ -215,157 +360,318 @@ TEST(wbinvd_that_works)
 }
 
 /* Bare metal, a WBINVD that does nothing (a hypervisor ignores it): ineffective,
- * and the run falls back to the eviction read, judged in turn. */
-TEST(wbinvd_that_does_nothing)
+ * and the run falls back to the fallback's eviction read, judged in turn. */
+TEST(noop_flush)
 {
-	platform(true, false, true);
+	platform(true, 0, true, 1);
 	probe(true);
 	const char *s = state();
 	CHECK(valid_json(s));
-	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":4,\"warm_ticks\":20000.0,"
+	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":2,\"warm_ticks\":20000.0,"
 		     "\"clflush_ticks\":120000.0,\"after_ticks\":20000.0"));
-	CHECK(has(s, "\"cold_pct\":0.0,\"verdict\":\"ineffective\""));
-	CHECK(has(s, "\"method\":\"eviction-read\",\"used_for\":\"the fallback\",\"cpus\":4"));
+	CHECK(has(s, "\"cold_pct\":0.0,\"rounds\":7,\"disturbed\":0,\"measured_twice\":false,\"verdict\":\"ineffective\""));
+	CHECK(has(s, "\"method\":\"eviction-read-large\",\"used_for\":\"the fallback\",\"cpus\":2,\"evict_bytes\":134217728"));
 	CHECK(has(s, "\"run_flush\":\"clflush+eviction-read\",\"verdict\":\"effective\","
-		     "\"fallback\":\"clflush+eviction-read: wbinvd-all was ineffective\",\"evict_bytes\":67108864"));
-	CHECK_EQ_U(fake.evict_setups, 1);
+		     "\"fallback\":\"clflush+eviction-read: wbinvd-all was ineffective\",\"evict_bytes\":134217728"));
 	CHECK(fake.fell_back && fake.evict_reads > 0);
 	CHECK_STR(flushcheck_run_flush(), "clflush+eviction-read");
 	CHECK(has(params(true, 0), "\"flush\":\"clflush+eviction-read\",\"flush_verdict\":\"effective\","
 				   "\"flush_fallback\":\"wbinvd-all was ineffective\"}"));
 	CHECK(has(params(false, 0), "\"params\":{\"flush\":\"none\"}"));
 	/* a later run that finds it effective again takes the fallback back */
-	platform(true, true, true);
+	platform(true, 1, true, 1);
 	probe(true);
 	CHECK(!fake.fell_back);
 	CHECK_STR(flushcheck_run_flush(), "wbinvd");
 }
 
-/* No memory for the eviction buffer: the verdict stands, nothing is claimed. */
-TEST(no_memory_for_the_fallback)
+/* A flush that empties 30% of the set (as CLFLUSH of a random 30% did):
+ * partial, measured twice, then fallen back from as from an ineffective
+ * one. Likewise 60%; 75% with some rounds warm is partial too. */
+TEST(partial_flush)
 {
-	platform(true, false, true);
-	fake.evict_memory = false;
+	static const double shares[] = { 0.3, 0.6 };
+	for (unsigned k = 0; k < ARRAY_SIZE(shares); k++) {
+		platform(true, shares[k], true, 1);
+		probe(true);
+		const char *s = state();
+		CHECK(valid_json(s));
+		CHECK(has(s, "\"measured_twice\":true,\"verdict\":\"partial\""));
+		CHECK(has(s, "\"fallback\":\"clflush+eviction-read: wbinvd-all was partial\""));
+		CHECK(fake.fell_back);
+		CHECK(has(params(true, 0), "\"flush_verdict\":\"effective\",\"flush_fallback\":\"wbinvd-all was partial\"}"));
+	}
+	/* neither partial flush nor a fallback that works: the results start warm, and say so */
+	platform(true, 0.3, false, 1);
 	probe(true);
-	const char *s = state();
-	CHECK(has(s, "\"run_flush\":\"wbinvd\",\"verdict\":\"ineffective\","
-		     "\"fallback\":\"none possible: no memory for the eviction buffer\""));
-	CHECK(!fake.fell_back);
-	CHECK(has(params(true, 0), "\"flush\":\"wbinvd\",\"flush_verdict\":\"ineffective\"}"));
+	CHECK(run_verdict_is("no effective flush: results start warm"));
+	CHECK(has(params(true, 0), "\"flush_verdict\":\"no effective flush: results start warm\","
+				   "\"flush_fallback\":\"wbinvd-all was partial\"}"));
 }
 
-/* An emulator (QEMU TCG): CLFLUSH makes no difference, so nothing is judged
- * and nothing replaced, even on a noisy host (chases up to 10% slower at
- * random, over a hundred probes). */
-TEST(no_visible_caches)
+/* A no-op flush beside a busy neighbour that empties the set between its
+ * warming and its chase: without the disturbance seen, it reads as
+ * effective. Seen by the thread's context switches, or only as a gap in its
+ * chase: every round disturbed gives "cannot tell: disturbed"; every third
+ * gives ineffective from the rest. Never effective. */
+TEST(disturbed_noop)
 {
-	platform(false, true, true);
+	static const enum disturb_how hows[] = { BY_SWITCH, BY_GAP_ONLY };
+	for (unsigned k = 0; k < ARRAY_SIZE(hows); k++) {
+		platform(true, 0, true, 1);
+		fake.busy = hows[k];
+		fake.busy_every = 1;
+		probe(true);
+		const char *s = state();
+		CHECK(valid_json(s));
+		CHECK(has(s, "\"rounds\":21,\"disturbed\":21,\"measured_twice\":false,"
+			     "\"verdict\":\"cannot tell: disturbed (21 of 21 rounds)\""));
+		CHECK(run_verdict_is("cannot tell: disturbed (21 of 21 rounds)"));
+		CHECK(!fake.fell_back);
+		CHECK(!strstr(s, "\"effective\""));
+		platform(true, 0, true, 1);
+		fake.busy = hows[k];
+		fake.busy_every = 3;
+		probe(true);
+		s = state();
+		CHECK(has(s, "\"cold_pct\":0.0,\"rounds\":10,\"disturbed\":3,\"measured_twice\":false,"
+			     "\"verdict\":\"ineffective\""));
+		CHECK(fake.fell_back);
+	}
+	/* the same neighbour, unseen (what the old check did): the no-op reads as effective */
+	platform(true, 0, true, 1);
+	fake.busy = BY_SWITCH;
+	fake.busy_every = 1;
+	/* ... which the model shows: a chase after it is as cold as CLFLUSH leaves it */
+	uint64_t set[8], lines = 1, sum, longest;
+	chase_make(set, lines);
+	chase_pass(set, lines, &sum);
+	chase_pass_pieces(set, lines, 64, &sum, &longest);
+	chase_pass_pieces(set, lines, 64, &sum, &longest);
+	CHECK_EQ_U(chase_pass_pieces(set, lines, 64, &sum, &longest), COLD_TICKS);
+}
+
+/* Two L3 domains; WBINVD reaches one and not the other (as one issued on
+ * one socket may not reach another): each domain gets its verdict, probed
+ * by its own highest CPU, and the flush's is the worst of them. */
+TEST(uneven_domains)
+{
+	platform(true, 1, true, 2);
+	fake.platform_evicts[1] = 0;
 	probe(true);
 	const char *s = state();
 	CHECK(valid_json(s));
-	CHECK(has(s, "\"cold_pct\":null,\"verdict\":\"cannot tell: no visible caches\""));
+	CHECK(has(s, "\"domains\":2,\"domains_total\":2"));
+	CHECK(has(s, "\"method\":\"wbinvd-all\""));
+	CHECK(has(s, "\"domains\":[{\"cpu\":1,\"warm_ticks\":20000.0,\"clflush_ticks\":120000.0,\"after_ticks\":120000.0,"
+		     "\"cold_pct\":100.0,\"rounds\":7,\"disturbed\":0,\"verdict\":\"effective\"},{\"cpu\":3,"
+		     "\"warm_ticks\":20000.0,\"clflush_ticks\":120000.0,\"after_ticks\":20000.0,\"cold_pct\":0.0,"
+		     "\"rounds\":7,\"disturbed\":0,\"verdict\":\"ineffective\"}]"));
+	CHECK(has(s, "\"cold_pct\":0.0,\"rounds\":7,\"disturbed\":0,\"measured_twice\":false,\"verdict\":\"ineffective\""));
+	CHECK(fake.fell_back);
+	/* both reached: effective on each, and no fallback */
+	platform(true, 1, true, 2);
+	probe(true);
+	s = state();
+	CHECK(!strstr(s, "ineffective") && !strstr(s, "partial"));
+	CHECK(run_verdict_is("effective"));
+	CHECK(!fake.fell_back);
+}
+
+/* No memory for the fallback's buffer: the results say no flush was effective. */
+TEST(no_memory_for_the_fallback)
+{
+	platform(true, 0, true, 1);
+	fake.evict_memory = false;
+	probe(true);
+	const char *s = state();
+	CHECK(has(s, "\"run_flush\":\"wbinvd\",\"verdict\":\"no effective flush: results start warm\","
+		     "\"fallback\":\"none possible: no memory for the eviction buffer\""));
+	CHECK(!fake.fell_back);
+	CHECK(has(params(true, 0), "\"flush\":\"wbinvd\",\"flush_verdict\":\"no effective flush: results start warm\"}"));
+}
+
+/* An emulator (QEMU TCG): CLFLUSH makes no difference, so nothing is judged
+ * (after FLUSHCHECK_EARLY_ROUNDS rounds: no more are needed)
+ * and nothing replaced, even on a noisy host (chases up to 10% slower at
+ * random) and even when a neighbour disturbs every round: "no visible
+ * caches" is decided before "disturbed". */
+TEST(no_visible_caches)
+{
+	platform(false, 1, true, 1);
+	probe(true);
+	const char *s = state();
+	CHECK(valid_json(s));
+	CHECK(has(s, "\"cold_pct\":null,\"rounds\":3,\"disturbed\":0,\"measured_twice\":false,"
+		     "\"verdict\":\"cannot tell: no visible caches\""));
 	CHECK(has(s, "\"run_flush\":\"wbinvd\",\"verdict\":\"cannot tell: no visible caches\",\"fallback\":null"));
 	CHECK(!strstr(s, "\"effective\"") && !strstr(s, "ineffective"));
 	CHECK(has(params(true, 0), "\"flush\":\"wbinvd\",\"flush_verdict\":\"cannot tell: no visible caches\"}"));
+	platform(false, 0, true, 1);
+	fake.busy = BY_SWITCH;
+	fake.busy_every = 1;
+	probe(true);
+	CHECK(run_verdict_is("cannot tell: no visible caches"));
+	CHECK(has(state(), "\"rounds\":3,\"disturbed\":3,"));
 	unsigned claimed = 0;
-	for (uint64_t seed = 1; seed <= 100; seed++) {
-		platform(false, seed % 2, true);
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		platform(false, (double)(seed % 2), true, 1 + seed % 2);
 		fake.noise_pct = 10;
 		fake.x = seed;
 		probe(true);
 		claimed += !!strstr(state(), "effective\"");
+		claimed += !!strstr(state(), "partial\"");
 		claimed += fake.fell_back;
 	}
 	CHECK_EQ_U(claimed, 0);
 }
 
+/* The warm set did not stay warm (a warm chase over a quarter of the cold
+ * one): cannot tell, whatever the flush did, and nothing replaced. */
+TEST(warm_not_warm)
+{
+	platform(true, 0, true, 1);
+	fake.warm_ticks = 40000;
+	probe(true);
+	CHECK(run_verdict_is("cannot tell: the warm set was not warm"));
+	CHECK(!fake.fell_back);
+}
+
 /* Linux: the run's flush is the eviction read; a no-op one (flush_noop=on)
- * is ineffective and the run falls back to the shared eviction read. */
+ * is ineffective and the run falls back to the fallback's larger read. */
 TEST(linux_eviction_read)
 {
-	platform(true, true, true);
+	platform(true, 1, true, 1);
 	probe(false);
 	const char *s = state();
-	CHECK(has(s, "\"methods\":[{\"method\":\"eviction-read\",\"used_for\":\"the run's flush\""));
+	CHECK(has(s, "\"methods\":[{\"method\":\"eviction-read\",\"used_for\":\"the run's flush\",\"cpus\":2,"
+		     "\"evict_bytes\":67108864"));
 	CHECK(!strstr(s, "wbinvd"));
 	CHECK(has(s, "\"run_flush\":\"eviction-read\",\"verdict\":\"effective\",\"fallback\":null"));
 	CHECK(has(params(true, 0), "\"flush\":\"eviction-read\",\"flush_verdict\":\"effective\"}"));
-	platform(true, false, true);
+	platform(true, 0, true, 1);
 	probe(false);
 	s = state();
-	CHECK(has(s, "\"verdict\":\"ineffective\"},{\"method\":\"eviction-read\",\"used_for\":\"the fallback\""));
+	CHECK(has(s, "\"verdict\":\"ineffective\",\"domains\":["));
+	CHECK(has(s, "{\"method\":\"eviction-read-large\",\"used_for\":\"the fallback\",\"cpus\":2,"
+		     "\"evict_bytes\":134217728"));
 	CHECK(has(s, "\"fallback\":\"clflush+eviction-read: eviction-read was ineffective\""));
 	CHECK(has(params(true, 0), "\"flush\":\"clflush+eviction-read\",\"flush_verdict\":\"effective\","
 				   "\"flush_fallback\":\"eviction-read was ineffective\"}"));
-	/* a fallback that does nothing either is said so, not claimed */
-	platform(true, false, false);
+	/* a fallback that does nothing either: the results start warm, and say so */
+	platform(true, 0, false, 1);
 	probe(false);
-	CHECK(has(params(true, 0), "\"flush\":\"clflush+eviction-read\",\"flush_verdict\":\"ineffective\","
-				   "\"flush_fallback\":\"eviction-read was ineffective\"}"));
+	CHECK(has(params(true, 0), "\"flush\":\"clflush+eviction-read\",\"flush_verdict\":\"no effective flush: "
+				   "results start warm\",\"flush_fallback\":\"eviction-read was ineffective\"}"));
 }
 
 /* A flush whose run fails: not checked, with the reason, and no fallback. */
 TEST(failed_run)
 {
-	platform(true, false, true);
-	fake.run_fails = true;
+	platform(true, 0, true, 1);
+	fake.fail_n = 2;
 	probe(true);
 	const char *s = state();
 	CHECK(has(s, "\"warm_ticks\":null,\"clflush_ticks\":null,\"after_ticks\":null,\"flush_ticks\":null,"
-		     "\"cold_pct\":null,\"verdict\":\"not checked: the flush's run failed\""));
+		     "\"cold_pct\":null,\"rounds\":0,\"disturbed\":0,\"measured_twice\":false,"
+		     "\"verdict\":\"not checked: the flush's run failed\""));
 	CHECK(!fake.fell_back);
 	CHECK(has(params(true, 0), "\"flush_verdict\":\"not checked: the flush's run failed\""));
+	/* the probing CPUs cannot even be set up */
+	platform(true, 0, true, 1);
+	fake.run_fails = true;
+	probe(true);
+	CHECK(run_verdict_is("not checked: the probing CPUs' run failed"));
 }
 
-/* One row's run fails (per-domain, on one CPU): that row alone is not
- * checked; the run's flush is still judged, and its fallback taken. */
+/* One row's run fails (three CPUs; per-domain's run is its flushing CPU 0
+ * and its probe, CPU 2: two CPUs, where wbinvd-all's is three): that row
+ * alone is not checked; the run's flush is still judged, and its fallback
+ * taken. */
 TEST(one_row_fails)
 {
-	platform(true, false, true);
-	fake.fail_n = 1;
+	platform_n(true, 0, true, 1, 3);
+	fake.fail_n = 2;
 	probe(true);
 	const char *s = state();
 	CHECK(valid_json(s));
 	CHECK(has(s, "\"method\":\"wbinvd-per-domain\",\"used_for\":\"flush's wbinvd-per-domain\",\"cpus\":1,"
 		     "\"warm_ticks\":null,\"clflush_ticks\":null,\"after_ticks\":null,\"flush_ticks\":null,"
-		     "\"cold_pct\":null,\"verdict\":\"not checked: the flush's run failed\""));
-	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":4,\"warm_ticks\":20000.0,"));
-	CHECK(has(s, "\"cold_pct\":0.0,\"verdict\":\"ineffective\""));
+		     "\"cold_pct\":null,\"rounds\":0,\"disturbed\":0,\"measured_twice\":false,"
+		     "\"verdict\":\"not checked: the flush's run failed\""));
+	CHECK(has(s, "\"method\":\"wbinvd-all\",\"used_for\":\"the run's flush\",\"cpus\":3,\"warm_ticks\":20000.0,"));
+	CHECK(has(s, "\"cold_pct\":0.0,\"rounds\":7,\"disturbed\":0,\"measured_twice\":false,\"verdict\":\"ineffective\""));
+	CHECK(has(s, "\"domains\":[{\"cpu\":2,"));
 	CHECK(fake.fell_back);
 	CHECK_STR(flushcheck_run_flush(), "clflush+eviction-read");
 }
 
-/* The sizes flush shares: an eighth of the LLC, at most 512 KiB when quick,
- * 8 MiB assumed without a cache; one CPU per LLC. */
-TEST(sizes_and_domains)
+/* The set: twice the largest cache below a shared LLC, within a 32nd to a
+ * quarter of it, in both profiles; an eighth of the largest cache (quick at
+ * most 512 KiB) where no cache is shared by two cores. The probes: the
+ * highest CPU of each shared LLC, else the BSP; the per-domain flushers the
+ * lowest. */
+TEST(sizes_probes_and_domains)
 {
-	platform(true, true, true);
-	CHECK_EQ_U(flushcheck_llc_bytes(&T), 4ull << 20);
-	CHECK_EQ_U(flushcheck_set_bytes(4ull << 20, false), 512ull << 10);
-	CHECK_EQ_U(flushcheck_set_bytes(32ull << 20, true), 512ull << 10);
-	CHECK_EQ_U(flushcheck_set_bytes(32ull << 20, false), 4ull << 20);
+	struct flushset_size z;
+	platform_n(true, 1, true, 1, 4);
+	flushset_size(&T, false, &z);
+	CHECK(z.shared && z.llc == 4ull << 20 && z.below == 256ull << 10 && z.set == 512ull << 10);
+	flushset_size(&T, true, &z);
+	CHECK_EQ_U(z.set, 512ull << 10);
+	T.cache[4].size = 32ull << 20;               /* a 32 MiB L3, 1 MiB L2s (Zen 4): 2 MiB in both profiles */
+	for (uint32_t k = 0; k < 4; k++)
+		T.cache[k].size = 1ull << 20;
+	flushset_size(&T, true, &z);
+	CHECK_EQ_U(z.set, 2ull << 20);
+	T.cache[4].size = 105ull << 20;              /* a 105 MiB mesh L3: a 32nd, 3.3 MiB, over twice the L2 */
+	flushset_size(&T, false, &z);
+	CHECK_EQ_U(z.set, ALIGN_DOWN((105ull << 20) / 32, 4096));
+	T.cache[4].size = 3ull << 20;                /* an L3 under twice the L2s: a quarter of it */
+	flushset_size(&T, false, &z);
+	CHECK_EQ_U(z.set, 768ull << 10);
+	platform_n(true, 1, true, 0, 4);             /* no L3: the L2s, each its core's own */
+	flushset_size(&T, false, &z);
+	CHECK(!z.shared && z.set == 32ull << 10 && strstr(z.why, "no shared cache is visible"));
+	T.cache[0].size = 8ull << 20;
+	flushset_size(&T, true, &z);
+	CHECK_EQ_U(z.set, 512ull << 10);
+	flushset_size(&T, false, &z);
+	CHECK_EQ_U(z.set, 1ull << 20);
 	struct topo empty = { 0 };
-	CHECK_EQ_U(flushcheck_llc_bytes(&empty), FLUSHCHECK_FALLBACK_LLC);
-	struct cpuset d;
-	T.ncaches = 2;
-	T.cache[0].shared_by.bits[0] = 0x3;
-	T.cache[1] = T.cache[0];
-	T.cache[1].shared_by.bits[0] = 0xc;
-	flushcheck_domains(&T, cpu_of, &online, &d);
+	CHECK_EQ_U(flushset_llc_bytes(&empty), FLUSHSET_FALLBACK_LLC);
+
+	struct cpuset d, p;
+	int nodes[FLUSHSET_MAX_DOMAINS];
+	uint32_t total;
+	platform(true, 1, true, 2);
+	T.cpu[3].node = 1;
+	flushset_domains(&T, cpu_of, &online, &d);
 	CHECK(d.n == 2 && d.cpu[0] == 0 && d.cpu[1] == 2);
-	flushcheck_domains(&empty, cpu_of, &online, &d);
+	flushset_probes(&T, cpu_of, &online, &p, nodes, &total);
+	CHECK(p.n == 2 && p.cpu[0] == 1 && p.cpu[1] == 3 && nodes[0] == 0 && nodes[1] == 1 && total == 2);
+	platform_n(true, 1, true, 0, 4);
+	flushset_probes(&T, cpu_of, &online, &p, nodes, &total);
+	CHECK(p.n == 1 && p.cpu[0] == 0 && total == 1);
+	flushset_domains(&empty, cpu_of, &online, &d);
 	CHECK(d.n == 1 && d.cpu[0] == 0);
+	flushset_probes(&empty, cpu_of, &online, &p, nodes, &total);
+	CHECK(p.n == 1 && p.cpu[0] == 0);
 }
 
 int main(void)
 {
 	RUN(wbinvd_that_works);
-	RUN(wbinvd_that_does_nothing);
+	RUN(noop_flush);
+	RUN(partial_flush);
+	RUN(disturbed_noop);
+	RUN(uneven_domains);
 	RUN(no_memory_for_the_fallback);
 	RUN(one_row_fails);
 	RUN(no_visible_caches);
+	RUN(warm_not_warm);
 	RUN(linux_eviction_read);
 	RUN(failed_run);
-	RUN(sizes_and_domains);
+	RUN(sizes_probes_and_domains);
 	return check_summary("flushcheck");
 }

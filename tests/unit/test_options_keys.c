@@ -1,4 +1,4 @@
-/* test_options_keys.c - host tests for kernel/run/options.c: the names records use, the help text, "did you mean", and the keys with forms of their own (console=, selftest= debug modes, machine state, samples=, flush_noop=). */
+/* test_options_keys.c - host tests for kernel/run/options.c: the names records use, the help text, "did you mean", and the keys with forms of their own (console=, selftest= debug modes, machine state, samples=, flush_noop=, flush_partial=). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -203,10 +203,27 @@ TEST(flush_noop_key)
 	CHECK_EQ_U(opts.flush_noop, OPT_OFF);
 }
 
+/* flush_partial (debug): off (0) unless asked; 1..99 percent, nothing else. */
+TEST(flush_partial_key)
+{
+	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.flush_partial, 0);
+	CHECK_EQ_U(parse("flush_partial=30"), 0);
+	CHECK_EQ_U(opts.flush_partial, 30);
+	CHECK_EQ_U(parse("flush_partial=99"), 0);
+	CHECK_EQ_U(opts.flush_partial, 99);
+	CHECK_EQ_U(parse("flush_partial=100"), 1);
+	CHECK_STR(errs[0].key, "flush_partial");
+	CHECK_EQ_U(opts.flush_partial, 0);
+	CHECK_EQ_U(parse("flush_partial=half"), 1);
+	CHECK_STR(errs[0].key, "flush_partial");
+}
+
 int main(void)
 {
 	RUN(samples_key);
 	RUN(flush_noop_key);
+	RUN(flush_partial_key);
 	RUN(typos_get_did_you_mean);
 	RUN(names_for_records);
 	RUN(help_text);

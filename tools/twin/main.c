@@ -201,6 +201,7 @@ static void check_flushes(void)
 	struct flushcheck_cfg cfg = { &online, topo_online(), topo_online_cpu_of_topo(), opts.profile == OPT_PROFILE_QUICK,
 				      false };
 	run_flush_noop(opts.flush_noop == OPT_ON);
+	run_flush_partial(opts.flush_partial);
 	flushcheck_run(&cfg);
 }
 
