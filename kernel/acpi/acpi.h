@@ -178,9 +178,10 @@ enum acpi_hmat_data {
 
 /* 5.2.28.3: a memory domain and the initiator attached to it. */
 struct acpi_hmat_domain {
-	uint32_t memory_domain;
+	uint32_t memory_domain;        /* meaningful only with memory_valid */
 	uint32_t initiator_domain;     /* meaningful only with initiator_valid */
 	bool initiator_valid;
+	bool memory_valid;             /* always from revision 2; revision 1's Flags bit 1 */
 };
 
 /* 5.2.28.4: one latency or bandwidth structure, its entries in acpi_hmat_info.entries. */
@@ -213,8 +214,17 @@ struct acpi_hmat_cache {
 	uint16_t n_smbios;             /* SMBIOS handles listed */
 };
 
-/* Everything the HMAT says. Values are in ps or MB/s only from revision 2
- * (ACPI 6.3) on: acpi_hmat_units_known(). */
+/* How an HMAT's entries become ns and MB/s (acpi_hmat_rule()): entry x
+ * Entry Base Unit is ps (then / 1000) or MB/s under both rules; revision 1's
+ * is a choice that Linux makes otherwise (kernel/acpi/acpi_hmat.c). */
+enum acpi_hmat_rule {
+	ACPI_HMAT_RULE_NONE,           /* no HMAT, or a revision whose units are not known: no values */
+	ACPI_HMAT_RULE_REV2,           /* revision 2 (ACPI 6.3 on): the units it states */
+	ACPI_HMAT_RULE_REV1_AS_REV2,   /* revision 1 (ACPI 6.2): revision 2's units, not Linux's / 10 */
+};
+
+/* Everything the HMAT says. Values are in ps or MB/s from revision 2 (ACPI
+ * 6.3) on, and revision 1 is read the same way: acpi_hmat_rule(). */
 struct acpi_hmat_info {
 	bool present;                  /* an HMAT was parsed (possibly partly) */
 	uint8_t revision;
@@ -404,10 +414,16 @@ int acpi_slit_distance(const struct acpi_info *info, uint32_t from, uint32_t to)
  * latency entry x base unit in ps, bandwidth in MB/s. */
 bool acpi_hmat_units_known(const struct acpi_hmat_info *h);
 
-/* Structure lb's entry from its initiator i to its target j, decoded: ns for a
- * latency, MB/s for a bandwidth. False when there is none: an entry of 0 (not
- * provided) or 0xffff (no value), a base unit of 0, unknown units, a
- * reserved data type. */
+/* The rule by which acpi_hmat_lb_value() decodes this HMAT's entries. */
+enum acpi_hmat_rule acpi_hmat_rule(const struct acpi_hmat_info *h);
+
+/* "rev2", "rev1-as-rev2"; NULL for ACPI_HMAT_RULE_NONE. */
+const char *acpi_hmat_rule_name(enum acpi_hmat_rule rule);
+
+/* Structure lb's entry from its initiator i to its target j, decoded by
+ * acpi_hmat_rule(): ns for a latency, MB/s for a bandwidth. False when there
+ * is none: an entry of 0 (not provided) or 0xffff (no value), a base unit of
+ * 0, no rule for the revision, a reserved data type. */
 bool acpi_hmat_lb_value(const struct acpi_hmat_info *h, const struct acpi_hmat_lb *lb, uint32_t i,
 			uint32_t j, double *out);
 

@@ -395,6 +395,7 @@ _Static_assert(sizeof(struct acpi_slit_raw) == 44, "ACPI 6.5 5.2.17: SLIT fixed 
 
 /* ---- 5.2.28 Heterogeneous Memory Attribute Table ------------------------- */
 #define ACPI_HMAT_REV_UNITS 2           /* ACPI 6.3's layout: latency in ps, bandwidth in MB/s */
+#define ACPI_HMAT_REV_62 1              /* ACPI 6.2's: the same structure sizes; its units, acpi_hmat.c */
 
 struct acpi_hmat_raw {
 	struct acpi_sdt_header header;  /* 0: "HMAT" */
@@ -414,8 +415,12 @@ _Static_assert(sizeof(struct acpi_hmat_sub) == 8, "ACPI 6.5 5.2.28.1: structure 
 #define ACPI_HMAT_TYPE_LOCALITY 1       /* System Locality Latency and Bandwidth Information */
 #define ACPI_HMAT_TYPE_CACHE 2          /* Memory Side Cache Information */
 
-/* 5.2.28.3 Memory Proximity Domain Attributes Structure. */
+/* 5.2.28.3 Memory Proximity Domain Attributes Structure. In revision 1 (ACPI
+ * 6.2 5.2.27.3, "Memory Subsystem Address Range Structure") bit 0 named the
+ * processor domain valid, bit 1 the memory domain, and offsets 24 and 32
+ * held a physical address range's base and length. */
 #define ACPI_HMAT_INITIATOR_VALID (1u << 0) /* Flags bit 0: the initiator domain field is valid */
+#define ACPI_HMAT_MEMORY_VALID_REV1 (1u << 1) /* revision 1 only: the memory domain field is valid */
 struct acpi_hmat_domain_raw {
 	struct acpi_hmat_sub head;      /* 0: type 0, length 40 */
 	uint16_t flags;                 /* 8: ACPI_HMAT_INITIATOR_VALID */

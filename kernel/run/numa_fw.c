@@ -87,8 +87,9 @@ const char *numa_fw_claims_note(void)
 {
 	if (!fw || !fw->hmat.present)
 		return "the firmware gives no HMAT";
-	if (!acpi_hmat_units_known(&fw->hmat))
-		return "the HMAT is not of revision 2 (ACPI 6.3 and later): its units are not known, its claims not used";
+	if (acpi_hmat_rule(&fw->hmat) == ACPI_HMAT_RULE_NONE)
+		return "the HMAT is of neither revision 2 (ACPI 6.3 and later) nor 1 (ACPI 6.2): its units are not known, "
+		       "its claims not used";
 	if (!fw->srat.present)
 		return "no SRAT: the HMAT's proximity domains name no node";
 	return 0;

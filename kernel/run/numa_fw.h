@@ -48,7 +48,7 @@ double numa_fw_latency_ns(uint32_t initiator, uint32_t target, const char **kind
 double numa_fw_bandwidth_mbs(uint32_t initiator, uint32_t target, const char **kind);
 
 /* Why there are no latency or bandwidth claims at all (no HMAT, an HMAT of
- * an older revision, ...); NULL when there may be some. */
+ * a revision whose units are not known, ...); NULL when there may be some. */
 const char *numa_fw_claims_note(void);
 
 #endif

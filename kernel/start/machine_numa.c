@@ -52,20 +52,41 @@ static void report_slit(const struct acpi_info *ai)
 	console_rec_emit(r);
 }
 
+/* The rule the values were decoded by (acpi.h), null when none. */
+static void units_rule(struct rec *r, const struct acpi_hmat_info *h)
+{
+	const char *name = acpi_hmat_rule_name(acpi_hmat_rule(h));
+	if (name)
+		rec_str(r, "units_rule", name);
+	else
+		rec_null(r, "units_rule");
+}
+
 static void report_hmat(const struct acpi_info *ai)
 {
 	const struct acpi_hmat_info *h = &ai->hmat;
 	struct rec *r = console_rec_open("hmat");
+	enum acpi_hmat_rule rule = acpi_hmat_rule(h);
 	rec_u64(r, "revision", h->revision);
 	rec_bool(r, "units_known", acpi_hmat_units_known(h));
-	if (!acpi_hmat_units_known(h))
-		rec_str(r, "units_note", "only revision 2 (ACPI 6.3 and later) gives latency in ps and bandwidth in MB/s");
+	units_rule(r, h);
+	if (rule == ACPI_HMAT_RULE_REV1_AS_REV2)
+		rec_str(r, "units_note", "revision 1 (ACPI 6.2) read with revision 2's units, entry x base_unit in ps "
+			"or MB/s, as the real revision-1 table at hand was written; Linux divides entry x base_unit by 10");
+	else if (rule == ACPI_HMAT_RULE_NONE)
+		rec_str(r, "units_note", "only revisions 2 (ACPI 6.3 and later: latency in ps, bandwidth in MB/s) "
+			"and 1 (read the same way) have known units");
 	rec_arr_begin(r, "memory_domains");
 	for (uint32_t k = 0; k < h->n_domains; k++) {
 		const struct acpi_hmat_domain *d = &h->domains[k];
 		rec_obj_begin(r, 0);
-		rec_u64(r, "memory_domain", d->memory_domain);
-		node_or_null(r, "node", ai, d->memory_domain);
+		if (d->memory_valid) {
+			rec_u64(r, "memory_domain", d->memory_domain);
+			node_or_null(r, "node", ai, d->memory_domain);
+		} else {
+			rec_null(r, "memory_domain");
+			rec_null(r, "node");
+		}
 		if (d->initiator_valid) {
 			rec_u64(r, "initiator_domain", d->initiator_domain);
 			node_or_null(r, "initiator_node", ai, d->initiator_domain);
@@ -111,6 +132,7 @@ static void report_lb(const struct acpi_info *ai, uint32_t k)
 	rec_u64(r, "data_type_raw", lb->data_type);
 	rec_str(r, "unit", lb->data_type <= ACPI_HMAT_WRITE_LATENCY ? "ns" : "MB/s");
 	rec_u64(r, "base_unit", lb->base_unit);
+	units_rule(r, h);
 	rec_hex(r, "flags", lb->flags);
 	rec_bool(r, "min_transfer_applies", lb->flags & ACPI_HMAT_MIN_TRANSFER);
 	rec_bool(r, "non_sequential", lb->flags & ACPI_HMAT_NON_SEQUENTIAL);

@@ -41,7 +41,7 @@ static int slit_row(const struct acpi_info *info, const char *name, const char *
 static const struct acpi_hmat_domain *hmat_domain(const struct acpi_hmat_info *h, unsigned mem)
 {
 	for (uint32_t k = 0; k < h->n_domains; k++)
-		if (h->domains[k].memory_domain == mem)
+		if (h->domains[k].memory_valid && h->domains[k].memory_domain == mem)
 			return &h->domains[k];
 	return NULL;
 }

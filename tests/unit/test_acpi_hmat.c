@@ -1,4 +1,4 @@
-/* test_acpi_hmat.c - host tests of kernel/acpi/acpi_hmat.c and acpi_slit.c (ACPI 6.5 5.2.28, 5.2.17): QEMU's own tables for a machine with memory-only nodes, a real server's HMAT and SLIT against ACPICA's iasl -d, and malformed tables built byte by byte.
+/* test_acpi_hmat.c - host tests of kernel/acpi/acpi_hmat.c and acpi_slit.c (ACPI 6.5 5.2.28, 5.2.17): QEMU's own tables for a machine with memory-only nodes, a real server's HMAT and SLIT against ACPICA's iasl -d, a real revision-1 HMAT (ACPI 6.2) and the rule its units are read by, and malformed tables built byte by byte.
  *
  * QB_ACPI_TABLES_DIR overrides tests/fixtures/real/tables; paths are relative to the repository root. */
 #include <dirent.h>
@@ -11,6 +11,7 @@
 #include "acpi_expect.h"
 #include "acpi_fixture.h"
 #include "acpi_testlib.h"
+#include "numa_fw.h"
 
 #define QEMU_FIXTURE "tests/fixtures/acpi/q35-smp4-numa4-hmat.bin"
 #define TABLES_DIR_DEFAULT "tests/fixtures/real/tables"
@@ -18,6 +19,11 @@
 #define HMAT_FIXED 40
 #define LB_FIXED 32
 #define QEMU_GIB_MBS 1024.0   /* QEMU's "G" of bandwidth is GiB/s; the HMAT says MB/s (2^20 bytes) */
+#define REV1_FIXTURE "tests/fixtures/real/supermicro-2s-clx.bin"
+#define PS_PER_NS 1000.0
+#define LINUX_REV1_DIV 10u    /* drivers/acpi/numa/hmat.c, hmat_normalize(): revision 1's entry x base / 10 */
+#define DRAM_LOCAL_MIN_NS 70.0 /* a two-socket Xeon's local DRAM latency (issue 37), the band that */
+#define DRAM_LOCAL_MAX_NS 90.0 /* tells the readings of a revision-1 entry apart */
 
 static struct acpi_info info;
 static struct fx_table t;
@@ -213,6 +219,98 @@ TEST(test_real_tables)
 	CHECK(acpi_hmat_value(&info, 1, 0, ACPI_HMAT_READ_BANDWIDTH, &v) && fabs(v - 122900) < 1e-6);
 }
 
+/* ---- A real revision-1 HMAT: which reading of its entries ------------------- */
+
+/* The first memory (hierarchy 0) structure of data type `type`, or NULL. */
+static const struct acpi_hmat_lb *memory_lb(uint8_t type)
+{
+	for (uint32_t k = 0; k < info.hmat.n_lb; k++)
+		if (info.hmat.lb[k].hierarchy == 0 && info.hmat.lb[k].data_type == type)
+			return &info.hmat.lb[k];
+	return NULL;
+}
+
+/* The memory domain that the domain attributes attach to initiator `init`, or ~0u. */
+static uint32_t local_memory(uint32_t init)
+{
+	for (uint32_t k = 0; k < info.hmat.n_domains; k++) {
+		const struct acpi_hmat_domain *d = &info.hmat.domains[k];
+		if (d->memory_valid && d->initiator_valid && d->initiator_domain == init)
+			return d->memory_domain;
+	}
+	return ~0u;
+}
+
+/* tests/fixtures/real/supermicro-2s-clx: a Supermicro server with two 24-core
+ * Cascade Lake sockets, whose firmware (2024) still gives a revision-1 HMAT.
+ * Its read latency, as iasl -d prints it: base 0x64, entries 0x02F8 to the
+ * initiator's own memory and 0x054C to the other socket's. Of the three
+ * readings of entry x base (ps, Linux's / 10, ns) only picoseconds lands in
+ * the local band; the decoder must take it, for every data type. */
+TEST(test_real_rev1)
+{
+	const struct acpi_hmat_lb *rd, *wr, *rbw, *wbw;
+	const char *kind = NULL;
+	double v;
+
+	fixture_reset();
+	CHECK_EQ_I(fixture_load(REV1_FIXTURE), 0);
+	memset(&info, 0, sizeof(info));
+	CHECK_EQ_I(acpi_parse(fixture_rsdp(), &info), 0);
+	CHECK_EQ_U(info.n_errors, 0);
+	CHECK(info.hmat.present && info.hmat.revision == 1 && !acpi_hmat_units_known(&info.hmat));
+	CHECK(acpi_hmat_rule(&info.hmat) == ACPI_HMAT_RULE_REV1_AS_REV2);
+	CHECK_STR(acpi_hmat_rule_name(acpi_hmat_rule(&info.hmat)), "rev1-as-rev2");
+	CHECK_EQ_U(info.srat.n_nodes, 2);
+	CHECK_EQ_U(info.hmat.n_domains, 6); /* one per address range: two on domain 0, four on domain 1 */
+	rd = memory_lb(ACPI_HMAT_READ_LATENCY);
+	wr = memory_lb(ACPI_HMAT_WRITE_LATENCY);
+	rbw = memory_lb(ACPI_HMAT_READ_BANDWIDTH);
+	wbw = memory_lb(ACPI_HMAT_WRITE_BANDWIDTH);
+	CHECK(rd && wr && rbw && wbw);
+	if (!rd || !wr || !rbw || !wbw)
+		return;
+	CHECK(rd->base_unit == 0x64 && rd->n_init == 2 && rd->n_target == 2);
+
+	unsigned local = 0;
+	for (uint32_t i = 0; i < rd->n_init; i++) {
+		for (uint32_t j = 0; j < rd->n_target; j++) {
+			uint64_t raw = (uint64_t)info.hmat.entries[rd->first + i * rd->n_target + j] * rd->base_unit;
+			double ps = (double)raw / PS_PER_NS, linux_ns = (double)((raw + LINUX_REV1_DIV - 1) / LINUX_REV1_DIV);
+			bool own = local_memory(rd->init[i]) == rd->target[j];
+			CHECK(acpi_hmat_lb_value(&info.hmat, rd, i, j, &v) && fabs(v - ps) < EPS);
+			CHECK(acpi_hmat_value(&info, rd->init[i], rd->target[j], ACPI_HMAT_READ_LATENCY, &v) &&
+			      fabs(v - ps) < EPS);
+			if (own) {
+				local++;
+				CHECK(v >= DRAM_LOCAL_MIN_NS && v <= DRAM_LOCAL_MAX_NS);
+				CHECK(linux_ns > DRAM_LOCAL_MAX_NS && (double)raw > DRAM_LOCAL_MAX_NS);
+				CHECK(fabs(v - 0x02F8 * 0x64 / PS_PER_NS) < EPS); /* 76.0 ns */
+			} else {
+				CHECK(fabs(v - 0x054C * 0x64 / PS_PER_NS) < EPS); /* 135.6 ns: the other socket */
+			}
+			/* Write latency and both bandwidths: the same entry x base, no division for MB/s. */
+			CHECK(acpi_hmat_lb_value(&info.hmat, wr, i, j, &v) &&
+			      fabs(v - info.hmat.entries[wr->first + i * wr->n_target + j] * (double)wr->base_unit /
+					   PS_PER_NS) < EPS);
+			CHECK(acpi_hmat_lb_value(&info.hmat, rbw, i, j, &v) &&
+			      fabs(v - info.hmat.entries[rbw->first + i * rbw->n_target + j] * (double)rbw->base_unit) < EPS);
+			CHECK(acpi_hmat_lb_value(&info.hmat, wbw, i, j, &v) &&
+			      fabs(v - info.hmat.entries[wbw->first + i * wbw->n_target + j] * (double)wbw->base_unit) < EPS);
+		}
+	}
+	CHECK_EQ_U(local, 2);
+	CHECK(acpi_hmat_value(&info, 0, 0, ACPI_HMAT_READ_BANDWIDTH, &v) && fabs(v - 0x45EC) < EPS); /* 17900 MB/s */
+
+	/* The claims the workloads set beside their measurements, by dense node. */
+	numa_fw_set(&info);
+	CHECK(numa_fw_claims_note() == NULL);
+	CHECK(fabs(numa_fw_latency_ns(0, 0, &kind) - 76.0) < EPS && kind && !strcmp(kind, "read-latency"));
+	CHECK(fabs(numa_fw_latency_ns(1, 0, NULL) - 135.6) < EPS);
+	CHECK(fabs(numa_fw_bandwidth_mbs(1, 1, NULL) - 17900.0) < EPS);
+	numa_fw_set(NULL);
+}
+
 /* ---- Malformed and edge-case tables ----------------------------------------- */
 
 TEST(test_hmat_values)
@@ -239,13 +337,61 @@ TEST(test_hmat_values)
 	CHECK(!acpi_hmat_value(&info, 0, 10, ACPI_HMAT_READ_BANDWIDTH, &v));
 	CHECK(!acpi_hmat_lb_value(&info.hmat, &info.hmat.lb[3], 0, 0, &v));
 	CHECK(!acpi_hmat_lb_value(&info.hmat, &info.hmat.lb[0], 2, 0, &v)); /* past the initiators */
+	CHECK(acpi_hmat_units_known(&info.hmat) && acpi_hmat_rule(&info.hmat) == ACPI_HMAT_RULE_REV2);
+	CHECK_STR(acpi_hmat_rule_name(ACPI_HMAT_RULE_REV2), "rev2");
 
-	/* ACPI 6.2's revision 1: the same layout, other units: kept, no values. */
+	/* ACPI 6.2's revision 1: the same layout, read with revision 2's units
+	 * (acpi_hmat.c; test_real_rev1 for why), not Linux's / 10 (9 ns here). */
 	begin_hmat(1);
 	put_lb(0, ACPI_HMAT_ACCESS_LATENCY, 100, 2, 3, e, 0);
+	put_lb(0, ACPI_HMAT_READ_BANDWIDTH, 4, 1, 1, NULL, 0);
 	CHECK_EQ_I(parse_hmat(), 0);
-	CHECK(info.hmat.present && info.hmat.n_lb == 1 && !acpi_hmat_units_known(&info.hmat));
-	CHECK(!acpi_hmat_value(&info, 0, 10, ACPI_HMAT_ACCESS_LATENCY, &v));
+	CHECK_EQ_U(info.n_errors, 0);
+	CHECK(info.hmat.present && info.hmat.n_lb == 2 && !acpi_hmat_units_known(&info.hmat));
+	CHECK(acpi_hmat_rule(&info.hmat) == ACPI_HMAT_RULE_REV1_AS_REV2);
+	CHECK(acpi_hmat_value(&info, 0, 10, ACPI_HMAT_ACCESS_LATENCY, &v) && fabs(v - 90.0) < EPS);
+	CHECK(acpi_hmat_value(&info, 1, 12, ACPI_HMAT_ACCESS_LATENCY, &v) && fabs(v - 0.3) < EPS);
+	CHECK(!acpi_hmat_value(&info, 0, 11, ACPI_HMAT_ACCESS_LATENCY, &v)); /* 0: not provided */
+	CHECK(!acpi_hmat_value(&info, 0, 12, ACPI_HMAT_ACCESS_LATENCY, &v)); /* 0xffff */
+	CHECK(acpi_hmat_value(&info, 0, 10, ACPI_HMAT_READ_BANDWIDTH, &v) && fabs(v - 4.0) < EPS); /* entry 1 x 4 MB/s */
+
+	/* Any other revision: kept, no rule, no values. */
+	static const uint8_t other[] = { 0, 3 };
+	for (unsigned k = 0; k < sizeof(other); k++) {
+		begin_hmat(other[k]);
+		put_lb(0, ACPI_HMAT_ACCESS_LATENCY, 100, 2, 3, e, 0);
+		CHECK_EQ_I(parse_hmat(), 0);
+		CHECK(info.hmat.present && info.hmat.n_lb == 1 && !acpi_hmat_units_known(&info.hmat));
+		CHECK(acpi_hmat_rule(&info.hmat) == ACPI_HMAT_RULE_NONE);
+		CHECK(acpi_hmat_rule_name(acpi_hmat_rule(&info.hmat)) == NULL);
+		CHECK(!acpi_hmat_value(&info, 0, 10, ACPI_HMAT_ACCESS_LATENCY, &v));
+	}
+	memset(&info, 0, sizeof(info)); /* no HMAT at all */
+	CHECK(acpi_hmat_rule(&info.hmat) == ACPI_HMAT_RULE_NONE);
+}
+
+/* Revision 1's first structure gave the memory domain a valid bit (Flags bit
+ * 1), reserved from revision 2 on, where the field is always valid. */
+TEST(test_hmat_memory_valid)
+{
+	begin_hmat(1);
+	put_domain(5, 0, true, 40);                 /* Flags 1: the processor domain only */
+	put_domain(6, 1, true, 40);
+	fx_put(&t, HMAT_FIXED + 40 + 8, 3, 2);      /* Flags 3: both */
+	put_domain(7, 1, false, 40);
+	fx_put(&t, HMAT_FIXED + 80 + 8, 2, 2);      /* Flags 2: the memory domain only */
+	CHECK_EQ_I(parse_hmat(), 0);
+	CHECK_EQ_U(info.n_errors, 0);
+	CHECK_EQ_U(info.hmat.n_domains, 3);
+	CHECK(!info.hmat.domains[0].memory_valid && info.hmat.domains[0].initiator_valid);
+	CHECK(info.hmat.domains[1].memory_valid && info.hmat.domains[1].initiator_valid &&
+	      info.hmat.domains[1].memory_domain == 6 && info.hmat.domains[1].initiator_domain == 1);
+	CHECK(info.hmat.domains[2].memory_valid && !info.hmat.domains[2].initiator_valid);
+
+	begin_hmat(2);
+	put_domain(5, 0, true, 40);                 /* Flags 1: bit 1 clear, reserved */
+	CHECK_EQ_I(parse_hmat(), 0);
+	CHECK(info.hmat.domains[0].memory_valid && info.hmat.domains[0].memory_domain == 5);
 }
 
 TEST(test_hmat_malformed)
@@ -363,7 +509,9 @@ int main(void)
 {
 	RUN(test_qemu_memory_only_nodes);
 	RUN(test_real_tables);
+	RUN(test_real_rev1);
 	RUN(test_hmat_values);
+	RUN(test_hmat_memory_valid);
 	RUN(test_hmat_malformed);
 	RUN(test_slit);
 	fixture_reset();
