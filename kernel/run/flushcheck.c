@@ -181,6 +181,16 @@ static void judge_domain(struct dom_rounds *D)
 		D->verdict = COLD_DISTURBED;
 }
 
+/* A domain's verdict in words, with its rounds where they were too disturbed. */
+static void verdict_words(const struct dom_rounds *D, char *buf, size_t cap)
+{
+	if (D->verdict == COLD_DISTURBED)
+		fmt_snprintf(buf, cap, "%s (%u of %u rounds)", cold_verdict_name(D->verdict), D->n_disturbed,
+			     D->rounds);
+	else
+		fmt_snprintf(buf, cap, "%s", cold_verdict_name(D->verdict));
+}
+
 static void judge(struct row *r)
 {
 	r->verdict = COLD_NOT_CHECKED;
@@ -193,14 +203,10 @@ static void judge(struct row *r)
 		}
 	}
 	stats_compute(r->own, r->d[0].rounds, scratch, &r->s_own);
-	const struct dom_rounds *W = &r->d[r->worst];
 	if (r->why)
 		fmt_snprintf(r->text, sizeof(r->text), "%s", r->why);
-	else if (r->verdict == COLD_DISTURBED)
-		fmt_snprintf(r->text, sizeof(r->text), "%s (%u of %u rounds)", cold_verdict_name(r->verdict),
-			     W->n_disturbed, W->rounds);
 	else
-		fmt_snprintf(r->text, sizeof(r->text), "%s", cold_verdict_name(r->verdict));
+		verdict_words(&r->d[r->worst], r->text, sizeof(r->text));
 }
 
 /* Rows [first, last) measured: an untimed round, then timed ones until each
@@ -295,8 +301,11 @@ static void say(const struct row *r)
 		if (D->j.scale == COLD_SCALE_OK)
 			kprintf("  domain %u (cpu %u): %s, %.0f%% cold, %u of %u rounds undisturbed\n", d, fc.domain_cpu[d],
 				cold_verdict_name(D->verdict), D->j.pct, D->rounds - D->n_disturbed, D->rounds);
-		else
-			kprintf("  domain %u (cpu %u): %s\n", d, fc.domain_cpu[d], cold_verdict_name(D->verdict));
+		else {
+			char words[WHY_LEN];
+			verdict_words(D, words, sizeof(words));
+			kprintf("  domain %u (cpu %u): %s\n", d, fc.domain_cpu[d], words);
+		}
 	}
 }
 
@@ -323,7 +332,9 @@ static void rec_domain(struct rec *r, const struct row *w, uint32_t d)
 		rec_null(r, "cold_pct");
 	rec_u64(r, "rounds", D->rounds);
 	rec_u64(r, "disturbed", D->n_disturbed);
-	rec_str(r, "verdict", w->why ? w->why : cold_verdict_name(D->verdict));
+	char words[WHY_LEN];
+	verdict_words(D, words, sizeof(words));
+	rec_str(r, "verdict", w->why ? w->why : words);
 	rec_obj_end(r);
 }
 

@@ -427,6 +427,7 @@ TEST(disturbed_noop)
 		CHECK(has(s, "\"rounds\":21,\"disturbed\":21,\"measured_twice\":false,"
 			     "\"verdict\":\"cannot tell: disturbed (21 of 21 rounds)\""));
 		CHECK(run_verdict_is("cannot tell: disturbed (21 of 21 rounds)"));
+		CHECK(has(s, "\"rounds\":21,\"disturbed\":21,\"verdict\":\"cannot tell: disturbed (21 of 21 rounds)\"}]"));
 		CHECK(!fake.fell_back);
 		CHECK(!strstr(s, "\"effective\""));
 		platform(true, 0, true, 1);
