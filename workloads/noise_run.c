@@ -3,10 +3,13 @@
  * A plan unit is a millisecond of spinning: about a second in the quick
  * profile, a fair share of the budget in the full one (60 s asked, short
  * below 10 s). The calibration times GAPS_MIN_ITERS iterations on every
- * CPU; the loop's minimum iteration is the least over the CPUs of their
- * 1st percentile (of the iterations that advanced the clock: a TSC that
- * moves in steps reads the same value twice, and an emulator's TSC now and
- * then reads a tick apart), and the run's threshold GAPS_FACTOR times it. */
+ * CPU; each CPU's minimum iteration is its own 1st percentile (of the
+ * iterations that advanced the clock: a TSC that moves in steps reads the
+ * same value twice, and an emulator's TSC now and then reads a tick apart),
+ * and its threshold GAPS_FACTOR times it: a hybrid or mixed-clock machine's
+ * slower CPUs are judged by their own loop, not the fastest CPU's. The
+ * least of them is the run's histogram's base. Each CPU then times its own
+ * bookkeeping (gaps_book_time) with its counters open, before it spins. */
 #include "noise_run.h"
 #include "console.h"
 #include "disturb.h"
@@ -22,9 +25,8 @@
 #define QUICK_MS 1000                  /* the quick profile: about a second */
 #define FULL_MS 60000                  /* the full profile asks a minute, and gets its share */
 #define LEAST_MS 100                   /* the fit's least: a tenth of a second */
-#define REC_BYTES 2400                 /* the result record and its text */
-#define REC_BYTES_PER_CPU 240          /* a noise_cpu record (the twin's about 210 bytes) */
-#define NS_PER_S 1e9
+#define REC_BYTES 4000                 /* the result record (the twin's about 3300 bytes) and its lines */
+#define REC_BYTES_PER_CPU 480          /* a noise_cpu record and its text line (the twin's about 450 bytes) */
 
 /* ---- Types ---------------------------------------------------------------- */
 struct job {
@@ -36,7 +38,7 @@ struct job {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct job job;
 static struct noise_run the_run;
-static uint64_t calib_min;             /* the loop's minimum iteration at calibration (0: none) */
+static uint64_t calib_min, calib_max;  /* the least and greatest CPU's minimum iteration (0: none) */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void spin_fn(const struct run_thread *t)
@@ -52,8 +54,10 @@ static void spin_fn(const struct run_thread *t)
 	struct noise_run *nr = j->nr;
 	struct gaps_cpu g;                     /* on this CPU's own stack: no line shared while it spins */
 	struct gaps_cfg cfg = nr->cfg;
+	gaps_setup_cpu(&cfg, j->p1[t->index]); /* this CPU's own minimum, from the calibration */
 	ops.counts = disturb_read;
 	ops.mask = disturb_open();
+	gaps_book_time(&cfg, &ops);            /* its bookkeeping, with its counters open */
 	cfg.end = MIN(tsc_start() + nr->ticks, t->deadline); /* never past the run's bound: ppm is per time observed */
 	gaps_spin(&g, &cfg, &ops);
 	disturb_close();
@@ -77,7 +81,7 @@ static bool alloc(struct noise_run *nr, uint32_t n, uint64_t *phys, uint64_t *pa
 	return true;
 }
 
-/* The run's settings from the calibration: threshold, attribution, buckets. */
+/* The run's settings from the calibration: attribution, rtla's thresholds, buckets. */
 static void setup(struct noise_run *nr, const struct wl_ctx *ctx, uint64_t units)
 {
 	uint64_t hz = tsc_hz();
@@ -85,8 +89,7 @@ static void setup(struct noise_run *nr, const struct wl_ctx *ctx, uint64_t units
 	nr->seconds = (double)units * UNIT_S;
 	nr->ticks = (uint64_t)(nr->seconds * (double)hz);
 	nr->attr_ns = ctx->noise_attr_ns ? ctx->noise_attr_ns : GAPS_ATTR_NS_DEFAULT;
-	gaps_setup(&nr->cfg, calib_min, (uint64_t)((double)nr->attr_ns * (double)hz / NS_PER_S),
-		   (uint64_t)((double)GAPS_HIST_TOP_NS * (double)hz / NS_PER_S));
+	gaps_setup(&nr->cfg, calib_min, nr->attr_ns, hz);
 	memset(nr->hist, 0, sizeof(nr->hist));
 }
 
@@ -106,15 +109,17 @@ void noise_plan(const struct wl_ctx *ctx)
 	it->param[0] = ctx->online->n;
 	/* The loop's minimum iteration on every CPU; the run's wall time is what a run costs besides its loop. */
 	job.min_only = true;
-	calib_min = 0;
+	calib_min = calib_max = 0;
 	uint64_t t0 = tsc_read();
 	if (!tsc_hz() || run_on(ctx->online, spin_fn, &job, 0, SEQ_CALIB_TIMEOUT_MS, 0) != RUN_OK) {
 		console_error("noise", "calibration failed: the loop's minimum iteration is unknown");
 		return;
 	}
 	it->rep_fixed_s = seq_seconds(tsc_read() - t0); /* GAPS_MIN_ITERS iterations: microseconds of it */
-	for (uint32_t t = 0; t < ctx->online->n; t++)
+	for (uint32_t t = 0; t < ctx->online->n; t++) {
 		calib_min = t == 0 ? job.p1[t] : MIN(calib_min, job.p1[t]);
+		calib_max = MAX(calib_max, job.p1[t]);
+	}
 }
 
 void noise_run(const struct wl_ctx *ctx)
@@ -141,9 +146,11 @@ void noise_run(const struct wl_ctx *ctx)
 		return;
 	}
 	setup(nr, ctx, it->units);
-	kprintf("noise: %u CPUs spin reading the TSC for %.1f s; a gap is %llu ticks or more (%u x the fastest "
-		"iteration, %llu ticks)\n", ctx->online->n, nr->seconds, (unsigned long long)nr->cfg.threshold, GAPS_FACTOR,
-		(unsigned long long)nr->cfg.base);
+	char mins[48];
+	fmt_snprintf(mins, sizeof(mins), calib_min == calib_max ? "%llu ticks" : "%llu to %llu ticks",
+		     (unsigned long long)calib_min, (unsigned long long)calib_max);
+	kprintf("noise: %u CPUs spin reading the TSC for %.1f s; a gap is %u x the CPU's own fastest iteration (%s) or "
+		"more; rtla's 1 us and 5 us are counted beside\n", ctx->online->n, nr->seconds, GAPS_FACTOR, mins);
 	job.min_only = false;
 	job.nr = nr;
 	struct reps *log = reps_begin(ctx->online->n);

@@ -1,4 +1,4 @@
-/* noise_run.h - the noise workload's two halves: the run on every CPU (noise_run.c) and its result, per-CPU records and lines (noise_report.c). */
+/* noise_run.h - the noise workload's parts: the run on every CPU (noise_run.c), its result and per-CPU records (noise_report.c), and its text, summary and last lines (noise_text.c). */
 #ifndef QB_WORKLOADS_NOISE_RUN_H
 #define QB_WORKLOADS_NOISE_RUN_H
 
@@ -10,11 +10,13 @@
 #include "workload.h"
 
 #define NOISE_FULL_LEAST_S 10.0        /* the full profile's loop is short below this */
+#define NOISE_LINE_LEN 320             /* the run's last line: a count per cause */
 
 /* One run of the loop on a set of CPUs, and what each CPU saw. */
 struct noise_run {
 	const struct cpuset *set;
-	struct gaps_cfg cfg;           /* cfg.end unused: each CPU spins `ticks` from its own first read */
+	struct gaps_cfg cfg;           /* what the CPUs share; each sets its own base (gaps_setup_cpu), its
+					* bookkeeping's cost, and its end: `ticks` from its own first read */
 	uint64_t ticks;                /* the loop's planned length on each CPU */
 	double seconds;
 	uint64_t attr_ns;              /* noise_attr_ns= as asked */
@@ -32,5 +34,22 @@ void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct n
 
 /* The same records for a loop that did not run: the result skipped with why. */
 void noise_report_skipped(const struct wl_ctx *ctx, const char *why);
+
+/* ticks of the TSC in ns (0 when its frequency is unknown). */
+double noise_ns(uint64_t ticks);
+
+/* The causes counted on every CPU of the run (every: true) or on some (false). */
+uint32_t noise_masks(const struct noise_run *nr, bool every);
+
+/* The text line of the run's t-th CPU (the first few CPUs only). */
+void noise_cpu_line(const struct noise_run *nr, uint32_t t);
+
+/* The run's summary line (screen and serial) and its last line, from the
+ * CPUs summed in s: the pooled ppm first, rtla's thresholds, what caused
+ * the long gaps, and under a hypervisor whose noise it is. */
+void noise_lines(const struct wl_ctx *ctx, const struct noise_run *nr, const struct gaps_sum *s);
+
+/* The last line of a run that measured nothing: why. */
+void noise_not_measured(const char *why);
 
 #endif

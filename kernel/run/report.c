@@ -213,11 +213,28 @@ void report_lava_lines(bool on)
 /* The qb-lava: line of a result (lava=on), from the record being closed:
  * "qb-lava: counter-3-padded-2t pass 1.234 ns/increment": the figure in its
  * measure's unit, "(noisy)" after the unit when the figure is all
- * repetitions under the noisy mark. Without a measure, the median in ns or in
+ * repetitions under the noisy mark; the noise workload's, its pooled ppm
+ * (every view's headline). Without a measure, the median in ns or in
  * its own unit. Every line has a measurement, because a LAVA server drops a
  * test case whose monitor matched none (it stores the dispatcher's "null" as
  * a number and fails): one without a median (skipped, or failed before one)
  * gives its timed repetitions, "n reps". */
+/* The noise workload's headline, its pooled gaps.ppm (every CPU's time lost
+ * over every CPU's time observed), not its measure's median over the CPUs:
+ * false for any other result, or where it is null. */
+static bool pooled_noise(const char *text, char *med, size_t mcap, char *unit, size_t ucap)
+{
+	static const char anchor[] = "\"gaps\":{";
+	const size_t alen = sizeof(anchor) - 1;
+	const char *g = text;
+	while (*g && strncmp(g, anchor, alen))
+		g++;
+	if (!*g || !rec_field(g + alen, "ppm", med, mcap) || !strcmp(med, "null") || ucap < sizeof("ppm"))
+		return false;
+	memcpy(unit, "ppm", sizeof("ppm"));
+	return true;
+}
+
 static void lava_line(const struct rec *r, const char *check)
 {
 	char wl[32], var[48], thr[12], med[32], unit[40];
@@ -229,7 +246,8 @@ static void lava_line(const struct rec *r, const char *check)
 	    !rec_field(text, "threads", thr, sizeof(thr)))
 		return;
 	bool noisy = false;
-	bool have = rec_primary_measure(text, med, sizeof(med), unit, sizeof(unit), &noisy);
+	bool have = pooled_noise(text, med, sizeof(med), unit, sizeof(unit)) ||
+		    rec_primary_measure(text, med, sizeof(med), unit, sizeof(unit), &noisy);
 	if (!have && rec_field(text, "median_ns", med, sizeof(med)) && strcmp(med, "null")) {
 		memcpy(unit, "ns", 3);
 		have = true;

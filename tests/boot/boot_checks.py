@@ -490,10 +490,18 @@ def check_noise_result(recs, errors, smp):
           "noise: check %s (%s), variant %s, %s threads" % (r.get("check"), r.get("reason"), r.get("variant"),
                                                             r.get("threads")), errors)
     g = r.get("gaps") or {}
-    for key in ("seconds", "observed_cpu_s", "loop_min_ticks", "threshold_ticks", "threshold_ns", "attribute_ns",
-                "count", "ppm_mean",
-                "ppm_max", "longest_ns", "longest_cpu", "longest_at_s", "attributed", "hist"):
+    for key in ("seconds", "observed_cpu_s", "lost_cpu_s", "ppm", "ppm_mean", "ppm_max", "loop_min_ticks",
+                "loop_min_ticks_max", "threshold_ticks", "threshold_ns", "attribute_ns", "count", "over_1us",
+                "over_5us", "bookkeeping", "longest_ns", "longest_cpu", "longest_at_s", "attribution_window",
+                "attributed", "hist"):
         check(key in g, "noise: gaps lacks %s" % key, errors)
+    obs, lost, ppm = g.get("observed_cpu_s"), g.get("lost_cpu_s"), g.get("ppm")
+    check(bool(obs) and isinstance(ppm, (int, float)) and abs(ppm - lost / obs * 1e6) <= max(1e-3 * ppm, 1e-3),
+          "noise: pooled ppm %s is not lost_cpu_s %s over observed_cpu_s %s" % (ppm, lost, obs), errors)
+    for key in ("over_1us", "over_5us"):  # QEMU's TSC rate is known: rtla's thresholds are numbers
+        o = g.get(key)
+        check(isinstance(o, dict) and isinstance(o.get("count"), int) and isinstance(o.get("ppm"), (int, float)),
+              "noise: %s %r" % (key, o), errors)
     h = g.get("hist") or {}
     check(sum(h.get("counts") or []) == g.get("count"), "noise: histogram counts do not add up to count", errors)
     check((h.get("edges_ns") or [0])[-1] >= 1e8, "noise: the histogram stops short of 100 ms", errors)
@@ -502,3 +510,9 @@ def check_noise_result(recs, errors, smp):
     check(sorted(c.get("cpu") for c in cpus) == sorted(r.get("cpus") or []),
           "noise: noise_cpu records for %s, ran on %s" % ([c.get("cpu") for c in cpus], r.get("cpus")), errors)
     check(sum(c.get("count", 0) for c in cpus) == g.get("count"), "noise: the CPUs' counts do not add up", errors)
+    mins = [c.get("loop_min_ticks") for c in cpus]
+    check(all(isinstance(m, int) and c.get("threshold_ticks") == 4 * m for m, c in zip(mins, cpus)) and
+          (g.get("loop_min_ticks"), g.get("loop_min_ticks_max")) == (min(mins or [0]), max(mins or [0])),
+          "noise: each CPU's threshold is 4 x its own loop minimum, the run's their least and greatest: %s, run %s..%s"
+          % ([(c.get("loop_min_ticks"), c.get("threshold_ticks")) for c in cpus], g.get("loop_min_ticks"),
+             g.get("loop_min_ticks_max")), errors)

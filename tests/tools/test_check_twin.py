@@ -2,7 +2,9 @@
 first-touch quick profile (this project's VM, a timed first write per page) passes; the issue's run, where a timed
 first read of the huge zero page gave hundreds of GB/s "of zeroing", fails, as do results without measures or with
 measures that are not their figure's. A real twin run of issue 31's records passes the clock and noise checks, and
-copies with a broken clock or a noise result that does not add up fail them."""
+copies with a broken clock or a noise result that does not add up fail them; so does a real run with the pooled
+ppm, rtla's thresholds and each CPU's own threshold, and a copy whose pooled ppm, rtla count, CPU threshold or
+bookkeeping stalls do not match its noise_cpu records fails."""
 import copy
 import os
 import re
@@ -117,6 +119,40 @@ def test_noise_that_does_not_add_up_fails():
     assert any("histogram holds" in m for m in t.failed), t.failed
     assert any("attributed.context_switches does not add up" in m for m in t.failed), t.failed
     assert any("no \"noise:" in m for m in t.failed), t.failed
+
+
+POOLED_LOG = os.path.join(DATA, "twin-noise-pooled-quick.log")
+
+
+def pooled_run():
+    recs, problems = qbrecords.parse_file(POOLED_LOG)
+    assert not problems
+    with open(POOLED_LOG, encoding="latin-1") as f:
+        return recs, f.read()
+
+
+def test_real_pooled_noise_run_passes():
+    """A real run with the pooled ppm, rtla's thresholds, each CPU's own threshold and the timed bookkeeping: every
+    one of them adds up from its noise_cpu records, and its line says whose noise it was (a VM)."""
+    recs, text = pooled_run()
+    assert "\nnoise (under bhyve, the host's too): " in text
+    t = noise_check(recs, text)
+    assert t.failed == [] and t.passed >= 20, t.failed
+
+
+def test_pooled_noise_that_does_not_add_up_fails():
+    recs, text = pooled_run()
+    g = next(r for r in recs if r.get("kind") == "result" and r.get("workload") == "noise")["gaps"]
+    cpus = [r for r in recs if r.get("kind") == "noise_cpu"]
+    g["ppm"] *= 1.01                                    # 1% off its lost over observed time
+    g["over_1us"]["count"] += 1                         # a gap of 1 us more than the CPUs counted
+    cpus[0]["threshold_ticks"] = 4 * cpus[0]["loop_min_ticks"] + 1
+    g["bookkeeping"]["stalls"] += 1
+    t = noise_check(recs, text)
+    assert any("noise: ppm" in m and "lost_cpu_s" in m for m in t.failed), t.failed
+    assert any("over_1us.count" in m for m in t.failed), t.failed
+    assert any("4 x its own loop minimum" in m for m in t.failed), t.failed
+    assert any("bookkeeping.stalls" in m for m in t.failed), t.failed
 
 
 def test_clock_without_its_reason_or_with_stray_cycles_fails():

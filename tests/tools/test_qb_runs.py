@@ -168,7 +168,7 @@ def test_spread_gives_both_cvs_of_both_sides():
     for k in sorted(set(a) & set(b)):
         cells = row(r.stdout, k).split()
         assert cells[-1] == "3/3" and cells[-4] == "%.1f" % cv(a[k]) and cells[-2] == "%.1f" % cv(b[k]), cells
-    assert "noise workload, ppm lost (mean of CPUs): no noise workload in these runs" in r.stdout
+    assert "noise workload, ppm lost (all CPUs pooled): no noise workload in these runs" in r.stdout
     assert r.stdout.rstrip().endswith("11 results with a spread; A 3 runs, B 3 runs")
     assert "p=" not in r.stdout  # the spreads alone
 

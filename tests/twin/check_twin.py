@@ -34,8 +34,13 @@ Checks, each counted as passed or failed:
   a cycles measure beside each ns one exactly when the clock is known;
 - where the noise workload ran: its result's `gaps` object (docs/records.md)
   adds up (the histogram's counts to `count`, one `noise_cpu` record per CPU
-  with the counts summing to it and their `observed_s` to `observed_cpu_s`),
-  and the text ends with a `noise:` line;
+  with the counts summing to it and their `observed_s` to `observed_cpu_s`;
+  in records that have them, the pooled `ppm` is `lost_cpu_s` over
+  `observed_cpu_s` and the CPUs' ppm weighted by their observed time, rtla's
+  `over_1us` and `over_5us` the CPUs' counts summed and pooled alike, each
+  CPU's threshold 4 x its own loop minimum, the run's the least and the
+  greatest of them, the bookkeeping's stalls the CPUs' summed), and the text
+  ends with a `noise:` line (`noise (whose): ` under a hypervisor);
 - with --here (the log was just made on this machine): `smis` is a count
   exactly when perf's msr PMU lists `smi` and the run was root, and without
   a core PMU driver in sysfs no result has counters and the state record
@@ -258,8 +263,67 @@ def check_noise(recs, text, t):
         t.check(all(isinstance(x, (int, float)) for x in obs) and isinstance(g["observed_cpu_s"], (int, float))
                 and abs(sum(obs) - g["observed_cpu_s"]) <= 1e-5 * (len(obs) + 1),
                 "noise: the CPUs' observed_s %s do not add up to observed_cpu_s %s" % (obs, g["observed_cpu_s"]))
-    lines = [ln for ln in text.splitlines() if ln.startswith("noise: ") and " ppm" in ln and ", longest gap " in ln]
+    if "ppm" in g:  # records before the pooled figure have none of what follows
+        check_noise_pooled(g, cpus, t)
+    lines = [ln for ln in text.splitlines() if NOISE_LINE.match(ln) and " ppm" in ln and ", longest gap " in ln]
     t.check(lines, "noise: no \"noise: ... ppm, longest gap ...\" line")
+
+
+NOISE_LINE = re.compile(r"noise( \([^)]*\))?: ")  # "noise: ", or "noise (under KVM, the host's too): "
+
+
+def _close(a, b, rel=1e-3, absolute=1e-3):
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= max(rel * abs(b), absolute)
+
+
+def _pooled(cpus, ppm_of):
+    """The CPUs' ppm weighted by their observed seconds: all their lost time over all their observed time."""
+    obs = sum(c.get("observed_s") or 0 for c in cpus)
+    vals = [(ppm_of(c), c.get("observed_s") or 0) for c in cpus]
+    if not obs or any(p is None for p, o in vals if o):
+        return None
+    return sum(p * o for p, o in vals if o) / obs
+
+
+def check_noise_pooled(g, cpus, t):
+    """The pooled ppm, rtla's thresholds, each CPU's own threshold and the bookkeeping, against the CPUs' records."""
+    obs, lost = g.get("observed_cpu_s"), g.get("lost_cpu_s")
+    if obs:
+        t.check(_close(g.get("ppm"), lost / obs * 1e6), "noise: ppm %s is not lost_cpu_s %s over observed_cpu_s %s"
+                % (g.get("ppm"), lost, obs))
+        t.check(_close(g.get("ppm"), _pooled(cpus, lambda c: c.get("ppm"))),
+                "noise: ppm %s is not the CPUs' ppm weighted by their observed_s (%s)"
+                % (g.get("ppm"), _pooled(cpus, lambda c: c.get("ppm"))))
+    else:
+        t.check(g.get("ppm") is None, "noise: nothing observed, yet ppm %s" % g.get("ppm"))
+    for key in ("over_1us", "over_5us"):
+        o = g.get(key)
+        if not t.check(isinstance(o, dict) or (o is None and g.get("over_note")), "noise: %s %r" % (key, o)):
+            continue
+        if o is None:
+            continue
+        t.check(o.get("count") == sum((c.get(key) or {}).get("count", 0) for c in cpus),
+                "noise: %s.count %s is not the CPUs' summed" % (key, o.get("count")))
+        want = _pooled(cpus, lambda c: (c.get(key) or {}).get("ppm"))
+        t.check(o.get("ppm") is None if not obs else _close(o.get("ppm"), want),
+                "noise: %s.ppm %s is not the CPUs' pooled (%s)" % (key, o.get("ppm"), want))
+    o1, o5 = g.get("over_1us") or {}, g.get("over_5us") or {}
+    t.check(o5.get("count", 0) <= o1.get("count", 0), "noise: more gaps of 5 us (%s) than of 1 us (%s)"
+            % (o5.get("count"), o1.get("count")))
+    mins = [c.get("loop_min_ticks") for c in cpus]
+    t.check(all(isinstance(m, int) and c.get("threshold_ticks") == 4 * m for m, c in zip(mins, cpus)),
+            "noise: a CPU's threshold is not 4 x its own loop minimum: %s"
+            % [(c.get("loop_min_ticks"), c.get("threshold_ticks")) for c in cpus])
+    if all(isinstance(m, int) for m in mins) and mins:
+        t.check((g.get("loop_min_ticks"), g.get("loop_min_ticks_max")) == (min(mins), max(mins)),
+                "noise: loop_min_ticks %s..%s, the CPUs' %s" % (g.get("loop_min_ticks"), g.get("loop_min_ticks_max"),
+                                                                 mins))
+    b = g.get("bookkeeping") or {}
+    t.check(b.get("stalls") == sum(c.get("stalls", 0) for c in cpus) and b.get("stalls", 0) <= g.get("count", 0),
+            "noise: bookkeeping.stalls %s, the CPUs' %s, count %s" % (b.get("stalls"), [c.get("stalls") for c in cpus],
+                                                                       g.get("count")))
+    t.check(isinstance(g.get("attribution_window"), str) and g["attribution_window"],
+            "noise: attribution_window %r" % g.get("attribution_window"))
 
 
 def this_machine():

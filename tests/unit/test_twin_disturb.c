@@ -127,7 +127,7 @@ TEST(gap_attributed_to_an_interrupt)
 	fc.gap_at[fc.n++] = 300;
 	struct gaps_cfg cfg;
 	struct gaps_cpu c;
-	gaps_setup(&cfg, STEP, 1000, STEP << 10);
+	gaps_setup(&cfg, STEP, 1000, 1000000000); /* 1 GHz: a tick is a ns */
 	cfg.end = 100000;
 	struct gaps_ops ops = { fake_clock, disturb_read, mask, 0 };
 	gaps_spin(&c, &cfg, &ops);

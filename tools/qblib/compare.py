@@ -14,7 +14,8 @@ understates the spread between boots, and the header says which. The ratio's int
 Benjamini-Hochberg over all the tests of the invocation, and only what survives is marked. Where a
 side kept no samples the test cannot tell, and says so. Each side's clock (clock.py) is shown, and a
 pair whose clocks differ by more than 5% (to 0.1%) says that its ratio includes that difference. The noise
-workload of both sides is set side by side (noise.py). What only one side has is listed once, at
+workload of both sides is set side by side (noise.py); its pair's figure is the pooled ppm, tested over its
+CPUs (labelled so, never reps) with fewer than 3 runs a side, over the runs' pooled ppm with 3 or more. What only one side has is listed once, at
 the end. `--spread` gives the spreads alone (spread()), the table of docs/measured.md.
 """
 from . import clock
@@ -118,6 +119,7 @@ class Pair:
         self.fa = SideFigure(self.a, sa.runs, ticks)
         self.fb = SideFigure(self.b, sb.runs, ticks)
         self.verdict, self.notes = None, []
+        self.over = qbnoise.TESTED_OVER if row.key[0] == qbnoise.WORKLOAD else None  # noise: its CPUs, not reps
         if _skipped(self.a) or _skipped(self.b):
             self.skipped = "+".join(s for s, c in (("A", self.a), ("B", self.b)) if _skipped(c))
             return
@@ -135,12 +137,17 @@ class Pair:
         note = clock.pair_note(clock.of_results(self.a), clock.of_results(self.b))
         if note:
             self.notes.append(note)
+        note = qbnoise.pair_note(self.fa, self.fb) if self.over else None
+        if note:
+            self.notes.append(note)
 
     def difference(self, label_reps):
         if self.skipped:
             return "skipped in " + self.skipped
         text = self.verdict.text().replace(" significant", " *")
-        if label_reps and self.verdict.method == signif.REPS and self.verdict.p is not None:
+        if self.over and self.verdict.method == signif.REPS:  # tested over what its statistics are over
+            text = ("%s " if self.verdict.p is not None else "%s: ") % self.over + text
+        elif label_reps and self.verdict.method == signif.REPS and self.verdict.p is not None:
             text = "reps " + text
         return "; ".join([text] + self.notes)
 
@@ -199,7 +206,8 @@ def section(wl, pairs, na, label_reps):
         out_rows.append(lab + [cell(p.a, p.fa, not one), cell(p.b, p.fb, not one)] + cvs +
                         [sig(ratio, 3), ci, p.difference(label_reps)])
     n = len(header)
-    return [head] + grid(header, out_rows, right=range(n - 7, n - 2)) + [""]
+    means = ["  " + qbnoise.PAIR_MEANS] if wl == qbnoise.WORKLOAD else []
+    return [head] + means + grid(header, out_rows, right=range(n - 7, n - 2)) + [""]
 
 
 def what(r, run):
@@ -358,9 +366,9 @@ def spread(sa, sb, ticks=False):
         rows_total += len(rows)
     pa, pb = qbnoise.side_ppm_text(sa.runs), qbnoise.side_ppm_text(sb.runs)
     if pa == pb == "-":
-        out.append("noise workload, ppm lost (mean of CPUs): %s" % qbnoise.NONE_HERE)
+        out.append("noise workload, ppm lost (all CPUs pooled): %s" % qbnoise.NONE_HERE)
     else:
-        out.append("noise workload, ppm lost (mean of CPUs; the median over the side's runs): A %s, B %s" % (pa, pb))
+        out.append("noise workload, ppm lost (all CPUs pooled; the median over the side's runs): A %s, B %s" % (pa, pb))
     out.append("%d results with a spread; A %d run%s, B %d run%s" % (rows_total, len(sa), "" if len(sa) == 1 else "s",
                                                                     len(sb), "" if len(sb) == 1 else "s"))
     return out

@@ -11,6 +11,11 @@ The figure is given in the result's primary measure (measure.py), or any other i
 and quartiles (q1, q3: numpy's default linear interpolation, as the kernel's), with the samples of
 the same repetitions converted to the measure for the significance test (signif.py). A statistic of
 nothing is None, never 0.
+
+The noise workload's figure is its pooled ppm (`gaps.ppm`: every CPU's ticks lost over every CPU's
+ticks observed), the headline of every view, while its quartiles, cv and samples stay the CPUs' own
+ppm (its statistics are over CPUs, statistics_of): a record before the pooled figure keeps its median
+over the CPUs.
 """
 import numpy as np
 
@@ -99,7 +104,8 @@ class Figure:
     measure     a measure.Measure (unit, label) or None
     value, q1, q3, lo, hi   median, quartiles, min and max in the measure (q1 <= q3 for rates too)
     ticks       the block in ticks (n, min, q1, median, q3, ...)
-    samples     the figure's repetitions in the measure, or None with samples_note saying why"""
+    samples     the figure's repetitions in the measure, or None with samples_note saying why
+    pooled      True where value is the noise workload's pooled ppm (gaps.ppm), not its median over CPUs"""
 
     def __init__(self, r, run, m):
         self.r = r
@@ -114,6 +120,7 @@ class Figure:
         self.over = r.get("statistics_of")
         self.value = self.q1 = self.q3 = self.lo = self.hi = None
         self.samples, self.samples_note = None, "no figure"
+        self.pooled = False
         if m is None or self.basis is None:
             if m is not None and r.get("median") is not None:  # a LAVA export's median, in its unit
                 self.value = r["median"]
@@ -138,6 +145,8 @@ class Figure:
             conv = [m.of(x) for x in xs]
             self.samples = [x for x in conv if x is not None]
             self.samples_note = None if self.samples else "its samples have no value in %s" % m.unit
+        if pooled_ppm(r, m):
+            self.value, self.pooled = r["gaps"]["ppm"], True
 
     @property
     def mark(self):
@@ -158,6 +167,13 @@ class Figure:
     def __repr__(self):
         return "Figure(%s %s, q1 %s, q3 %s, %s%s)" % (self.value, self.unit, self.q1, self.q3, self.basis,
                                                       ", noisy" if self.noisy else "")
+
+
+def pooled_ppm(r, m):
+    """True where the figure of r in measure m is the noise workload's pooled ppm: its record has gaps.ppm (a
+    number, or null when nothing was observed) and m is in ppm."""
+    g = r.get("gaps")
+    return r.get("workload") == "noise" and isinstance(g, dict) and "ppm" in g and m is not None and m.unit == "ppm"
 
 
 def of(r, run, name=None, ticks=False):

@@ -105,7 +105,7 @@ def cell(r, run, ref=None, verdict=None):
         signif.correct([verdict])
     if verdict is not None:
         v = verdict
-        tip.append("against the row's first run: " + v.text())
+        tip.append("against the row's first run%s: " % (" (over its CPUs)" if f.over else "") + v.text())
         if v.significant:
             up = f.value > ref.value
             text += ' <span class="%s" title="significant">%s</span>' % ("up" if up else "down",

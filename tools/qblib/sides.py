@@ -10,7 +10,8 @@ run's repetitions together (for the test on repetitions, signif.test), and its t
 coefficient of variation in percent: within a run (the cv of the repetitions the figure is over; the
 median over the side's runs; None for a result whose statistics are not over repetitions, the noise
 workload's, over its CPUs) and between runs (the sample standard deviation of the runs' figures
-over their mean; None with one run).
+over their mean; None with one run). The noise workload's figure is its pooled ppm (figure.py), so its
+runs are tested as runs on one pooled ppm a run, and with fewer runs on its CPUs' own ppm.
 """
 import glob
 import os

@@ -140,7 +140,8 @@ def generic(run, wl, ticks=False):
         for r, f in zip(res, figs):
             row = [r.get("variant", "-"), num(r.get("threads"))] + \
                 ([size_cell(r, run), match.start(r) or "-"] if sized else []) + \
-                [params_text(shown_params(r), hide), value(f, unit=not one_unit), quart(f), cv(f.cv_pct),
+                [params_text(shown_params(r), hide), value(f, unit=not one_unit), quart(f),
+                 cv(f.cv_pct) if f.over is None else num(f.cv_pct, 1),  # noise: over its CPUs, never "unstable"
                  clean_cell(r)]
             if second:
                 row.append(value(second.get(id(r))))
