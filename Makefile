@@ -119,9 +119,9 @@ override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-z
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
 BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_pci.c boot/efi_results.c boot/efi_resfile.c boot/fat.c \
-	boot/mmap.c boot/handoff_pt.c boot/efi_smbios.c
+	boot/mmap.c boot/handoff_pt.c
 # Pure kernel units the loader shares, built again with the loader's flags.
-BOOT_KERNEL_SRCS := kernel/lib/resfile.c kernel/mm/pgtable.c kernel/lib/smbios_ep.c
+BOOT_KERNEL_SRCS := kernel/lib/resfile.c kernel/mm/pgtable.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \
 	$(BUILD)/boot/efi_handoff.o $(BUILD)/boot/kernel_blob.o
 
@@ -300,8 +300,7 @@ TEST_TARGETS += screenshot
 override MB2CFLAGS := -std=gnu11 -O2 -g -m64 -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
 	-ffile-prefix-map=$(CURDIR)=. -Wall -Wextra -Werror -Wshadow -Iboot $(KINC) -MMD -MP
-MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/mm/pgtable.c kernel/lib/lib.c \
-	boot/mb2_smbios.c kernel/lib/smbios_ep.c
+MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/mm/pgtable.c kernel/lib/lib.c
 MB2_OBJS := $(patsubst %.c,$(BUILD)/mb2/%.o,$(MB2_SRCS)) \
 	$(BUILD)/mb2/boot/mb2_header.o $(BUILD)/mb2/boot/mb2_entry.o $(BUILD)/mb2/boot/mb2_blob.o
 
