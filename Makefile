@@ -119,9 +119,9 @@ override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-z
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
 BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_pci.c boot/efi_results.c boot/efi_resfile.c boot/fat.c \
-	boot/mmap.c boot/handoff_pt.c
+	boot/mmap.c boot/handoff_pt.c boot/efi_smbios.c
 # Pure kernel units the loader shares, built again with the loader's flags.
-BOOT_KERNEL_SRCS := kernel/lib/resfile.c kernel/mm/pgtable.c
+BOOT_KERNEL_SRCS := kernel/lib/resfile.c kernel/mm/pgtable.c kernel/lib/smbios_ep.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \
 	$(BUILD)/boot/efi_handoff.o $(BUILD)/boot/kernel_blob.o
 
@@ -300,7 +300,8 @@ TEST_TARGETS += screenshot
 override MB2CFLAGS := -std=gnu11 -O2 -g -m64 -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-mno-red-zone -fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
 	-ffile-prefix-map=$(CURDIR)=. -Wall -Wextra -Werror -Wshadow -Iboot $(KINC) -MMD -MP
-MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/mm/pgtable.c kernel/lib/lib.c
+MB2_SRCS := boot/mb2_main.c boot/mb2.c boot/mb2_mem.c boot/mmap.c boot/handoff_pt.c kernel/mm/pgtable.c kernel/lib/lib.c \
+	boot/mb2_smbios.c kernel/lib/smbios_ep.c
 MB2_OBJS := $(patsubst %.c,$(BUILD)/mb2/%.o,$(MB2_SRCS)) \
 	$(BUILD)/mb2/boot/mb2_header.o $(BUILD)/mb2/boot/mb2_entry.o $(BUILD)/mb2/boot/mb2_blob.o
 
@@ -453,7 +454,9 @@ flashtest:
 #                    then Ctrl-C (interrupt_test.py) and thp= (thp_test.py)
 TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/measure/deadline.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c kernel/measure/stats.c kernel/measure/stats_rec.c kernel/measure/limits.c kernel/run/options.c kernel/run/options_table.c kernel/run/options_report.c kernel/console/console_text.c \
 	kernel/run/report.c kernel/measure/topo.c kernel/measure/topo_cache.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/measure/gaps.c kernel/measure/pmu.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c \
-	kernel/run/evict.c kernel/run/flushcheck.c kernel/run/flushprobe.c kernel/run/flushset.c kernel/measure/chase.c kernel/measure/cold.c
+	kernel/run/evict.c kernel/run/flushcheck.c kernel/run/flushprobe.c kernel/run/flushset.c kernel/measure/chase.c kernel/measure/cold.c \
+	kernel/acpi/smbios.c kernel/acpi/smbios_mem.c kernel/acpi/smbios_names.c kernel/acpi/smbios_summary.c \
+	kernel/run/report_smbios.c kernel/run/report_smbios_dev.c kernel/lib/sha256.c kernel/lib/smbios_ep.c
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'
@@ -531,7 +534,8 @@ fuzz_mb2_SRCS         := tests/fuzz/fuzz_mb2.c boot/mb2.c boot/mmap.c
 fuzz_efi_mmap_SRCS    := tests/fuzz/fuzz_efi_mmap.c boot/efi_mmap.c boot/mmap.c
 fuzz_record_SRCS      := tests/fuzz/fuzz_record.c tests/fuzz/fuzz_json.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c
 fuzz_record_line_SRCS := tests/fuzz/fuzz_record_line.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c
-FUZZ_TARGETS := acpi acpi_table options mb2 efi_mmap record record_line
+fuzz_smbios_SRCS      := tests/fuzz/fuzz_smbios.c kernel/acpi/smbios.c kernel/acpi/smbios_mem.c kernel/acpi/smbios_names.c kernel/acpi/smbios_summary.c kernel/lib/smbios_ep.c kernel/lib/fmt.c kernel/lib/fmt_dec.c
+FUZZ_TARGETS := acpi acpi_table options mb2 efi_mmap record record_line smbios
 FUZZ_RUN     ?= $(FUZZ_TARGETS)
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 

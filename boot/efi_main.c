@@ -9,6 +9,7 @@
 #include "cpu.h"
 #include "efi_mmap.h"
 #include "efi_results.h"
+#include "efi_smbios.h"
 #include "handoff_pt.h"
 #include "kernel_image.h"
 #include "mmap.h"
@@ -303,6 +304,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	read_cmdline(image, bi);
 	qbcfg_read(image, bi); /* quietbench.cfg hook (issue 7): options when none were given */
 	find_rsdp(bi);
+	loader_bytes += efi_smbios_copy(st, bi); /* SMBIOS 3 entry point first, then 2; the table copied (issue 37) */
 	find_framebuffer(bi);
 	efi_results_find(st, image, &bi->results); /* where the log can be written (issue 17) */
 	/* The AP trampoline page; without it the kernel runs on the BSP alone. */

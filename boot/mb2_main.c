@@ -11,6 +11,7 @@
 #include "mb2.h"
 #include "mb2_boot.h"
 #include "mb2_mem.h"
+#include "mb2_smbios.h"
 #include "mmap.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -19,7 +20,7 @@
 #define TRAMP_LOWEST 0x1000ull            /* never page 0 (real-mode IVT) */
 #define EARLY_MAP_END 0x100000000ull      /* the early tables reach 4 GiB */
 #define MB2_INFO_MAX (1u << 20)           /* more boot information than this is not believed */
-#define LOADER_SPANS 3                    /* this image, the page tables, the trampoline page */
+#define LOADER_SPANS 4                    /* this image, the page tables, the trampoline page, the SMBIOS copy */
 #define PAGING5_WORD "paging=5"           /* kernel/run/options.h: enter the kernel with 5-level paging */
 #define CPUID_LEAF_EXT_FEATURES7 7        /* Intel SDM vol. 2A CPUID leaf 07H, subleaf 0 */
 #define CPUID_7_ECX_LA57 (1u << 16)       /* 57-bit linear addresses, 5-level paging */
@@ -187,6 +188,8 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 	if (!pt)
 		mb2_fail("page tables", "no free RAM below 4 GiB for them");
 	struct mb2_pool pool = { pt, pt + pt_bytes };
+	struct mb2_span keep[LOADER_SPANS] = { busy[0], busy[1], busy[2], { pt, pt + pt_bytes } };
+	struct mb2_span smbios = mb2_smbios_copy(&bi, bi.mmap, n, keep, LOADER_SPANS); /* the BIOS area scanned, the table copied */
 	bool la57 = mb2_want_la57();
 	uint64_t pt0 = __builtin_ia32_rdtsc();
 	uint64_t cr3 = handoff_pt_build(&hm, &hk, la57, mb2_alloc_page, &pool, 0);
@@ -195,7 +198,7 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 		mb2_fail("page tables", "ran out of the pages reserved for them");
 
 	/* The map the kernel sees: our pages are the loader's, like EfiLoaderData. */
-	struct mb2_span loader[LOADER_SPANS] = { busy[0], { pt, pool.next }, busy[2] };
+	struct mb2_span loader[LOADER_SPANS] = { busy[0], { pt, pool.next }, busy[2], smbios };
 	uint32_t k = mb2_mem_with_loader(bi.mmap, n, loader, LOADER_SPANS, raw, QB_MAX_MEM_RANGES + LOADER_SPANS);
 	bi.mmap_count = mmap_normalise(raw, k, bi.mmap, QB_MAX_MEM_RANGES, &ms);
 	bi.mmap_dropped += ms.dropped;
@@ -209,7 +212,8 @@ void mb2_main(uint32_t magic, uint32_t info_phys, uint64_t entry_tsc)
 	bi.stack_phys = (uint64_t)(uintptr_t)mb2_stack;
 	bi.stack_size = MB2_STACK_SIZE;
 	bi.trampoline_phys = tramp;
-	bi.loader_bytes = (busy[0].end - busy[0].base) + (pool.next - pt) + (tramp ? MB2_MEM_PAGE : 0);
+	bi.loader_bytes = (busy[0].end - busy[0].base) + (pool.next - pt) + (tramp ? MB2_MEM_PAGE : 0) +
+			  (smbios.end - smbios.base);
 	if (found.rsdp_len)
 		bi.rsdp_phys = (uint64_t)(uintptr_t)found.rsdp;
 	bi.fw_vendor[0] = 0;

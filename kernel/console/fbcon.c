@@ -63,7 +63,7 @@ static uint16_t shown[FBCON_MAX_ROWS * FBCON_MAX_COLS];
 static bool row_dirty[FBCON_MAX_ROWS];
 static char early[EARLY_BUF];
 static size_t early_len;
-static char header_src[FBCON_HEADER_ROWS][FBCON_LINE_LEN]; /* the header's lines, as set */
+static char header_src[FBCON_HEADER_LINES][FBCON_LINE_LEN]; /* the header's lines, as set */
 static char header[FBCON_HEADER_MAX_ROWS][FBCON_LINE_LEN];   /* laid out on the screen's rows */
 static uint32_t header_rows = FBCON_HEADER_ROWS;
 static char status[FBCON_LINE_LEN];
@@ -159,12 +159,13 @@ static void clear_body(void)
  * early, and serial keeps every line). */
 static void lay_out_header(void)
 {
-	const char *src[FBCON_HEADER_ROWS] = { header_src[0], header_src[1] };
+	const char *src[FBCON_HEADER_LINES] = { header_src[0], header_src[1], header_src[2] };
+	uint32_t lines = header_src[2][0] ? FBCON_HEADER_LINES : FBCON_HEADER_ROWS;
 	/* Two rows always (as on every screen before); more only where the body keeps FBCON_MIN_ROWS. */
 	uint32_t max = MAX((uint32_t)FBCON_HEADER_ROWS,
 			   MIN((uint32_t)FBCON_HEADER_MAX_ROWS, rows > FBCON_MIN_ROWS ? rows - FBCON_MIN_ROWS : 0u));
 	memset(header, 0, sizeof(header));
-	uint32_t n = fbcon_header_layout(src, FBCON_HEADER_ROWS, cols > TEXT_COL ? cols - TEXT_COL : 1, header, max);
+	uint32_t n = fbcon_header_layout(src, lines, cols > TEXT_COL ? cols - TEXT_COL : 1, header, max);
 	n = MAX(n, (uint32_t)FBCON_HEADER_ROWS);
 	for (uint32_t h = 0; h < n; h++)
 		put_line(h, header[h], ATTR_HEADER);
@@ -381,6 +382,18 @@ void fbcon_set_header(const char *line1, const char *line2)
 		return;
 	copy_line(header_src[0], line1);
 	copy_line(header_src[1], line2);
+	if (active) {
+		lay_out_header();
+		flush();
+	}
+	spin_unlock(&lock);
+}
+
+void fbcon_set_header_machine(const char *line3)
+{
+	if (refused || !fb_lock())
+		return;
+	copy_line(header_src[2], line3);
 	if (active) {
 		lay_out_header();
 		flush();

@@ -18,7 +18,8 @@
 #define FBCON_MIN_COLS 40       /* smaller than this is not worth a console */
 #define FBCON_MIN_ROWS 6
 #define FBCON_HEADER_ROWS 2      /* the header's rows where its lines fit the width */
-#define FBCON_HEADER_MAX_ROWS 4  /* on a narrow screen its fields wrap onto up to this many (fbcon_header.h) */
+#define FBCON_HEADER_MAX_ROWS 6  /* on a narrow screen its fields wrap onto up to this many (fbcon_header.h) */
+#define FBCON_HEADER_LINES 3     /* the machine, the run's CPUs and memory, the SMBIOS system and its memory */
 #define FBCON_SCROLL_DIV 4      /* a scroll moves the body up by a quarter of its rows at once */
 #define FBCON_SCALE2_WIDTH 1920 /* from this width on, every font pixel is drawn as 2x2 */
 #define FBCON_FONT_MAX_DIM 32   /* widest and tallest glyph the renderer accepts */
@@ -63,6 +64,10 @@ void fbcon_write(const char *s, size_t n);
 
 /* Set the two header lines (NULL or "" leaves a line empty); they stay on top. */
 void fbcon_set_header(const char *line1, const char *line2);
+
+/* Set the third header line, the system and its memory from SMBIOS (issue
+ * 37); until it is set the header has two. */
+void fbcon_set_header_machine(const char *line3);
 
 /* Set the status line at the bottom, e.g. "workload 2 of 3: counter". */
 void fbcon_set_status(const char *line);

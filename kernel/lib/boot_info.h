@@ -9,7 +9,7 @@
 #include "qb_limits.h"
 
 #define BOOT_INFO_MAGIC 0x314f464e49425151ull /* "QQBINFO1" little-endian */
-#define BOOT_INFO_VERSION 3
+#define BOOT_INFO_VERSION 4
 
 /* Memory types after normalisation; the boot path maps its firmware's types onto these. */
 enum boot_mem_type {
@@ -85,6 +85,23 @@ struct boot_results {
 };
 
 enum boot_loader { BOOT_LOADER_UEFI = 1, BOOT_LOADER_MULTIBOOT2 = 2 };
+
+/* Where the loader found the SMBIOS entry point (issue 37): the UEFI
+ * configuration table's SMBIOS 3 GUID, else its SMBIOS GUID; or the legacy
+ * scan of 0xF0000-0xFFFFF (DSP0134 5.2.1) on the multiboot2 path. */
+enum boot_smbios_source { BOOT_SMBIOS_NONE = 0, BOOT_SMBIOS_EFI3, BOOT_SMBIOS_EFI, BOOT_SMBIOS_SCAN };
+
+/* What became of the loader's copy of the structure table. */
+enum boot_smbios_copy {
+	BOOT_SMBIOS_COPIED = 0,      /* every structure up to End-of-Table, in loader memory */
+	BOOT_SMBIOS_NOT_FOUND,       /* no entry point */
+	BOOT_SMBIOS_BAD_EP,          /* an entry point that did not decode: smbios_ep has its bytes */
+	BOOT_SMBIOS_NO_MEMORY,       /* no pages for the copy */
+	BOOT_SMBIOS_UNREACHABLE,     /* the table lies where this loader cannot read (above 4 GiB on multiboot2) */
+	BOOT_SMBIOS_EMPTY,           /* the table's first structure did not fit its stated length */
+};
+
+#define BOOT_SMBIOS_EP_MAX 32      /* bytes of the largest entry point (0x1F) */
 enum boot_rsdp_source { BOOT_RSDP_NONE = 0, BOOT_RSDP_ACPI20, BOOT_RSDP_ACPI10 };
 
 struct boot_info {
@@ -115,6 +132,13 @@ struct boot_info {
 	uint32_t mmap_fixups;           /* overlaps and unaligned ranges the normaliser had to repair */
 	uint32_t pad;
 	struct boot_results results;
+	uint64_t smbios_ep_phys;        /* where the SMBIOS entry point was found, 0 if none */
+	uint32_t smbios_source;         /* enum boot_smbios_source */
+	uint32_t smbios_copy;           /* enum boot_smbios_copy */
+	uint8_t smbios_ep[BOOT_SMBIOS_EP_MAX]; /* the entry point's bytes, for the kernel to decode and check */
+	uint64_t smbios_table_phys;     /* the loader's copy of the structure table (BOOT_MEM_LOADER), 0 if none */
+	uint32_t smbios_table_len;      /* its bytes: whole structures, End-of-Table the last */
+	uint32_t smbios_capped;         /* 1 if the entry point allowed more than QB_SMBIOS_MAX_TABLE: read no further */
 	struct boot_mem_range mmap[QB_MAX_MEM_RANGES];
 };
 

@@ -8,6 +8,7 @@
 #define QB_MAX_SRAT_MEM 256    /* SRAT memory-affinity ranges kept */
 #define QB_MAX_ACPI_TABLES 64  /* tables listed from the XSDT/RSDT */
 #define QB_MAX_CMDLINE 1024    /* bytes of command line kept */
+#define QB_SMBIOS_MAX_TABLE (1u << 20) /* bytes of SMBIOS structure table a loader copies (a 2.x table is at most 64 KiB) */
 /* Page tables for the identity map of RAM (kernel/mm/pgtable.c). In 1 GiB
  * pages any RAM fits in a few pages; in 2 MiB pages (CPUs without
  * CPUID.80000001H:EDX[26] Page1GB) each GiB takes a 4 KiB table, so the

@@ -44,6 +44,7 @@ enum opt_flush {
 enum opt_dump {
 	OPT_DUMP_ACPI = 1u << 0,  /* every ACPI table, as records */
 	OPT_DUMP_USB = 1u << 1,   /* every xHCI TRB and event, CBW and CSW of the results file, as usb_trace records */
+	OPT_DUMP_SMBIOS = 1u << 2, /* the SMBIOS entry point and table, as an smbios_table record */
 };
 
 /* on/off keys (safe); a bare key word means on. */
@@ -113,6 +114,7 @@ struct options {
 	enum opt_onoff sp_memory;    /* OPT_ON: first-touch measures specific-purpose memory too */
 	uint32_t noise_attr_ns;      /* the noise workload attributes gaps this long or longer */
 	enum opt_tristate numa_balancing; /* Linux twin: OPT_SET_OFF turns it off for the run (keep or off) */
+	enum opt_onoff serials;      /* OPT_ON: SMBIOS serial numbers and the UUID in full; else a truncated SHA-256 */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -71,7 +71,8 @@ const struct opt_com_port opt_com_ports[OPT_N_COM_PORTS] = {
 };
 
 /* Indexed by bit number of enum opt_dump. */
-static const char *const opt_dump_names[] = { "acpi", "usb" };
+static const char *const opt_dump_names[] = { "acpi", "usb", "smbios" };
+
 
 #define OPT_FIELD(f) offsetof(struct options, f)
 #define OPT_CHOICES(a) .choices = (a), .n_choices = ARRAY_SIZE(a)
@@ -163,6 +164,9 @@ const struct opt_row opt_rows[OPT_N_ROWS] = {
 	{ .name = "numa_balancing", .type = OPT_T_CHOICE, .def = OPT_KEEP,
 	  OPT_CHOICES(opt_keepoff_names), .offset = OPT_FIELD(numa_balancing),
 	  .help = "Linux twin, as root: off turns NUMA balancing off for the run and back at the end (bare metal has none)" },
+	{ .name = "serials", .type = OPT_T_CHOICE, .def = OPT_OFF,
+	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(serials),
+	  .help = "SMBIOS serial numbers and the system UUID in full; off gives the first 12 hex digits of their SHA-256 (the word alone means on)" },
 	{ .name = "initrd", .type = OPT_T_IGNORED,
 	  .help = "added by OVMF; ignored" },
 };

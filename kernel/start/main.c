@@ -21,6 +21,7 @@
 #include "lib.h"
 #include "machine.h"
 #include "machine_numa.h"
+#include "machine_smbios.h"
 #include "pager.h"
 #include "results.h"
 #include "topo_online.h"
@@ -289,9 +290,12 @@ void kernel_entry(struct boot_info *bi_in)
 	machine_report_numa_fw(&acpi);                       /* the SLIT's distances and the HMAT's claims */
 	machine_report_cpus();
 	machine_report_caches();
+	machine_report_smbios(&bi, &acpi, opts.serials == OPT_ON); /* the loader's SMBIOS copy: system, BIOS, memory */
 	results_report(&bi);                                 /* where the log goes: serial, and the stick? */
 	if (opts.dump & OPT_DUMP_ACPI)
 		machine_dump_acpi(&acpi);
+	if (opts.dump & OPT_DUMP_SMBIOS)
+		machine_dump_smbios(&bi);
 	instr_init((enum instr_setting)opts.turbo, (enum instr_setting)opts.prefetch, /* noise sources, counters */
 		   opts.safe == OPT_ON);
 	run_online_set(&online, opts.cpus);

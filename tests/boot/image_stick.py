@@ -183,7 +183,7 @@ def qemu_cmd(case, disk, tmp):
             cmd += ["-device", "ahci,id=ahci", "-device", "ide-hd,bus=ahci.0,drive=stick,bootindex=0"]
     else:  # SeaBIOS is QEMU's default firmware
         cmd += ["-drive", "if=ide,format=raw,file=" + disk]
-    return cmd
+    return cmd + list(getattr(case, "qemu_args", ()))
 
 
 def hmp(sock, command):

@@ -14,6 +14,8 @@ cpus_found == the configured count, and the command line that arrived.
                 firmware starts it without options, so it reads quietbench.cfg
   bios-reboot   SeaBIOS, finish=reboot: without UEFI the kernel resets through
                 the FADT reset register or the keyboard controller
+  bios-smbios   SeaBIOS with -smbios type=1 and type=17: the multiboot2 path scans 0xF0000-0xFFFFF for the
+                entry point (GRUB passes no SMBIOS tag) and the records name the product and the DIMM
   bios-la57     SeaBIOS, paging=5: the multiboot2 path turns on 5-level paging
                 before the kernel starts, as some UEFI firmware leaves it; the
                 kernel and its APs must run with it (paging_levels 5)
@@ -60,6 +62,7 @@ import tempfile
 
 import image_checks
 import image_stick
+import smbios_checks
 from image_stick import OVMF_CODE, OVMF_VARS, RESULTS_HDR, stick_log
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -92,6 +95,7 @@ class Case:
         self.second_stick = False # another stick with the same image on a lower port, not booted
         self.first_log = None
         self.nocable = False      # -serial none: the results come home on the stick only
+        self.qemu_args = ()       # more QEMU arguments (-smbios)
 
 
 def check_selftest_only(recs, errors):
@@ -140,6 +144,10 @@ CASES = [
          'set qb_options="finish=qemu paging=5 workloads=selftest"\nset timeout=0\nset default=quick\n',
          "multiboot2", "finish=qemu paging=5 workloads=selftest profile=quick", extra_check=check_la57,
          results="not-looked"),
+    Case("bios-smbios", "seabios",
+         'set qb_options="finish=qemu workloads=selftest"\nset timeout=0\nset default=quick\n',
+         "multiboot2", "finish=qemu workloads=selftest profile=quick",
+         extra_check=smbios_checks.check_smbios("bios-scan", "2.8"), results="not-looked"),
     selftest("uefi-hub", disk="usb-hub"),
     selftest("uefi-sata", disk="sata", results="not-usb"),
     selftest("uefi-twice"),
@@ -178,6 +186,7 @@ BY_NAME["uefi-poweroff"].traced = True
 BY_NAME["uefi-nec"].hc = "nec-usb-xhci"
 BY_NAME["uefi-nocable"].nocable = True
 BY_NAME["uefi-4kn"].sector = 4096
+BY_NAME["bios-smbios"].qemu_args = smbios_checks.QEMU_ARGS
 
 
 def run_case(case, image, tmp, log, timeout, errors):

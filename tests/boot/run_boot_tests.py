@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import qbrecords  # noqa: E402
 from boot_checks import *  # noqa: E402,F401,F403  (the per-case checks CASES names)
 from numa_checks import HMAT_QEMU, check_numa_claims  # noqa: E402
+from smbios_checks import QEMU_ARGS as SMBIOS_QEMU, check_smbios  # noqa: E402
 
 
 class Case:
@@ -225,6 +226,11 @@ CASES = [
          extra_check=check_iommu("AMD-Vi", "0xfed80000", "IVRS")),
     Case("fault-bsp", 2, args="reps=1 selftest=fault-bsp", extra_check=check_fault(0), expect_done="fail"),
     Case("fault-ap", 4, args="reps=1 selftest=fault-ap", extra_check=check_fault(3), expect_done="fail"),
+    # SMBIOS (issue 37): the product and the DIMM QEMU is told of, from OVMF's 2.x entry point and its 3.0 one.
+    Case("smbios-ovmf", 2, args="workloads=selftest", qemu_args=SMBIOS_QEMU,
+         extra_check=check_smbios("uefi-smbios", "2.8")),
+    Case("smbios3-ovmf", 2, args="workloads=selftest", qemu_args=SMBIOS_QEMU, machine_opts="smbios-entry-point-type=64",
+         extra_check=check_smbios("uefi-smbios3", "3.0.0")),
 ]
 
 

@@ -9,7 +9,9 @@ with zlib and struct only), and quits QEMU. A second boot does the same on a
 1920x1080 screen (build/screenshot-1920x1080.png), where glyphs are doubled.
 The ram-left-out case boots the USB image (make image) through SeaBIOS on a
 3 TiB machine without 1 GiB pages: the header and the status line must say
-how much RAM was NOT MAPPED, which the others must not.
+how much RAM was NOT MAPPED, which the others must not. The smbios case tells
+QEMU of a product and a DIMM (-smbios type=1 and type=17): the header's third
+line must name them and the memory configuration.
 
 The check reads the picture back cell by cell: every character cell must be
 exactly one glyph of the font built into the kernel (build/gen/fbcon_font.c,
@@ -31,6 +33,8 @@ import threading
 import time
 import zlib
 
+import smbios_checks
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -46,8 +50,9 @@ def _load_mkfont():
 MKFONT = _load_mkfont()
 
 # kernel/console/fbcon.h: grid bounds, the width from which glyphs are doubled, the header's rows where its
-# lines fit (a narrow screen wraps them onto more: the rows are read off the screen by their background).
-MAX_COLS, MAX_ROWS, SCALE2_WIDTH, HEADER_ROWS = 256, 128, 1920, 2
+# lines fit (a narrow screen wraps them onto more, up to FBCON_HEADER_MAX_ROWS: the rows are read off the screen
+# by their background). Its third line is the machine from SMBIOS (issue 37).
+MAX_COLS, MAX_ROWS, SCALE2_WIDTH, HEADER_ROWS, HEADER_MAX_ROWS = 256, 128, 1920, 3, 6
 BANNER_COLOURS = {"pass": b"\x1e\x7b\x34", "fail": b"\xb0\x1c\x1c"}  # kernel/console/fbcon.c BANNER_*_RGB
 BANNER_TEXT = "="  # how a banner row is printed in the decoded screen
 ARGS = "finish=halt profile=quick workloads=selftest"
@@ -250,8 +255,11 @@ def run_checks(scr, rgb, want_size, left_out=False):
     check("every cell is one glyph in two colours", unknown == 0, "%d cells match no glyph" % unknown)
     check("header names QuietBench at row 0, column 1", scr.text[0][1:11] == "QuietBench", repr(scr.text[0][:40]))
     head = [scr.text[r].rstrip() for r in range(scr.header_rows)]
-    check("header rows: two, more only on a narrow screen", scr.header_rows == HEADER_ROWS or
-          (scr.cols < 160 and HEADER_ROWS < scr.header_rows <= 4), "%d rows at %d columns" % (scr.header_rows, scr.cols))
+    check("header rows: three, more only on a narrow screen", scr.header_rows == HEADER_ROWS or
+          (scr.cols < 160 and HEADER_ROWS < scr.header_rows <= HEADER_MAX_ROWS),
+          "%d rows at %d columns" % (scr.header_rows, scr.cols))
+    check("header names the machine and its memory (SMBIOS)",
+          any(re.search(r"memory: \d+ of \d+ slots?: \d+ x ", line) for line in head), repr(head))
     check("header shows the CPUs", any("CPUs online" in line for line in head), repr(head))
     check("header says the machine is virtual, first",
           any(line[1:].startswith("virtual machine (QEMU TCG)  |  ") for line in head), repr(head))
@@ -296,7 +304,12 @@ CASES = [
      "screenshot-1024x768.png"),
     ("800x600", ["-vga", "none", "-device", "VGA,edid=on,xres=800,yres=600"], (800, 600),
      "screenshot-800x600.png"),
+    # Issue 37: QEMU told of a product and a DIMM (tests/boot/smbios_checks.py): the header's third line names them.
+    ("smbios", list(smbios_checks.QEMU_ARGS), (1280, 800), "screenshot-smbios.png"),
 ]
+# What the header must show in a case, beyond every case's checks.
+HEADER_SHOWS = {"smbios": "%s %s  |  BIOS 0.0.0 (02/06/2015)  |  memory: %s" % (
+    smbios_checks.MANUFACTURER, smbios_checks.PRODUCT, smbios_checks.CONFIG)}
 
 
 def left_out_machine(a):
@@ -332,6 +345,10 @@ def run_case(a, name, qemu_args, want_size, png):
         if line.strip():
             print("  %3d |%s" % (r, line.rstrip().replace(UNKNOWN, "#")))
     results = run_checks(scr, rgb, None if a.ppm else want_size, left_out)
+    if name in HEADER_SHOWS:
+        head = [scr.text[r].rstrip() for r in range(scr.header_rows)]
+        results.append(("header shows %r" % HEADER_SHOWS[name], any(line[1:] == HEADER_SHOWS[name] for line in head),
+                        repr(head)))
     for check_name, ok, detail in results:
         print("%s %s: %s%s" % ("ok  " if ok else "FAIL", name, check_name, ("  (" + detail + ")") if detail else ""))
     passed = sum(1 for _, ok, _ in results if ok)

@@ -12,6 +12,7 @@ Sources (all captured from QEMU 7.2 q35; tests/fuzz/README.md says how):
   efi_mmap          data/ovmf-q35-1g-smp4.sfo, OVMF's map from the shell's "memmap -sfo"
   record            records of tests/tools/data/*.log, as fuzz_record.c programs
   record_line       the same records as lines
+  smbios            tests/fixtures/smbios/*.bin: QEMU's tables (dump=smbios) and real machines' dumps
 A few seeds are derived from those (named *-derived*): QEMU's x86 tables have
 no SPCR, so one is added in the layout tests/unit/acpi_fixture.c builds, and
 the multiboot2 and memory-map shapes GRUB and OVMF also produce (framebuffer,
@@ -333,6 +334,15 @@ def record_seeds():
             seed("record", "%s-%d.prog" % (kind, i), record_program(line))
 
 
+# ---- SMBIOS -----------------------------------------------------------------
+
+def smbios_seeds():
+    """The dumps of tests/fixtures/smbios as they are: QEMU's own (OVMF's 2.8 and 3.0 entry points, SeaBIOS's)
+    and real machines' (tests/fixtures/smbios/README.md), the table at offset 32 as fuzz_smbios.c reads it."""
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "smbios", "*.bin"))):
+        seed("smbios", os.path.basename(path), open(path, "rb").read())
+
+
 def main():
     check = "--check" in sys.argv[1:]
     acpi_seeds()
@@ -340,6 +350,7 @@ def main():
     mb2_seeds()
     efi_seeds()
     record_seeds()
+    smbios_seeds()
     stale = 0
     for (harness, name), data in sorted(seeds.items()):
         path = os.path.join(CORPUS, harness, name)

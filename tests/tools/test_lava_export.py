@@ -77,8 +77,9 @@ def test_report_of_four_exports_has_two_machines(tmp_path):
     text = page.read_text()
     assert "M1: QEMU TCG CPU version 2.5+, 2 CPUs, 2 runs" in text
     assert "M2: QEMU TCG CPU version 2.5+, 4 CPUs, 2 runs" in text
-    # virtual machine, caches, firmware, profile, noise, core clock, noise workload, build
-    assert text.count("- (not in a LAVA result export)") == 4 * 8
+    # virtual machine, caches, product, BIOS, memory modules, firmware, profile, noise, core clock, noise workload,
+    # build; and the products table's one group (product, BIOS, memory modules)
+    assert text.count("- (not in a LAVA result export)") == 4 * 11 + 3
     assert "LAVA job 6 (result export: 29 QuietBench test cases)" in text
     assert "No plots: a LAVA result export holds medians only" in text
     assert "case=11" in text and "skipped" in text

@@ -453,6 +453,30 @@ def check_flush_check(recs, args, t):
             t.check(VERDICT.match(str(r.get("verdict"))), "flush %s: verdict %r" % (r.get("variant"), r.get("verdict")))
 
 
+DMI_TABLES, DMI_ID = "/sys/firmware/dmi/tables/DMI", "/sys/class/dmi/id/product_name"
+
+
+def check_smbios(recs, args, t):
+    """One machine record (issue 37); here, its source is what this machine's sysfs allows: the tables where they
+    can be read, else /sys/class/dmi/id's product_name as the product, else none, saying so."""
+    m = qbrecords.of_kind(recs, "machine")
+    if not t.check(len(m) == 1, "expected one machine record, got %d" % len(m)) or not args.here:
+        return
+    m = m[0]
+    if os.access(DMI_TABLES, os.R_OK):
+        t.check(m.get("source") == "sysfs-tables", "machine: source %s, but %s can be read" % (m.get("source"), DMI_TABLES))
+    elif os.access(DMI_ID, os.R_OK):
+        with open(DMI_ID) as f:
+            product = f.read().strip() or None
+        t.check(m.get("source") == "sysfs-id" and (m.get("system") or {}).get("product") == product,
+                "machine: source %s, product %r; %s says %r" % (m.get("source"), (m.get("system") or {}).get("product"),
+                                                               DMI_ID, product))
+    else:
+        t.check(m.get("source") == "none" and "no /sys/class/dmi/id" in (m.get("source_note") or ""),
+                "machine: neither %s nor %s here, but the record says %s: %s" % (DMI_TABLES, DMI_ID, m.get("source"),
+                                                                               m.get("source_note")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log")
@@ -478,6 +502,7 @@ def main():
     check_perf(recs, args, t)
     check_clock(qbrecords.of_kind(recs, "result"), t)
     check_noise(recs, text, t)
+    check_smbios(recs, args, t)
     if t.failed:
         with open(args.log, encoding="latin-1") as f:
             sys.stdout.write("---- %s\n%s---- end of %s\n" % (args.log, f.read(), args.log))

@@ -281,6 +281,38 @@ TEST(header_wraps_at_its_fields)
 	fake_free();
 }
 
+/* The third header line (issue 37): the system, its BIOS and its memory from SMBIOS, below the two
+ * others; on an 800x600 screen its fields wrap too, and the body starts below all of them. */
+TEST(header_machine_line)
+{
+	static const char h1[] = "QuietBench e1da305  |  QEMU TCG CPU version 2.5+";
+	static const char h2[] = "virtual machine (QEMU TCG)  |  2 of 2 CPUs online  |  1017 MiB RAM";
+	static const char h3[] = "Acme Labs Roadrunner 9000  |  BIOS 0.0.0 (02/06/2015)  |  "
+				 "memory: 1 of 1 slot: 1 x 1 GiB RAM-4800 DIMM, ECC";
+	struct boot_fb *fb = fake_new(1280, 800, 1280, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb, paging_map_mmio));
+	fbcon_set_header(h1, h2);
+	write_str("body line\n");
+	row_text(2, BODY_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, "body line");           /* two lines until the third is set */
+	fbcon_set_header_machine(h3);
+	row_text(2, HEAD_FG, HEAD_BG, text_buf);
+	CHECK_STR(text_buf, " Acme Labs Roadrunner 9000  |  BIOS 0.0.0 (02/06/2015)  |  memory: 1 of 1 slot: 1 x 1 GiB "
+			    "RAM-4800 DIMM, ECC");
+	write_str("after\n");
+	row_text(3, BODY_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, "after");
+	fb = fake_new(800, 600, 800, BOOT_FB_BGRX);
+	CHECK(fbcon_init(fb, paging_map_mmio));
+	fbcon_set_header(h1, h2);
+	fbcon_set_header_machine(h3);
+	row_text(2, HEAD_FG, HEAD_BG, text_buf);
+	CHECK_STR(text_buf, " Acme Labs Roadrunner 9000  |  BIOS 0.0.0 (02/06/2015)");
+	row_text(3, HEAD_FG, HEAD_BG, text_buf);
+	CHECK_STR(text_buf, " memory: 1 of 1 slot: 1 x 1 GiB RAM-4800 DIMM, ECC");
+	fake_free();
+}
+
 TEST(scroll_redraws_only_changed_cells)
 {
 	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_BGRX);
@@ -316,6 +348,7 @@ int main(void)
 	RUN(wrap_return_and_tab);
 	RUN(scrolls_keeping_header_and_status);
 	RUN(header_wraps_at_its_fields);
+	RUN(header_machine_line);
 	RUN(scroll_redraws_only_changed_cells);
 	fake_free();
 	return check_summary("fbcon");

@@ -1,4 +1,4 @@
-/* test_options_keys.c - host tests for kernel/run/options.c: the names records use, the help text, "did you mean", and the keys with forms of their own (console=, selftest= debug modes, machine state, samples=, flush_noop=, flush_partial=). */
+/* test_options_keys.c - host tests for kernel/run/options.c: the names records use, the help text, "did you mean", and the keys with forms of their own (console=, selftest= debug modes, machine state, samples=, flush_noop=, flush_partial=, serials=). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -18,7 +18,8 @@ TEST(names_for_records)
 	CHECK_STR(options_flush_name(OPT_FLUSH_NONE), "none");
 	CHECK_STR(options_dump_name(0), "acpi");
 	CHECK_STR(options_dump_name(1), "usb");
-	CHECK(options_dump_name(2) == NULL);
+	CHECK_STR(options_dump_name(2), "smbios");
+	CHECK(options_dump_name(3) == NULL);
 }
 
 TEST(help_text)
@@ -28,7 +29,7 @@ TEST(help_text)
 		"workloads=", "profile=quick|full", "reps=1..256", "cpus=1..1024",
 		"console=com1..com4|io:0xPORT|mmio:0xADDR|mmio32:0xADDR[,BAUD]|none", "paging=4|5",
 		"finish=halt|reboot|poweroff|qemu", "flush=wbinvd|none",
-		"dump=acpi|usb|none", "smp_timeout_ms=1..60000", "selftest_iters=1..1000000000",
+		"dump=acpi|usb|smbios|none", "serials=off|on", "smp_timeout_ms=1..60000", "selftest_iters=1..1000000000",
 		"membw latency stream pchase", "(default 1000)", "(default full)", "(default set by profile)",
 	};
 	int n = options_help(buf, sizeof(buf), names, NELEM(names));
@@ -219,8 +220,28 @@ TEST(flush_partial_key)
 	CHECK_STR(errs[0].key, "flush_partial");
 }
 
+/* serials (issue 37): off (hashed) unless asked; on/off or the bare word; the 30th key has its own
+ * bit in the mask of keys seen; dump= takes smbios. */
+TEST(serials_key)
+{
+	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.serials, OPT_OFF);
+	CHECK_EQ_U(parse("serials=on"), 0);
+	CHECK_EQ_U(opts.serials, OPT_ON);
+	CHECK_EQ_U(parse("serials"), 0);
+	CHECK_EQ_U(opts.serials, OPT_ON);
+	CHECK_EQ_U(parse("serials=full"), 1);
+	CHECK_STR(errs[0].key, "serials");
+	CHECK_EQ_U(opts.serials, OPT_OFF);
+	CHECK_EQ_U(parse("serials=on serials=off"), 0);       /* given twice: the later wins, as every key's */
+	CHECK_EQ_U(opts.serials, OPT_OFF);
+	CHECK_EQ_U(parse("dump=smbios,acpi"), 0);
+	CHECK_EQ_U(opts.dump, OPT_DUMP_SMBIOS | OPT_DUMP_ACPI);
+}
+
 int main(void)
 {
+	RUN(serials_key);
 	RUN(samples_key);
 	RUN(flush_noop_key);
 	RUN(flush_partial_key);

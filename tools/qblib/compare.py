@@ -22,6 +22,7 @@ from . import clock
 from . import figure as qbfigure
 from . import machine
 from . import match
+from . import memory
 from . import noise as qbnoise
 from . import signif
 from .sides import SideFigure
@@ -135,6 +136,9 @@ class Pair:
         if shorts:  # the budget cut it short: fewer repetitions than a statistic needs
             self.notes.append("short in " + "+".join(shorts))
         note = clock.pair_note(clock.of_results(self.a), clock.of_results(self.b))
+        if note:
+            self.notes.append(note)
+        note = memory.pair_note(sa.runs, sb.runs)  # configured speed, DIMMs per node, ECC (memory.py)
         if note:
             self.notes.append(note)
         note = qbnoise.pair_note(self.fa, self.fb) if self.over else None
@@ -263,7 +267,7 @@ def header_lines(sa, sb):
     boosts = [(n, clock.boost(s.runs[0])) for n, s in (("A", sa), ("B", sb))]
     if any(b for _, b in boosts):
         line += "; boost %s" % ", ".join("%s %s" % (n, b or "not recorded") for n, b in boosts)
-    return out + [line]
+    return out + [line, memory.header_line(sa.runs, sb.runs)]
 
 
 def test_line(sa, sb):

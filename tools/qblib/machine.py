@@ -98,3 +98,43 @@ def firmware(run):
     if platform(run) == "linux twin":
         return "not visible to the Linux twin"
     return "not in the boot record"
+
+
+def _smbios(run):
+    return run.first("machine") or {}
+
+
+def product(run):
+    """"Dell Inc. PowerEdge R630" from the machine record's system (SMBIOS type 1), or why it is not known."""
+    m = _smbios(run)
+    if not m:
+        return "not recorded (records before the machine record)"
+    y = m.get("system") or {}
+    name = " ".join(str(x) for x in (y.get("manufacturer"), y.get("product")) if x)
+    if y.get("product"):
+        return name
+    return "unknown (%s)" % (m.get("source_note") or "the table names no product")
+
+
+def bios(run):
+    """"BIOS 2.3.4 (11/08/2016), Dell Inc." from SMBIOS type 0, or why it is not known."""
+    m = _smbios(run)
+    if not m:
+        return "not recorded (records before the machine record)"
+    b = m.get("bios") or {}
+    if not b.get("version"):
+        return "unknown (%s)" % (m.get("source_note") or "the table gives no BIOS version")
+    out = "BIOS %s" % b["version"]
+    if b.get("date"):
+        out += " (%s)" % b["date"]
+    return out + (", %s" % b["vendor"] if b.get("vendor") else "")
+
+
+def system_line(run):
+    """"system: Dell Inc. PowerEdge R630, BIOS 2.3.4 (11/08/2016), Dell Inc.; memory: 2 of 24 slots: ..." for a
+    table's heading, or None for a run without the machine record (older logs, a LAVA export)."""
+    m = _smbios(run)
+    if not m:
+        return None
+    from . import memory
+    return "system: %s, %s; memory: %s" % (product(run), bios(run), memory.config_text(run))

@@ -37,7 +37,7 @@ from . import figure as qbfigure
 from . import match
 from . import report_numa
 from . import signif
-from .report_machines import machine_key, machines_table
+from .report_machines import machine_key, machines_table, products_table
 from .sides import SideFigure
 from .text import UNSTABLE_CV_PCT, sig
 
@@ -283,6 +283,8 @@ def render(runs, names, with_plots=True):
 
     h.append('<h2 id="machines">Machines</h2>')
     h.append(machines_table(runs, labels))
+    h.append('<h3 id="products">By product</h3>')
+    h.append(products_table(runs, labels))
 
     # Every test on the page first, to correct them together; then the tables.
     result_rows = [(w, match.align(runs, w)) for w in workloads]

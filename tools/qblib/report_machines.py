@@ -3,13 +3,16 @@
 Runs on one machine share CPU model, CPUs found, memory and firmware (machine_key). The table names a
 hypervisor where one ran the machine, with the line saying what is virtual there, and says of what a
 record does not hold why it is missing (a LAVA result export; the Linux twin's firmware), never "None".
-Each run's core clock (clock.py) and its noise workload's line (noise.py) have a row each.
+Each run's core clock (clock.py) and its noise workload's line (noise.py) have a row each; its product, BIOS
+and memory modules (SMBIOS: the machine record, machine.py and memory.py) too, and products_table() groups
+the fleet by product.
 """
 import html
 
 from . import clock
 from . import compare
 from . import machine
+from . import memory
 from . import noise as qbnoise
 
 
@@ -18,10 +21,12 @@ def esc(v):
 
 
 def machine_key(run):
-    """Runs on one machine share CPU model, CPUs found, memory and firmware."""
+    """Runs on one machine share CPU model, CPUs found, memory and firmware, and (SMBIOS) product, BIOS and
+    memory configuration."""
     b = run.boot
     return (b.get("cpu_model"), b.get("cpus_found"), (b.get("memory_bytes") or 0) >> 30,
-            b.get("firmware_vendor"), b.get("firmware_revision"), b.get("platform", "bare-metal"))
+            b.get("firmware_vendor"), b.get("firmware_revision"), b.get("platform", "bare-metal"),
+            machine.product(run), machine.bios(run), memory.config_text(run))
 
 
 def caches(run):
@@ -86,6 +91,9 @@ MACHINE_ROWS = [
     ("NUMA nodes", lambda r: r.boot.get("numa_nodes")),
     ("caches", caches),
     ("memory", lambda r: "%.1f GiB" % ((r.boot.get("memory_bytes") or 0) / 2**30)),
+    ("product", machine.product),
+    ("BIOS", machine.bios),
+    ("memory modules", memory.config_text),
     ("firmware", machine.firmware),
     ("platform, loader", lambda r: "%s, %s" % (machine.platform(r), r.boot.get("loader"))),
     ("TSC", tsc),
@@ -121,5 +129,28 @@ def machines_table(runs, labels):
             cls = ' class="virtual"' if title == "virtual machine" and machine.virtual_note(r) else ""
             cells.append("<td%s>%s</td>" % (cls, esc(text)))
         h.append("<tr><th>%s</th>%s</tr>" % (esc(title), "".join(cells)))
+    h.append("</table>")
+    return "\n".join(h)
+
+
+def products_table(runs, labels):
+    """The fleet by product (SMBIOS type 1): each product's machines (M numbers of the machines table), its
+    runs, and the BIOS versions and memory configurations they had, so that a product whose machines differ
+    shows it."""
+    groups = {}
+    for run, label in zip(runs, labels):
+        g = groups.setdefault(machine_cell(run, "product", machine.product),
+                              {"machines": [], "runs": 0, "bios": [], "memory": []})
+        g["runs"] += 1
+        m = label.split(":", 1)[0]
+        for key, value in (("machines", m), ("bios", machine_cell(run, "BIOS", machine.bios)),
+                           ("memory", machine_cell(run, "memory modules", memory.config_text))):
+            if value not in g[key]:
+                g[key].append(value)
+    h = ["<table><tr><th>product</th><th>machines</th><th>runs</th><th>BIOS</th><th>memory modules</th></tr>"]
+    for product, g in sorted(groups.items()):
+        h.append("<tr><th>%s</th><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>"
+                 % (esc(product), esc(", ".join(g["machines"])), g["runs"], "<br>".join(esc(x) for x in g["bios"]),
+                    "<br>".join(esc(x) for x in g["memory"])))
     h.append("</table>")
     return "\n".join(h)

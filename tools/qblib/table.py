@@ -211,6 +211,8 @@ def second_unit(second):
 def header(run):
     """The lines every table starts with: the machine, a hypervisor's note, the run."""
     out = [run.machine_line()]
+    if machine.system_line(run):  # SMBIOS: the product, its BIOS and its memory
+        out.append(machine.system_line(run))
     note = machine.virtual_note(run)
     if note:
         out.append(note)

@@ -10,6 +10,7 @@
 #include "flushcheck.h"
 #include "fmt.h"
 #include "hostcpu.h"
+#include "hostdmi.h"
 #include "hostfault.h"
 #include "hostmachine.h"
 #include "hostnuma.h"
@@ -253,6 +254,7 @@ int main(int argc, char **argv)
 	hostmachine_report_memory();
 	hostmachine_report_cpus();
 	hostmachine_report_caches();
+	hostdmi_report(opts.serials == OPT_ON);              /* SMBIOS: the tables as root, else /sys/class/dmi/id */
 	instr_init((enum instr_setting)opts.turbo, INSTR_KEEP, false); /* perf: the kernel's counter plans, SMIs, APERF/MPERF */
 	hostsys_want((enum instr_setting)opts.turbo, opts.numa_balancing == OPT_SET_OFF); /* boost, NUMA balancing */
 	run_online_set(&online, opts.cpus);

@@ -1,0 +1,2 @@
+UNIT_TESTS += report_smbios
+report_smbios_SRCS := tests/unit/test_report_smbios.c tests/unit/smbios_console.c tests/unit/smbios_fixture.c kernel/run/report_smbios.c kernel/run/report_smbios_dev.c kernel/acpi/smbios.c kernel/acpi/smbios_mem.c kernel/acpi/smbios_names.c kernel/acpi/smbios_summary.c kernel/lib/smbios_ep.c kernel/lib/sha256.c kernel/console/record.c kernel/lib/fmt.c kernel/lib/fmt_dec.c kernel/lib/crc32.c
