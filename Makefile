@@ -118,10 +118,10 @@ EFI_LIB := /usr/lib
 override ECFLAGS := -std=gnu11 -O2 -fpic -ffreestanding -fshort-wchar -mno-red-zone \
 	-fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI -Wall -Wextra -Werror \
 	-Iboot $(KINC) -I$(EFI_INC) -I$(EFI_INC)/x86_64 -MMD -MP
-BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_pci.c boot/efi_results.c boot/efi_resfile.c boot/fat.c \
+BOOT_SRCS := boot/efi_main.c boot/efi_mmap.c boot/efi_pci.c boot/efi_results.c boot/efi_resfile.c boot/efi_series.c boot/fat.c \
 	boot/mmap.c boot/handoff_pt.c boot/efi_smbios.c
 # Pure kernel units the loader shares, built again with the loader's flags.
-BOOT_KERNEL_SRCS := kernel/lib/resfile.c kernel/mm/pgtable.c kernel/lib/smbios_ep.c
+BOOT_KERNEL_SRCS := kernel/lib/resfile.c kernel/lib/resseries.c kernel/mm/pgtable.c kernel/lib/smbios_ep.c
 BOOT_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(BOOT_SRCS)) $(patsubst kernel/%.c,$(BUILD)/boot/kernel/%.o,$(BOOT_KERNEL_SRCS)) \
 	$(BUILD)/boot/efi_handoff.o $(BUILD)/boot/kernel_blob.o
 
@@ -285,6 +285,7 @@ TEST_TARGETS += screenshot
 #   make image-unsigned  build/quietbench-unsigned.img: the same stick, unsigned, the same bytes from any clone
 #   make usb DEV=/dev/sdX   write it to a USB stick (tools/qb-flash; YES=1 skips the question)
 #   make imagetest       boot the image in QEMU under OVMF (USB stick) and SeaBIOS (disk)
+#   make seriestest      series=N: boots in a row from the stick, a power cut in one, legacy BIOS's refusal
 #   make sbtest          Secure Boot: the build's key as a MOK, and not enrolled (test-slow: the rest)
 #   make reprotest       two builds in two folders make one image-unsigned, byte for byte
 #   make flashtest       host tests of tools/qb-flash
@@ -402,6 +403,13 @@ usb: $(BUILD)/quietbench.img
 
 imagetest: $(TEST_IMG)
 	python3 tests/boot/image_tests.py --image $<
+
+# A series of boots from the stick (series=N): three boots unattended through tools/qemu-run, a power cut
+# in boot 2 and the series continued, and the refusal on legacy BIOS (tests/boot/series_tests.py).
+.PHONY: seriestest
+seriestest: $(TEST_IMG)
+	python3 tests/boot/series_tests.py --image $< --logdir $(BUILD)/seriestest
+TEST_TARGETS += seriestest
 
 # The end screen with a USB keyboard: keys through QEMU's monitor, the screen read back.
 .PHONY: pagertest
@@ -584,7 +592,7 @@ TEST_TARGETS += fuzz-ci
 # them one after another. Each target also runs alone: make boottest, ...
 TEST_JOBS ?= 2
 # The order the targets start in: longest first (docs/measured.md has their times).
-TEST_ORDER := boottest imagetest plantest test-matrix fuzz-ci toolstest qemuruntest pagertest netboottest \
+TEST_ORDER := boottest imagetest plantest test-matrix fuzz-ci seriestest toolstest qemuruntest pagertest netboottest \
 	screenshot sbtest parktest bochstest usbhctest reprotest x2apictest lava-check hosttest unit docscheck \
 	flashtest asmtest layercheck
 # What they need, built before any of them starts (so that no two build the same file at once).

@@ -306,7 +306,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	find_rsdp(bi);
 	loader_bytes += efi_smbios_copy(st, bi); /* SMBIOS 3 entry point first, then 2; the table copied (issue 37) */
 	find_framebuffer(bi);
-	efi_results_find(st, image, &bi->results); /* where the log can be written (issue 17) */
+	efi_results_find(st, image, bi);   /* where the log can be written (issue 17); a series' boot (issue 37) */
 	/* The AP trampoline page; without it the kernel runs on the BSP alone. */
 	bi->trampoline_phys = alloc_pages(AllocateMaxAddress, LOW_MEM_LIMIT, 1);
 	if (bi->trampoline_phys)

@@ -17,27 +17,6 @@
 /* ---- Constants ------------------------------------------------------------ */
 #define N_FILES 2
 
-/* ---- Types ---------------------------------------------------------------- */
-struct one_file {
-	CHAR16 *path;                    /* for the file system */
-	const char *fat_path;            /* for boot/fat.c */
-	const char *name;                /* what its header must say */
-	EFI_FILE_HANDLE f;
-	char hdr[RESFILE_HDR_BYTES];     /* its first and last sectors, read through the file system */
-	char end[RESFILE_HDR_BYTES];
-	struct resfile_hdr h;
-	struct resfile_end e;
-	uint64_t size;                   /* EFI_FILE_INFO.FileSize */
-};
-
-/* The partition's blocks, for boot/fat.c: one block read at a time into an aligned buffer. */
-struct disk {
-	EFI_BLOCK_IO *bio;
-	uint32_t disk_bs;                /* the whole disk's block size: the kernel writes in these */
-	uint8_t *block;                  /* two blocks, IoAlign-aligned: disk_read's, then one to compare in */
-	EFI_LBA cached;                  /* the block in `block`, or ~0 */
-};
-
 /* ---- Private Functions ---------------------------------------------------- */
 static void say(struct efi_resfile *out, const char *file, const char *prefix, const char *what)
 {
@@ -57,9 +36,10 @@ static bool same_text(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* boot/fat.c's reader: the partition's bytes, one block read at a time into the aligned buffer. */
 static bool disk_read(void *ctx, uint64_t at, uint32_t len, void *buf)
 {
-	struct disk *d = ctx;
+	struct efi_resfile_vol *d = ctx;
 	uint32_t bs = d->bio->Media->BlockSize;
 	uint8_t *out = buf;
 	while (len) {
@@ -80,32 +60,8 @@ static bool disk_read(void *ctx, uint64_t at, uint32_t len, void *buf)
 	return true;
 }
 
-/* Open the file for writing (nothing is written yet), read its size, first and last sectors. */
-static const char *read_file(EFI_FILE_HANDLE root, struct one_file *o)
-{
-	EFI_FILE_HANDLE f = NULL;
-	if (EFI_ERROR(root->Open(root, &f, o->path, EFI_FILE_MODE_READ, 0)) || !f)
-		return "not on the boot volume";
-	f->Close(f);
-	if (EFI_ERROR(root->Open(root, &o->f, o->path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0)) || !o->f)
-		return "cannot be opened for writing (is the stick write-protected?)";
-	EFI_FILE_INFO *info = LibFileInfo(o->f);
-	if (!info)
-		return "its size cannot be read";
-	o->size = info->FileSize;
-	FreePool(info);
-	if (o->size < 2 * RESFILE_HDR_BYTES)
-		return "is too short to be a results file (truncated: rebuild the stick)";
-	UINTN n = RESFILE_HDR_BYTES, m = RESFILE_HDR_BYTES;
-	if (EFI_ERROR(o->f->SetPosition(o->f, 0)) || EFI_ERROR(o->f->Read(o->f, &n, o->hdr)) || n != RESFILE_HDR_BYTES ||
-	    EFI_ERROR(o->f->SetPosition(o->f, o->size - RESFILE_HDR_BYTES)) || EFI_ERROR(o->f->Read(o->f, &m, o->end)) ||
-	    m != RESFILE_HDR_BYTES)
-		return "could not be read";
-	return 0;
-}
-
 /* The file on its own: header and end sector are its own, its size is the header's length. */
-static const char *check_own(struct one_file *o)
+static const char *check_own(struct efi_resfile_file *o)
 {
 	const char *why = 0;
 	if (!resfile_parse(o->hdr, RESFILE_HDR_BYTES, &o->h, &why))
@@ -125,12 +81,103 @@ static const char *check_own(struct one_file *o)
 	return 0;
 }
 
-/* The file's extent against the disk's blocks, the partition, and the FAT. */
-static const char *check_extent(struct fat_vol *v, struct disk *d, uint64_t part_start, struct one_file *o,
-				const char **prefix)
+static const char *vol_open(struct efi_resfile_vol *v, EFI_BLOCK_IO *bio, uint32_t disk_bs, uint64_t part_start,
+			    const char **prefix)
 {
-	uint32_t bs = d->bio->Media->BlockSize, disk_bs = d->disk_bs;
-	uint64_t part_bytes = (d->bio->Media->LastBlock + 1) * bs;
+	const char *why = 0;
+	SetMem(v, sizeof(*v), 0);
+	v->bio = bio;
+	v->disk_bs = disk_bs;
+	v->part_start = part_start;
+	v->cached = ~(EFI_LBA)0;
+	/* Two blocks: one for disk_read, one to compare in. */
+	uint32_t bs = bio->Media->BlockSize, align = bio->Media->IoAlign > 1 ? bio->Media->IoAlign : 1;
+	if (bs < RESFILE_HDR_BYTES || (bs & (bs - 1)) || disk_bs < RESFILE_HDR_BYTES || (disk_bs & (disk_bs - 1)))
+		return "the disk's block size is not a power of two of 512 bytes or more";
+	v->pool = AllocatePool(2 * bs + align);
+	if (!v->pool)
+		return "no memory to read the disk";
+	v->block = (uint8_t *)(((uintptr_t)v->pool + align - 1) & ~(uintptr_t)(align - 1));
+	if (!fat_open(&v->fat, disk_read, v, (bio->Media->LastBlock + 1) * bs, &why)) {
+		*prefix = "the boot volume's FAT: ";
+		return why;
+	}
+	return 0;
+}
+
+static const char *check_all(EFI_FILE_HANDLE root, EFI_BLOCK_IO *bio, uint32_t disk_bs, uint64_t part_start,
+			     const char *mark, struct efi_resfile_file *files, struct efi_resfile_vol *vol,
+			     const char **file, const char **prefix)
+{
+	const char *why = 0;
+	for (int i = 0; i < N_FILES; i++) {
+		*file = files[i].name;
+		if ((why = efi_resfile_read(root, &files[i], true)))
+			return why;
+	}
+	*file = "";
+	if (CompareMem(files[0].h.id, files[1].h.id, RESFILE_ID_LEN))
+		return "results.log and results.prev come from different images";
+	if (files[0].h.offset < files[1].h.offset + files[1].h.length &&
+	    files[1].h.offset < files[0].h.offset + files[0].h.length)
+		return "results.log and results.prev name the same place on the disk (one was copied over the other: "
+		       "rebuild the stick)";
+	if ((why = vol_open(vol, bio, disk_bs, part_start, prefix)))
+		return why;
+	for (int i = 0; i < N_FILES; i++) {
+		*file = files[i].name;
+		if ((why = efi_resfile_prove(vol, &files[i], prefix)))
+			return why;
+	}
+	/* Every check passed: the first writes, where the kernel will write. */
+	for (int i = 0; i < N_FILES && mark; i++) {
+		*file = files[i].name;
+		if ((why = efi_resfile_mark(vol, &files[i], mark)))
+			return why;
+	}
+	return 0;
+}
+
+/* ---- Public Functions ----------------------------------------------------- */
+const char *efi_resfile_read(EFI_FILE_HANDLE root, struct efi_resfile_file *o, bool write)
+{
+	EFI_FILE_HANDLE f = NULL;
+	o->f = NULL;
+	if (EFI_ERROR(root->Open(root, &f, o->path, EFI_FILE_MODE_READ, 0)) || !f)
+		return "not on the boot volume";
+	if (write) {
+		f->Close(f);
+		f = NULL;
+		if (EFI_ERROR(root->Open(root, &f, o->path, EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0)) || !f)
+			return "cannot be opened for writing (is the stick write-protected?)";
+	}
+	o->f = f;
+	const char *why = 0;
+	EFI_FILE_INFO *info = LibFileInfo(o->f);
+	UINTN n = RESFILE_HDR_BYTES, m = RESFILE_HDR_BYTES;
+	if (!info) {
+		why = "its size cannot be read";
+	} else {
+		o->size = info->FileSize;
+		FreePool(info);
+		if (o->size < 2 * RESFILE_HDR_BYTES)
+			why = "is too short to be a results file (truncated: rebuild the stick)";
+		else if (EFI_ERROR(o->f->SetPosition(o->f, 0)) || EFI_ERROR(o->f->Read(o->f, &n, o->hdr)) ||
+			 n != RESFILE_HDR_BYTES || EFI_ERROR(o->f->SetPosition(o->f, o->size - RESFILE_HDR_BYTES)) ||
+			 EFI_ERROR(o->f->Read(o->f, &m, o->end)) || m != RESFILE_HDR_BYTES)
+			why = "could not be read";
+		else
+			why = check_own(o);
+	}
+	if (!write)
+		efi_resfile_close(o);
+	return why;
+}
+
+const char *efi_resfile_prove(struct efi_resfile_vol *v, struct efi_resfile_file *o, const char **prefix)
+{
+	uint32_t bs = v->bio->Media->BlockSize, disk_bs = v->disk_bs;
+	uint64_t part_bytes = (v->bio->Media->LastBlock + 1) * bs, part_start = v->part_start;
 	struct fat_file ff;
 	const char *why = 0;
 	if (o->h.offset < part_start || o->h.offset - part_start + o->h.length > part_bytes)
@@ -140,28 +187,29 @@ static const char *check_extent(struct fat_vol *v, struct disk *d, uint64_t part
 				    "tools/mkimage --sector-size 4096"
 				  : "does not start and end on the disk's blocks (the disk's block size is not 512: "
 				    "rebuild the stick for it)";
-	if (!fat_lookup(v, o->fat_path, &ff, &why)) {
+	if (!fat_lookup(&v->fat, o->fat_path, &ff, &why)) {
 		*prefix = "the FAT's directories: ";  /* the firmware found it, our walk did not */
 		return why;
 	}
-	if (!fat_is_extent(v, &ff, o->h.offset - part_start, o->h.length, &why))
+	if (!fat_is_extent(&v->fat, &ff, o->h.offset - part_start, o->h.length, &why))
 		return why;
 	/* The raw disk shows what the file system read, before anything is written. */
-	if (!disk_read(d, o->h.offset - part_start, RESFILE_HDR_BYTES, d->block + bs) ||
-	    CompareMem(d->block + bs, o->hdr, RESFILE_HDR_BYTES) ||
-	    !disk_read(d, o->h.offset - part_start + o->h.length - RESFILE_HDR_BYTES, RESFILE_HDR_BYTES, d->block + bs) ||
-	    CompareMem(d->block + bs, o->end, RESFILE_HDR_BYTES))
+	if (!disk_read(v, o->h.offset - part_start, RESFILE_HDR_BYTES, v->block + bs) ||
+	    CompareMem(v->block + bs, o->hdr, RESFILE_HDR_BYTES) ||
+	    !disk_read(v, o->h.offset - part_start + o->h.length - RESFILE_HDR_BYTES, RESFILE_HDR_BYTES, v->block + bs) ||
+	    CompareMem(v->block + bs, o->end, RESFILE_HDR_BYTES))
 		return "the raw disk does not hold what the file system reads at its extent (rebuild the stick)";
 	return 0;
 }
 
-/* Write the mark into both sectors through the file system, then find them on the raw disk. */
-static const char *mark_file(struct disk *d, uint64_t part_start, struct one_file *o, const char *mark)
+const char *efi_resfile_mark(struct efi_resfile_vol *v, struct efi_resfile_file *o, const char *mark)
 {
-	uint32_t bs = d->bio->Media->BlockSize;
+	uint32_t bs = v->bio->Media->BlockSize;
 	size_t at[2] = { resfile_boot_offset(o->hdr, RESFILE_HDR_BYTES), resfile_boot_offset(o->end, RESFILE_HDR_BYTES) };
 	uint64_t base[2] = { 0, o->size - RESFILE_HDR_BYTES };
 	char *copy[2] = { o->hdr, o->end };
+	if (!o->f)
+		return "could not be marked for this boot (not open for writing)";
 	for (int i = 0; i < 2; i++) {
 		UINTN k = RESFILE_ID_LEN;
 		if (!at[i] || EFI_ERROR(o->f->SetPosition(o->f, base[i] + at[i])) ||
@@ -172,86 +220,47 @@ static const char *mark_file(struct disk *d, uint64_t part_start, struct one_fil
 	if (EFI_ERROR(o->f->Flush(o->f)))
 		return "could not be marked for this boot (is the stick write-protected?)";
 	CopyMem(o->h.boot, (void *)mark, RESFILE_ID_LEN);
-	d->cached = ~(EFI_LBA)0;
-	uint64_t first = o->h.offset - part_start, last = first + o->h.length - RESFILE_HDR_BYTES;
-	if (!disk_read(d, first, RESFILE_HDR_BYTES, d->block + bs) || CompareMem(d->block + bs, o->hdr, RESFILE_HDR_BYTES))
+	v->cached = ~(EFI_LBA)0;
+	uint64_t first = o->h.offset - v->part_start, last = first + o->h.length - RESFILE_HDR_BYTES;
+	if (!disk_read(v, first, RESFILE_HDR_BYTES, v->block + bs) || CompareMem(v->block + bs, o->hdr, RESFILE_HDR_BYTES))
 		return "its header's mark for this boot is not on the raw disk at its extent (rebuild the stick)";
-	if (!disk_read(d, last, RESFILE_HDR_BYTES, d->block + bs) || CompareMem(d->block + bs, o->end, RESFILE_HDR_BYTES))
+	if (!disk_read(v, last, RESFILE_HDR_BYTES, v->block + bs) || CompareMem(v->block + bs, o->end, RESFILE_HDR_BYTES))
 		return "its end sector's mark for this boot is not on the raw disk at its extent (rebuild the stick)";
 	return 0;
 }
 
-/* The FAT, each file's extent in it and on the raw disk, then the marks. */
-static const char *check_disk(struct disk *d, uint64_t part_start, const char *mark, struct one_file *files,
-			      const char **file, const char **prefix)
+void efi_resfile_close(struct efi_resfile_file *o)
 {
-	static struct fat_vol vol;
-	const char *why = 0;
-	uint32_t bs = d->bio->Media->BlockSize;
-	if (!fat_open(&vol, disk_read, d, (d->bio->Media->LastBlock + 1) * bs, &why)) {
-		*prefix = "the boot volume's FAT: ";
-		return why;
-	}
-	for (int i = 0; i < N_FILES; i++) {
-		*file = files[i].name;
-		if ((why = check_extent(&vol, d, part_start, &files[i], prefix)))
-			return why;
-	}
-	/* Every check passed: the first writes, where the kernel will write. */
-	for (int i = 0; i < N_FILES && mark; i++) {
-		*file = files[i].name;
-		if ((why = mark_file(d, part_start, &files[i], mark)))
-			return why;
-	}
-	return 0;
+	if (o->f)
+		o->f->Close(o->f);
+	o->f = NULL;
 }
 
-static const char *check_all(EFI_FILE_HANDLE root, EFI_BLOCK_IO *bio, uint32_t disk_bs, uint64_t part_start,
-			     const char *mark, struct one_file *files, const char **file, const char **prefix)
+void efi_resfile_vol_close(struct efi_resfile_vol *vol)
 {
-	const char *why = 0;
-	for (int i = 0; i < N_FILES; i++) {
-		*file = files[i].name;
-		if ((why = read_file(root, &files[i])) || (why = check_own(&files[i])))
-			return why;
-	}
-	*file = "";
-	if (CompareMem(files[0].h.id, files[1].h.id, RESFILE_ID_LEN))
-		return "results.log and results.prev come from different images";
-	if (files[0].h.offset < files[1].h.offset + files[1].h.length &&
-	    files[1].h.offset < files[0].h.offset + files[0].h.length)
-		return "results.log and results.prev name the same place on the disk (one was copied over the other: "
-		       "rebuild the stick)";
-	/* Two blocks: one for disk_read, one to compare in. */
-	uint32_t bs = bio->Media->BlockSize, align = bio->Media->IoAlign > 1 ? bio->Media->IoAlign : 1;
-	if (bs < RESFILE_HDR_BYTES || (bs & (bs - 1)) || disk_bs < RESFILE_HDR_BYTES || (disk_bs & (disk_bs - 1)))
-		return "the disk's block size is not a power of two of 512 bytes or more";
-	void *pool = AllocatePool(2 * bs + align);
-	if (!pool)
-		return "no memory to read the disk";
-	struct disk d = { bio, disk_bs, (uint8_t *)(((uintptr_t)pool + align - 1) & ~(uintptr_t)(align - 1)), ~(EFI_LBA)0 };
-	why = check_disk(&d, part_start, mark, files, file, prefix);
-	FreePool(pool);
-	return why;
+	if (vol->pool)
+		FreePool(vol->pool);
+	vol->pool = NULL;
+	vol->block = NULL;
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
 bool efi_resfile_check(EFI_FILE_HANDLE root, EFI_BLOCK_IO *bio, uint32_t disk_bs, uint64_t part_start,
-		       const char *mark, struct efi_resfile *out)
+		       const char *mark, struct efi_resfile *out, struct efi_resfile_vol *vol)
 {
-	static struct one_file files[N_FILES] = {
+	static struct efi_resfile_file files[N_FILES] = {
 		{ .path = L"\\quietbench\\results.log", .fat_path = "quietbench/results.log", .name = "results.log" },
 		{ .path = L"\\quietbench\\results.prev", .fat_path = "quietbench/results.prev", .name = "results.prev" },
 	};
 	const char *file = "", *prefix = "";
 	SetMem(out, sizeof(*out), 0);
+	SetMem(vol, sizeof(*vol), 0);
 	for (int i = 0; i < N_FILES; i++)
 		files[i].f = NULL;
-	const char *why = check_all(root, bio, disk_bs, part_start, mark, files, &file, &prefix);
+	const char *why = check_all(root, bio, disk_bs, part_start, mark, files, vol, &file, &prefix);
 	for (int i = 0; i < N_FILES; i++)
-		if (files[i].f)
-			files[i].f->Close(files[i].f);
+		efi_resfile_close(&files[i]);
 	if (why) {
+		efi_resfile_vol_close(vol);
 		say(out, file, prefix, why);
 		return false;
 	}

@@ -17,6 +17,7 @@
 #include "efi_pci.h"
 #include "efi_resfile.h"
 #include "efi_results.h"
+#include "efi_series.h"
 #include "resfile.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -128,8 +129,9 @@ static void find_controller(EFI_SYSTEM_TABLE *st, EFI_DEVICE_PATH *dp, struct bo
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_results *r)
+void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_info *bi)
 {
+	struct boot_results *r = &bi->results;
 	EFI_LOADED_IMAGE *li = NULL;
 	EFI_DEVICE_PATH *dp = NULL;
 	EFI_BLOCK_IO *bio = NULL;
@@ -160,6 +162,7 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 		return;
 	}
 	static struct efi_resfile found;
+	static struct efi_resfile_vol vol;
 	static const char digits[] = "0123456789abcdef";
 	char mark[RESFILE_ID_LEN + 1];
 	uint64_t t = rdtsc() * 0x9e3779b97f4a7c15ull; /* differs from boot to boot */
@@ -178,7 +181,10 @@ void efi_results_find(EFI_SYSTEM_TABLE *st, EFI_HANDLE image, struct boot_result
 		return;
 	}
 	/* Marked only where the kernel will write: a stick on USB. */
-	bool ok = efi_resfile_check(root, bio, disk_bs, part_lba * disk_bs, usb ? mark : NULL, &found);
+	bool ok = efi_resfile_check(root, bio, disk_bs, part_lba * disk_bs, usb ? mark : NULL, &found, &vol);
+	if (ok && usb)
+		efi_series_find(root, &vol, mark, bi); /* series=N, or a series under way on this stick (issue 37) */
+	efi_resfile_vol_close(&vol);
 	root->Close(root);
 	if (!ok) {
 		set_why2(r, BOOT_RESULTS_NONE, found.file, found.why);

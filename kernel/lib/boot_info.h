@@ -9,7 +9,7 @@
 #include "qb_limits.h"
 
 #define BOOT_INFO_MAGIC 0x314f464e49425151ull /* "QQBINFO1" little-endian */
-#define BOOT_INFO_VERSION 4
+#define BOOT_INFO_VERSION 5
 
 /* Memory types after normalisation; the boot path maps its firmware's types onto these. */
 enum boot_mem_type {
@@ -84,6 +84,37 @@ struct boot_results {
 	char device_path[BOOT_RESULTS_PATH]; /* the boot volume's UEFI device path, as text */
 };
 
+/* This boot's place in a series of boots (series=N, issue 37), as the UEFI
+ * loader found it in the stick's /quietbench/series/ logs (kernel/lib/resseries.h). */
+enum boot_series_status {
+	BOOT_SERIES_NOT_LOOKED = 0,  /* the loader did not look: no results files proven on a USB stick */
+	BOOT_SERIES_NONE,            /* no series asked, none under way on the stick */
+	BOOT_SERIES_RUN,             /* this boot is boot `boot` of `of`: its log proven and marked */
+	BOOT_SERIES_REFUSED,         /* series= asked, but the stick cannot keep it (why says why) */
+};
+
+#define BOOT_SERIES_MAX 20           /* RESSERIES_MAX: the logs tools/mkimage makes */
+
+/* A series log: where it is on the disk (its header's first byte). */
+struct boot_series_log {
+	uint64_t offset;
+	uint64_t length;             /* bytes, header included; 0: not proven (neither written nor emptied) */
+};
+
+struct boot_series {
+	uint32_t status;             /* enum boot_series_status */
+	uint32_t boot, of;           /* boot k of N: it writes log k */
+	uint32_t tries;              /* this boot's start: 1, more when earlier ones were cut before their done */
+	uint32_t again;              /* 1: log k held an earlier start of this boot that did not reach its done */
+	uint32_t n_logs;             /* series logs on the stick */
+	uint32_t empty;              /* logs this boot empties first (bit i: log i + 1) */
+	uint32_t replaced;           /* 1: the command line is the series' own, kept in its logs, not the entry's */
+	char id[24];                 /* the series' id (16 hex digits: its first boot's mark) */
+	struct boot_series_log logs[BOOT_SERIES_MAX]; /* log k and the logs to empty, proven and marked */
+	char entry_cmdline[QB_MAX_CMDLINE]; /* replaced: the command line the boot entry gave */
+	char why[BOOT_RESULTS_WHY];  /* REFUSED: why; RUN: a note (a series= word that was not followed) */
+};
+
 enum boot_loader { BOOT_LOADER_UEFI = 1, BOOT_LOADER_MULTIBOOT2 = 2 };
 
 /* Where the loader found the SMBIOS entry point (issue 37): the UEFI
@@ -132,6 +163,7 @@ struct boot_info {
 	uint32_t mmap_fixups;           /* overlaps and unaligned ranges the normaliser had to repair */
 	uint32_t pad;
 	struct boot_results results;
+	struct boot_series series;      /* series=N: boot k of N, as the UEFI loader found the stick's logs */
 	uint64_t smbios_ep_phys;        /* where the SMBIOS entry point was found, 0 if none */
 	uint32_t smbios_source;         /* enum boot_smbios_source */
 	uint32_t smbios_copy;           /* enum boot_smbios_copy */

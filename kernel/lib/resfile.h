@@ -12,6 +12,10 @@
  *   boot=<16 hex digits: written by the loader through the file system at
  *        each boot, then looked for on the raw disk: proof that the
  *        extent is this file's own clusters, not a stale copy's>
+ *   series=<16 hex digits> boot <kk> of <nn> running|done try <t>
+ *                                    (only in a series log, /quietbench/series/NN.log,
+ *                                    that holds a boot of a series: kernel/lib/resseries.h)
+ *   options=<the series' command line>   (with the series line)
  *   # ... a comment line ...
  *
  * and newlines to the end of the sector. The log follows; what it does not
@@ -43,6 +47,8 @@
 #define RESFILE_END_MAGIC "QuietBench results file end v1\n"
 #define RESFILE_ID_LEN 16
 #define RESFILE_NAME_MAX 15
+#define RESFILE_OPTIONS_MAX 200         /* a series' command line, kept in its logs' headers */
+#define RESFILE_SERIES_MAX 99           /* the most boots, and starts of one boot, a series line can say */
 #define RESFILE_PAD '\n'
 
 struct resfile_hdr {
@@ -52,6 +58,12 @@ struct resfile_hdr {
 	uint64_t length;                  /* bytes, header included: a multiple of 512 */
 	uint64_t used;                    /* log bytes after the header */
 	char boot[RESFILE_ID_LEN + 1];    /* the loader's mark for this boot, lowercase hex */
+	/* A series log's boot (kernel/lib/resseries.h); series[0] is 0 in every other header. */
+	char series[RESFILE_ID_LEN + 1];  /* the series' id, lowercase hex */
+	uint32_t series_boot, series_of;  /* this log holds boot series_boot of series_of */
+	uint32_t series_try;              /* that boot's starts so far: 1, more after a cut */
+	bool series_done;                 /* the boot reached its end: its log holds its done record */
+	char options[RESFILE_OPTIONS_MAX + 1]; /* the series' command line, printable ASCII */
 };
 
 /* The end sector's fields. */
@@ -68,15 +80,16 @@ struct resfile_end {
 
 /* Parse the n bytes at buf (at least RESFILE_HDR_BYTES) into *out. False
  * with *why saying what is wrong: not a results file, a bad field, a length
- * that is not whole sectors or too short for a header, an end and a log, or
- * a `used` that runs into the end sector. */
+ * that is not whole sectors or too short for a header, an end and a log, a
+ * `used` that runs into the end sector, or a bad series or options line. */
 bool resfile_parse(const char *buf, size_t n, struct resfile_hdr *out, const char **why);
 
 /* Where the boot mark's digits start in a header or an end sector (0: none). */
 size_t resfile_boot_offset(const char *buf, size_t n);
 
 /* Exactly RESFILE_HDR_BYTES bytes of header for h into buf (cap at least
- * that). False if h cannot be written (bad id or name). */
+ * that), with the series and options lines when h->series is set. False if
+ * h cannot be written (bad id, name, series line or options). */
 bool resfile_format(char *buf, size_t cap, const struct resfile_hdr *h);
 
 /* Parse an end sector (n bytes at buf, at least RESFILE_HDR_BYTES). False

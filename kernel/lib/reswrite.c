@@ -121,6 +121,22 @@ bool reswrite_keep_previous(struct reswrite *w)
 	return clear(w, &w->log, bs, old_log, "results.log could not be cleared");
 }
 
+bool reswrite_empty(struct reswrite *w)
+{
+	uint64_t old_log = MIN(log_end(w, &w->log), log_limit(w, &w->log));
+	bool had = w->log.used != 0;
+	if (!reswrite_start(w))
+		return false;
+	return !had || clear(w, &w->log, w->bs, old_log, "results.log could not be cleared");
+}
+
+bool reswrite_put_header(struct reswrite *w, const struct resfile_hdr *h)
+{
+	if (!whole_blocks(h->offset, w->bs) || h->length < 3 * (uint64_t)w->bs)
+		return fail(w, "a results file does not start and end on the stick's blocks");
+	return write_header(w, h, "a series log's header could not be written");
+}
+
 bool reswrite_save(struct reswrite *w, const char *text, size_t n)
 {
 	uint64_t bs = w->bs, at = log_end(w, &w->log), limit = log_limit(w, &w->log);
@@ -150,4 +166,31 @@ bool reswrite_save(struct reswrite *w, const char *text, size_t n)
 	/* Only then the header's used: the save is committed. */
 	w->log.used = at - RESFILE_HDR_BYTES;
 	return write_header(w, &w->log, "results.log's header could not be written");
+}
+
+bool reswrite_series_begin(struct reswrite *w, struct resfile_hdr *stale, uint32_t n_stale)
+{
+	w->log.series_done = false;
+	if (!reswrite_empty(w))
+		return false;
+	for (uint32_t i = 0; i < n_stale; i++) {
+		stale[i].used = 0;
+		stale[i].series[0] = 0;
+		stale[i].series_boot = stale[i].series_of = stale[i].series_try = 0;
+		stale[i].series_done = false;
+		stale[i].options[0] = 0;
+		if (!reswrite_put_header(w, &stale[i]))
+			return false;
+	}
+	return true;
+}
+
+bool reswrite_series_end(struct reswrite *w, const char *text, size_t n)
+{
+	w->log.series_done = true;
+	uint64_t used = w->log.used;
+	if (!reswrite_save(w, text, n))
+		return false;
+	/* Nothing new to save, or a log already full: the header alone says done. */
+	return w->log.used != used || write_header(w, &w->log, "results.log's header could not be written");
 }

@@ -68,6 +68,29 @@ bool reswrite_keep_previous(struct reswrite *w);
  * kept already or was empty. */
 bool reswrite_start(struct reswrite *w);
 
+/* Empty results.log (its header's used = 0), then clear its old log: for a
+ * log that is not kept in results.prev (a series log, kernel/lib/resseries.h,
+ * whose header w->log then carries its series line). */
+bool reswrite_empty(struct reswrite *w);
+
+/* Write h as the header of its file (h->offset), the rest of its block
+ * newlines: for a file set up elsewhere (a series log emptied). False with
+ * w->why. */
+bool reswrite_put_header(struct reswrite *w, const struct resfile_hdr *h);
+
+/* Begin a boot of a series (kernel/lib/resseries.h, which has the order):
+ * w was set up with the boot's series log as its results.log, its series
+ * line (id, boot, of, try; running) and options set in w->log. Its header is
+ * written with used = 0 (reswrite_empty), its old log cleared, then each of
+ * stale[0 .. n_stale) (the logs to empty, as read back from the stick) gets
+ * used = 0 and no series line. False with w->why. */
+bool reswrite_series_begin(struct reswrite *w, struct resfile_hdr *stale, uint32_t n_stale);
+
+/* End a boot of a series: the last save of text[0, n) (the whole log, its
+ * done record last), committed by a header that says done. False with
+ * w->why. */
+bool reswrite_series_end(struct reswrite *w, const char *text, size_t n);
+
 /* Append text[w->text_saved, n) to results.log and commit it: the caller's
  * text is the whole log so far (n grows from save to save). What does not fit
  * is dropped and w->full set. False with w->why when a write fails. */

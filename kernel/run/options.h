@@ -19,6 +19,8 @@
 #define OPT_FLUSH_PARTIAL_MAX 99          /* flush_partial=: percent of the probed sets' lines the flush evicts */
 #define OPT_NOISE_ATTR_NS_DEFAULT 1000    /* noise_attr_ns=: gaps of 1 us and longer are attributed (kernel/measure/gaps.h) */
 #define OPT_NOISE_ATTR_NS_MAX 1000000000  /* a second */
+#define OPT_SERIES_MIN 2                  /* series=: boots in a row (kernel/lib/resseries.h RESSERIES_MIN, MAX) */
+#define OPT_SERIES_MAX 20
 
 /* profile= : how long the run is. */
 enum opt_profile {
@@ -46,6 +48,7 @@ enum opt_dump {
 	OPT_DUMP_USB = 1u << 1,   /* every xHCI TRB and event, CBW and CSW of the results file, as usb_trace records */
 	OPT_DUMP_SMBIOS = 1u << 2, /* the SMBIOS entry point and table, as an smbios_table record */
 };
+
 
 /* on/off keys (safe); a bare key word means on. */
 enum opt_onoff { OPT_OFF, OPT_ON };
@@ -115,6 +118,7 @@ struct options {
 	uint32_t noise_attr_ns;      /* the noise workload attributes gaps this long or longer */
 	enum opt_tristate numa_balancing; /* Linux twin: OPT_SET_OFF turns it off for the run (keep or off) */
 	enum opt_onoff serials;      /* OPT_ON: SMBIOS serial numbers and the UUID in full; else a truncated SHA-256 */
+	uint32_t series;             /* boots in a row on the stick, OPT_SERIES_MIN..OPT_SERIES_MAX; 0: not a series */
 };
 
 #define OPT_ERR_KEY_LEN 32

@@ -24,6 +24,7 @@
 #include "machine_smbios.h"
 #include "pager.h"
 #include "results.h"
+#include "series.h"
 #include "topo_online.h"
 #include "msr.h"
 #include "numa_fw.h"
@@ -245,7 +246,7 @@ void kernel_entry(struct boot_info *bi_in)
 	kprintf("\nQuietBench %s: noise-free cache and memory measurements\n", QB_BUILD_ID);
 	options_defaults(&opts);
 	parse_options();                                     /* errors reported; a bad one stops the run below */
-	finish_setup((enum finish_mode)opts.finish, bi.efi_reset_system, bi.entry_tsc);
+	finish_setup(series_setup(&bi, &opts, opt_errs_n), bi.efi_reset_system, bi.entry_tsc); /* finish=, or a series' reset */
 	init_memory();                                       /* allocator and our own page tables */
 	fbcon_init(&bi.fb, paging_map_mmio);                 /* fbcon hook: the screen as a console */
 	init_acpi();                                         /* SPCR console, MADT, SRAT, FADT, HPET */
@@ -258,7 +259,7 @@ void kernel_entry(struct boot_info *bi_in)
 	tsc_init(&acpi, &percpu[0].snap, opts.safe != OPT_ON); /* fence, frequency, invariance, overhead */
 	results_set_deadline(budget_deadline());             /* saving counts against the run's budget */
 	results_open(&bi, opts.dump & OPT_DUMP_USB);         /* the boot stick's results file, if on USB */
-	finish_set_save(results_save);                       /* the log to the stick at the end */
+	finish_set_save(results_save_end);                   /* the log to the stick at the end (a series' says done) */
 	finish_set_release(results_release);                 /* then, before a reboot or power-off, the stick let go */
 	finish_set_wait(pager_run);                          /* then, with a USB keyboard, page through it */
 	instr_usb_handoff(results_usb()->handoff, results_usb()->smi_before, results_usb()->smi_after);
@@ -267,6 +268,7 @@ void kernel_entry(struct boot_info *bi_in)
 			       "in /quietbench.cfg on the stick or in the boot entry (GRUB: press e), and boot again");
 		finish_now(false);
 	}
+	series_check(&bi);                                   /* series=N: boot k of N said, or why not (stops) */
 	if (tsc_have_rdtscp)
 		wrmsr(MSR_IA32_TSC_AUX, 0);
 	bool need_x2 = false;

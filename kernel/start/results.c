@@ -17,7 +17,9 @@
 #include "msr.h"
 #include "pmm.h"
 #include "resfile.h"
+#include "resseries.h"
 #include "reswrite.h"
+#include "series.h"
 #include "usb.h"
 #include "usb_handoff.h"
 
@@ -33,6 +35,9 @@ static bool said_full;
 static uint8_t *chunk;                    /* CHUNK bytes of scratch */
 static struct results_usb_state usb_state = { "not attempted: the log goes to serial only", -1, -1 };
 static uint64_t deadline;                 /* results_set_deadline */
+static const struct boot_series *series;  /* this boot's series, whose log is written instead of results.log */
+static struct resfile_hdr stale[BOOT_SERIES_MAX]; /* the series logs this boot empties */
+static uint32_t n_stale;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static const char *status_name(uint32_t s)
@@ -113,6 +118,37 @@ static bool read_ends(uint64_t off, uint64_t len, const char *file, const struct
 	return true;
 }
 
+/* A boot of a series: its log's and the emptied logs' headers and ends read
+ * back and checked, the writer set up on its log with its series line. */
+static bool open_series(const struct boot_info *bi, struct resfile_hdr *log_h)
+{
+	const struct boot_results *r = &bi->results;
+	char name[RESFILE_NAME_MAX + 1];
+	for (uint32_t i = 0; i < BOOT_SERIES_MAX; i++) {
+		const struct boot_series_log *l = &series->logs[i];
+		bool mine = i + 1 == series->boot;
+		if (!mine && !(series->empty >> i & 1))
+			continue;
+		fmt_snprintf(name, sizeof(name), "%02u.log", i + 1);
+		if (!l->length)
+			return stop("the loader gave no extent for /quietbench/series/%s", name);
+		if (!read_ends(l->offset, l->length, name, r, mine ? log_h : &stale[n_stale]))
+			return false;
+		n_stale += !mine;
+	}
+	if (!reswrite_init(&files, disk_rw, &stick, stick.block_size, chunk, CHUNK, log_h, log_h))
+		return stop("%s", files.why);
+	/* Its series line: the series, this boot, its start, the series' options (running until its done). */
+	memcpy(files.log.series, series->id, RESFILE_ID_LEN + 1);
+	files.log.series_boot = series->boot;
+	files.log.series_of = series->of;
+	files.log.series_try = MIN(series->tries, (uint32_t)RESFILE_SERIES_MAX);
+	files.log.series_done = false;
+	if (!resseries_options(bi->cmdline, files.log.options, sizeof(files.log.options)))
+		return stop("the series' options do not fit its log's header");
+	return true;
+}
+
 /* ---- Public Functions ----------------------------------------------------- */
 void results_set_deadline(uint64_t tsc)
 {
@@ -152,10 +188,14 @@ void results_open(const struct boot_info *bi, bool trace)
 		     stick.block_size, CHUNK);
 		return;
 	}
-	if (!read_ends(r->log_offset, r->log_length, "results.log", r, &log_h) ||
-	    !read_ends(r->prev_offset, r->prev_length, "results.prev", r, &prev_h))
+	series = series_current();
+	if (series) {
+		if (!open_series(bi, &log_h))
+			return;
+	} else if (!read_ends(r->log_offset, r->log_length, "results.log", r, &log_h) ||
+		   !read_ends(r->prev_offset, r->prev_length, "results.prev", r, &prev_h)) {
 		return;
-	if (!reswrite_init(&files, disk_rw, &stick, stick.block_size, chunk, CHUNK, &log_h, &prev_h)) {
+	} else if (!reswrite_init(&files, disk_rw, &stick, stick.block_size, chunk, CHUNK, &log_h, &prev_h)) {
 		stop("%s", files.why);
 		return;
 	}
@@ -166,17 +206,22 @@ void results_open(const struct boot_info *bi, bool trace)
 		return;
 	}
 	saving = true;
-	if (!reswrite_keep_previous(&files)) {
+	if (series ? !reswrite_series_begin(&files, stale, n_stale) : !reswrite_keep_previous(&files)) {
 		stop("%s: %s", files.why, stick.why);
 		return;
 	}
 	if (!console_tee_move(buf, cap)) {
-		stop("the log so far does not fit in results.log");
+		stop("the log so far does not fit in %s", series ? "its series log" : "results.log");
 		return;
 	}
-	kprintf("results: writing the log to the boot stick's /quietbench/results.log (%llu KiB) after each workload "
-		"and at the end%s\n", (unsigned long long)(cap >> 10),
-		files.prev.used ? "; the last run's is in results.prev" : "");
+	if (series)
+		kprintf("results: writing the log to the boot stick's %s%s (%llu KiB) after each workload and at the end: "
+			"boot %u of %u of a series; results.log and results.prev are left as they are\n", RESSERIES_DIR,
+			files.log.file, (unsigned long long)(cap >> 10), series->boot, series->of);
+	else
+		kprintf("results: writing the log to the boot stick's /quietbench/results.log (%llu KiB) after each "
+			"workload and at the end%s\n", (unsigned long long)(cap >> 10),
+			files.prev.used ? "; the last run's is in results.prev" : "");
 }
 
 void results_save(void)
@@ -194,6 +239,25 @@ void results_save(void)
 		said_full = true;
 		console_error("results file", "results.log is full: what follows is on serial only");
 	}
+}
+
+void results_save_end(void)
+{
+	size_t n = 0;
+	bool full = false;
+	series_end_note();                   /* what follows, in the log too */
+	if (!series) {
+		results_save();
+		return;
+	}
+	const char *log = console_tee(&n, &full);
+	if (saving && log && !reswrite_series_end(&files, log, n))
+		stop("%s: %s", files.why, stick.why);
+}
+
+bool results_writing(void)
+{
+	return saving;
 }
 
 struct usb_stick *results_stick(void)
@@ -261,7 +325,7 @@ void results_report(const struct boot_info *bi)
 	if (r->device_path[0])
 		rec_str(rec, "device_path", r->device_path);
 	rec_bool(rec, "writing", saving);
-	if (saving)
+	if (saving && !series)
 		rec_u64(rec, "kept_previous_bytes", files.prev.used);
 	rec_str(rec, "usb_handoff", usb_state.handoff);
 	console_rec_emit(rec);
@@ -274,4 +338,5 @@ void results_report(const struct boot_info *bi)
 		kprintf("results: serial only: the boot stick's results file (USB %s) cannot be written (error above)\n",
 			path);
 	}
+	series_report();                     /* this boot's place in a series, after where its log goes */
 }

@@ -15,7 +15,11 @@ struct results_usb_state {
 
 /* Reach the stick (bi->results says where), check both files' headers, keep
  * the last run's log in results.prev, and start copying the serial output
- * for results_save. Any failure is an `error` record ("results file"); the
+ * for results_save. On a boot of a series (series_current) the log goes to
+ * its series log instead, and results.log and results.prev are left as they
+ * are: the series log's header and end, and those of the logs it empties,
+ * are checked as theirs would be, then kernel/lib/reswrite.h begins the
+ * boot (reswrite_series_begin). Any failure is an `error` record ("results file"); the
  * run goes on with serial only. The USB waits are bounded as kernel/usb/
  * xhci.h says. */
 void results_open(const struct boot_info *bi, bool trace);
@@ -34,6 +38,14 @@ void results_release(void);
 /* Write what serial had so far to results.log and mark its length in the
  * header (after each workload, and after the done record). */
 void results_save(void);
+
+/* The last save, after the done record: results_save, and on a boot of a
+ * series (kernel/start/series.h) its log's header then says done. */
+void results_save_end(void);
+
+/* Whether the log is being written to the stick (results.log, or this
+ * boot's series log). */
+bool results_writing(void);
 
 /* The `results_file` record (docs/records.md) and a text line: where the
  * log is written, or why it is on serial only. */

@@ -17,8 +17,10 @@ import qbrecords  # noqa: E402
 XHCI_ADDR = "0000:00:05.0"   # -device qemu-xhci,addr=5
 RESULTS_BYTES = 4 << 20      # tools/mkimage --results-mib 4
 # The directory entries the firmware's FAT driver stamps when the loader writes its marks through it
-# (FAT spec, "FAT Directory Structure"): the two files' and /quietbench's own, in the root directory.
+# (FAT spec, "FAT Directory Structure"): the two files' and /quietbench's own, in the root directory; on a
+# boot of a series also the series logs it marks and /quietbench/series's own.
 STAMPED_ENTRIES = (b"RESULTS LOG", b"RESULT~1PRE", b"QUIETB~1   ")
+SERIES_ENTRY = b"SERIES     "
 STAMPED_FIELDS = set(range(11, 12)) | set(range(18, 20)) | set(range(22, 26))  # DIR_Attr, LstAccDate, WrtTime/Date
 
 
@@ -99,11 +101,13 @@ def changed_bytes(before, after, step=1 << 16):
     return out
 
 
-def check_untouched(case, disk, tmp, errors):
+def check_untouched(case, disk, tmp, errors, before="before.img"):
     """Every byte of the stick QuietBench must not write is as it was before the boot: all of them
     when the results files were refused; otherwise all but the two files' extents and the firmware's
-    stamps on their directory entries (its FAT driver's, when the loader marks them through it)."""
-    with open(os.path.join(tmp, "before.img"), "rb") as f:
+    stamps on their directory entries (its FAT driver's, when the loader marks them through it), and,
+    on a boot of a series, the extents and entries of the series logs case.series_written names
+    (case.offsets has them: image_stick.series_offsets). Every other series log stays as it was."""
+    with open(os.path.join(tmp, before), "rb") as f:
         before = f.read()
     with open(disk, "rb") as f:
         after = f.read()
@@ -116,10 +120,13 @@ def check_untouched(case, disk, tmp, errors):
                           % changed_bytes(before, after)[0])
         return
     allowed = bytearray(len(before))
-    for name in ("results.log", "results.prev"):
+    written = ["series/" + n for n in getattr(case, "series_written", ())]
+    for name in ["results.log", "results.prev"] + written:
         at = case.offsets[name]
         allowed[at:at + RESULTS_BYTES] = b"\x01" * RESULTS_BYTES
-    for name in STAMPED_ENTRIES:
+    stamped = STAMPED_ENTRIES + ((SERIES_ENTRY,) if written else ()) + tuple(
+        ("%-8s%-3s" % tuple(n[len("series/"):].upper().split("."))).encode() for n in written)
+    for name in stamped:
         for m in re.finditer(re.escape(name), before):
             if m.start() % 32 == 0:
                 for k in STAMPED_FIELDS:

@@ -42,6 +42,21 @@ def results_offsets(copy):
     return out
 
 
+def series_offsets(copy, names):
+    """{name: first byte in the image} of the series logs named ("01.log"), found as results_offsets does."""
+    with open(copy, "rb") as f:
+        data = f.read()
+    out = {}
+    for name in names:
+        back = subprocess.run(["mtype", "-i", copy + FAT_OFFSET, RESULTS_DIR + "series/" + name],
+                              check=True, stdout=subprocess.PIPE).stdout[:RESULTS_HDR]
+        at = data.find(back)
+        if at < 0 or data.find(back, at + 1) >= 0:
+            raise OSError("series/%s's header is not found once in the image" % name)
+        out["series/" + name] = at
+    return out
+
+
 def stick_log(disk, name):
     """A results file read back from the stick's FAT with mtools, as a user's Linux would."""
     return subprocess.run(["mtype", "-i", disk + FAT_OFFSET, RESULTS_DIR + name], check=True,

@@ -25,9 +25,10 @@
                    copy of results.prev (the loader refuses to write it): the
                    stick's results.log does not hold the run, and qemu-run
                    says so and exits 1.
-  image-usage      --sata without --image, --sata with --ide, and --firmware
+  image-usage      --sata without --image, --sata with --ide, --firmware
                    seabios with a USB stick (the multiboot2 path writes no
-                   results file to check): exit 2.
+                   results file to check), and series=N without --image (a
+                   series' logs are on the stick): exit 2.
   sb-usage         --secure-boot without --image, --cert without mok or db, and
                    --secure-boot mok on a stick without a certificate: exit 2.
   quiet-explains   --quiet and a typo: the run fails, and the lines that say
@@ -108,7 +109,7 @@ def case_image_refused(efi, tmp):
 def case_image_usage(efi, tmp):
     errs, outs = [], ""
     for args in (["--sata", "--"], ["--image", IMAGE, "--sata", "--ide", "--"],
-                 ["--image", IMAGE, "--firmware", "seabios", "--"]):
+                 ["--image", IMAGE, "--firmware", "seabios", "--"], ["--", "series=3"]):
         rc, out, wall = run(efi, args + QUICK)
         outs += out
         if rc != 2:

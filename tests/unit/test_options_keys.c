@@ -1,4 +1,4 @@
-/* test_options_keys.c - host tests for kernel/run/options.c: the names records use, the help text, "did you mean", and the keys with forms of their own (console=, selftest= debug modes, machine state, samples=, flush_noop=, flush_partial=, serials=). */
+/* test_options_keys.c - host tests for kernel/run/options.c: the names records use, the help text, "did you mean", and the keys with forms of their own (console=, selftest= debug modes, machine state, samples=, flush_noop=, flush_partial=, serials=, series=). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -239,9 +239,26 @@ TEST(serials_key)
 	CHECK_EQ_U(opts.dump, OPT_DUMP_SMBIOS | OPT_DUMP_ACPI);
 }
 
+/* series (issue 37): off (0) unless asked; 2..20 boots, nothing else. */
+TEST(series_key)
+{
+	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.series, 0);
+	CHECK_EQ_U(parse("series=3"), 0);
+	CHECK_EQ_U(opts.series, 3);
+	CHECK_EQ_U(parse("series=20"), 0);
+	CHECK_EQ_U(opts.series, 20);
+	CHECK_EQ_U(parse("series=1"), 1);
+	CHECK_STR(errs[0].key, "series");
+	CHECK_EQ_U(opts.series, 0);
+	CHECK_EQ_U(parse("series=21"), 1);
+	CHECK_STR(errs[0].key, "series");
+}
+
 int main(void)
 {
 	RUN(serials_key);
+	RUN(series_key);
 	RUN(samples_key);
 	RUN(flush_noop_key);
 	RUN(flush_partial_key);

@@ -20,7 +20,8 @@ static bool read_file(const char *path, char *buf, size_t cap, size_t *n)
 
 static struct resfile_hdr sample(void)
 {
-	struct resfile_hdr h = { "0123456789abcdef", "results.log", 1150976, 4u << 20, 1234, "00000000deadbeef" };
+	struct resfile_hdr h = { .id = "0123456789abcdef", .file = "results.log", .offset = 1150976, .length = 4u << 20,
+				  .used = 1234, .boot = "00000000deadbeef" };
 	return h;
 }
 

@@ -39,7 +39,7 @@ static uint8_t chunk[CHUNK];
 /* ---- Helpers -------------------------------------------------------------- */
 static struct resfile_hdr hdr(const char *file, uint64_t at, uint64_t used)
 {
-	struct resfile_hdr h = { ID, "", at, FILE_BYTES, used, MARK };
+	struct resfile_hdr h = { .id = ID, .offset = at, .length = FILE_BYTES, .used = used, .boot = MARK };
 	snprintf(h.file, sizeof(h.file), "%s", file);
 	return h;
 }

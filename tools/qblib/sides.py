@@ -1,8 +1,10 @@
 """sides.py - one side of qb compare: one run, or several runs of one machine compared as runs.
 
 A side on the command line is a run (qb parse's folder, its results.json, a log, a LAVA result export),
-several joined by commas (a1.log,a2.log,a3.log), or a folder without a results.json: the logs in it
-(*.log, in name order), or else the qb parse folders in it. A LAVA export of several jobs is a run per job.
+several joined by commas (a1.log,a2.log,a3.log), or a folder without a results.json: a stick's series folder
+(/quietbench/series/ as it sits on the mounted stick: its series' boots that reached their done, series.py), the
+logs in it (*.log, in name order), or else the qb parse folders in it. A LAVA export of several jobs is a run per
+job.
 
 A measurement of a side (SideFigure) is the figures (figure.py) of its runs' results for that row:
 its value is the median of the runs' figures (with one run, that run's figure), its samples every
@@ -15,14 +17,22 @@ runs are tested as runs on one pooled ppm a run, and with fewer runs on its CPUs
 """
 import glob
 import os
+import sys
 
 import numpy as np
 
 from . import figure as qbfigure
 from . import run as qbrun
+from . import series as qbseries
 
 
 def _folder_runs(path):
+    stick = qbseries.folder(path)
+    if stick:
+        runs, notes = stick
+        for note in notes:
+            print("qb: %s: %s" % (path, note), file=sys.stderr)
+        return runs
     logs = sorted(glob.glob(os.path.join(path, "*.log")))
     if logs:
         return logs

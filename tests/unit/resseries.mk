@@ -1,0 +1,3 @@
+UNIT_TESTS += resseries
+resseries_SRCS := tests/unit/test_resseries.c kernel/lib/resseries.c kernel/lib/reswrite.c kernel/lib/resfile.c \
+	kernel/run/options.c kernel/run/options_table.c kernel/lib/fmt.c kernel/lib/fmt_dec.c
