@@ -11,6 +11,7 @@
 #include "first_touch_measures.h"
 #include "fmt.h"
 #include "lib.h"
+#include "options.h"
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
@@ -289,22 +290,22 @@ void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
 	 * twin asks Linux for transparent huge pages there; a 4 KiB mapping would
 	 * add a TLB miss to every page zeroed. */
 	uint64_t held = ALIGN_UP(n * FT_PAGE, DEMAND_PAGE_2M) / FT_PAGE;
-	uint64_t phys = pmm_alloc(held, (int)ctx->topo->cpu[0].node, DEMAND_PAGE_2M, 0, PMM_WORKLOAD);
-	if (!phys) /* no whole 2 MiB page free there: 4 KiB-aligned pages, as before */
+	uint64_t phys = ctx->fail & OPT_FAIL_ZEROING ? 0 /* fail=zeroing (debug): as if memory were short */
+		      : pmm_alloc(held, (int)ctx->topo->cpu[0].node, DEMAND_PAGE_2M, 0, PMM_WORKLOAD);
+	if (!phys && !(ctx->fail & OPT_FAIL_ZEROING)) /* no whole 2 MiB page free there: 4 KiB-aligned pages, as before */
 		phys = pmm_alloc(held, (int)ctx->topo->cpu[0].node, FT_PAGE, 0, PMM_WORKLOAD);
-	if (!phys) {
-		for (unsigned w = 0; w < ARRAY_SIZE(ways); w++)
-			ft_skip(ways[w].variant, "no memory for the pages");
-		return;
-	}
 	uint8_t *pages = (uint8_t *)(uintptr_t)phys;
 	for (unsigned w = 0; w < ARRAY_SIZE(ways); w++) {
 		if (w == 2 && !ft_has_clzero(ctx)) {
 			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
 			continue;
 		}
+		/* Every planned way takes its own item, with pages or without: the
+		 * steps after these must not take the zeroing items' entries. */
 		const char *skip;
 		const struct plan_item *it = ft_take(ctx, cursor, &skip);
+		if (!skip && !phys)
+			skip = "no memory for the pages";
 		if (skip) {
 			ft_skip(ways[w].variant, skip);
 			continue;
@@ -328,5 +329,6 @@ void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
 		ft_report_pages(ctx, ways[w].variant, FT_KIND_ZERO, samples, pages_now, FT_PAGE, 0, ok,
 				"a page was not zeroed", &span);
 	}
-	pmm_free(phys, held, PMM_WORKLOAD);
+	if (phys)
+		pmm_free(phys, held, PMM_WORKLOAD);
 }

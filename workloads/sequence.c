@@ -299,6 +299,7 @@ void seq_from_options(struct seq_run *s, const struct options *o)
 			.timeout_ms = run_default_timeout_ms,
 			.sp_memory = o->sp_memory == OPT_ON,
 			.noise_attr_ns = o->noise_attr_ns,
+			.fail = o->fail,
 		},
 		.workloads = o->workloads,
 		.budget_s = o->budget_s ? o->budget_s : quick ? 0 : OPT_BUDGET_FULL_S,

@@ -31,6 +31,7 @@ struct wl_ctx {
 	const struct cpuid_snap *bsp_cpuid; /* the BSP's CPUID, for optional instructions */
 	uint32_t nodes;                /* NUMA nodes from the SRAT (1 without one) */
 	bool sp_memory;                /* sp_memory=on: specific-purpose memory is measured too */
+	uint32_t fail;                 /* fail= (debug): allocations made to fail (kernel/run/options.h enum opt_fail) */
 	/* What the platform can do. The kernel can do everything; the Linux twin
 	 * (tools/twin) cannot, and a workload reports what it skips and why. */
 	const char *platform;          /* "bare-metal" or "linux" */

@@ -49,6 +49,10 @@ enum opt_dump {
 	OPT_DUMP_SMBIOS = 1u << 2, /* the SMBIOS entry point and table, as an smbios_table record */
 };
 
+/* fail= (debug): bits for allocations made to fail, as when memory is short, to test what follows. */
+enum opt_fail {
+	OPT_FAIL_ZEROING = 1u << 0,  /* first-touch's zeroing pages: its zeroing results skipped, every later step its own */
+};
 
 /* on/off keys (safe); a bare key word means on. */
 enum opt_onoff { OPT_OFF, OPT_ON };
@@ -118,6 +122,7 @@ struct options {
 	uint32_t noise_attr_ns;      /* the noise workload attributes gaps this long or longer */
 	enum opt_tristate numa_balancing; /* Linux twin: OPT_SET_OFF turns it off for the run (keep or off) */
 	enum opt_onoff serials;      /* OPT_ON: SMBIOS serial numbers and the UUID in full; else a truncated SHA-256 */
+	uint32_t fail;               /* debug: enum opt_fail bits, allocations made to fail; default none */
 	uint32_t series;             /* boots in a row on the stick, OPT_SERIES_MIN..OPT_SERIES_MAX; 0: not a series */
 };
 

@@ -73,7 +73,8 @@ const struct opt_com_port opt_com_ports[OPT_N_COM_PORTS] = {
 /* Indexed by bit number of enum opt_dump. */
 static const char *const opt_dump_names[] = { "acpi", "usb", "smbios" };
 
-
+/* Indexed by bit number of enum opt_fail. */
+static const char *const opt_fail_names[] = { "zeroing" };
 
 #define OPT_FIELD(f) offsetof(struct options, f)
 #define OPT_CHOICES(a) .choices = (a), .n_choices = ARRAY_SIZE(a)
@@ -168,6 +169,9 @@ const struct opt_row opt_rows[OPT_N_ROWS] = {
 	{ .name = "serials", .type = OPT_T_CHOICE, .def = OPT_OFF,
 	  OPT_CHOICES(opt_onoff_names), .offset = OPT_FIELD(serials),
 	  .help = "SMBIOS serial numbers and the system UUID in full; off gives the first 12 hex digits of their SHA-256 (the word alone means on)" },
+	{ .name = "fail", .type = OPT_T_SET, .def = 0, .zero_means = OPT_SET_EMPTY,
+	  OPT_CHOICES(opt_fail_names), .offset = OPT_FIELD(fail),
+	  .help = "debug: make an allocation fail as when memory is short (zeroing: first-touch's zeroing pages), to test that the rest of the run keeps its plan" },
 	{ .name = "series", .type = OPT_T_UINT, .min = OPT_SERIES_MIN, .max = OPT_SERIES_MAX,
 	  .zero_means = "off", .offset = OPT_FIELD(series),
 	  .help = "boots in a row from the stick, each log in /quietbench/series/, each ending by resetting the machine; then finish= (UEFI only)" },

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "options.h"
 
-#define OPT_N_ROWS 31           /* keys in opt_rows (initrd, accepted and dropped, included) */
+#define OPT_N_ROWS 32           /* keys in opt_rows (initrd, accepted and dropped, included) */
 #define OPT_SET_EMPTY "none"   /* dump=none */
 #define OPT_CHOICE_LIST_MAX 48  /* "quick|full" and friends */
 #define OPT_CONSOLE_NONE_WORD "none"

@@ -220,6 +220,20 @@ TEST(flush_partial_key)
 	CHECK_STR(errs[0].key, "flush_partial");
 }
 
+/* fail (debug, issue 36): no allocation made to fail unless asked; zeroing, or none; nothing else. */
+TEST(fail_key)
+{
+	CHECK_EQ_U(parse(""), 0);
+	CHECK_EQ_U(opts.fail, 0);
+	CHECK_EQ_U(parse("fail=zeroing"), 0);
+	CHECK_EQ_U(opts.fail, OPT_FAIL_ZEROING);
+	CHECK_EQ_U(parse("fail=zeroing fail=none"), 0);
+	CHECK_EQ_U(opts.fail, 0);
+	CHECK_EQ_U(parse("fail=memory"), 1);
+	CHECK_STR(errs[0].key, "fail");
+	CHECK_EQ_U(opts.fail, 0);
+}
+
 /* serials (issue 37): off (hashed) unless asked; on/off or the bare word; the 30th key has its own
  * bit in the mask of keys seen; dump= takes smbios. */
 TEST(serials_key)
@@ -262,6 +276,7 @@ int main(void)
 	RUN(samples_key);
 	RUN(flush_noop_key);
 	RUN(flush_partial_key);
+	RUN(fail_key);
 	RUN(typos_get_did_you_mean);
 	RUN(names_for_records);
 	RUN(help_text);
