@@ -286,7 +286,7 @@ def check_plan(recs, errors):
 # name, firmware, TCG threads, kernel words, CPUs used, check, done status required, qemu-run timeout (s: about
 # twice what a 2-core host takes, so that a hang cannot hold the slow tier for long)
 CASES = [
-    ("smp768", "ovmf", "single", ["profile=quick", "workloads=selftest"], NCPU, check_selftest, "ok", 600),
+    ("smp768", "ovmf", "single", ["profile=quick", "workloads=selftest"], NCPU, check_selftest, "ok", 900),
     ("smp768-quick16", "seabios", "multi", ["profile=quick", "cpus=16"], 16, check_quick, "ok", 420),
     ("smp768-plan", "seabios", "single", ["profile=full", "plan"], NCPU, check_plan, "ok", 1200),
 ]
