@@ -464,7 +464,8 @@ TWIN_KERNEL_SRCS := kernel/arch/spinlock.c kernel/measure/plan.c kernel/measure/
 	kernel/run/report.c kernel/measure/topo.c kernel/measure/topo_cache.c kernel/arch/cpuid_snap.c kernel/measure/tsc.c kernel/measure/tsc_choice.c kernel/run/reps.c kernel/measure/noise.c kernel/measure/gaps.c kernel/measure/pmu.c kernel/run/run.c kernel/run/tsc_sync.c kernel/measure/topo_online.c kernel/run/report_machine.c \
 	kernel/run/evict.c kernel/run/flushcheck.c kernel/run/flushprobe.c kernel/run/flushset.c kernel/measure/chase.c kernel/measure/cold.c \
 	kernel/acpi/smbios.c kernel/acpi/smbios_mem.c kernel/acpi/smbios_names.c kernel/acpi/smbios_summary.c \
-	kernel/run/report_smbios.c kernel/run/report_smbios_dev.c kernel/lib/sha256.c kernel/lib/smbios_ep.c
+	kernel/run/report_smbios.c kernel/run/report_smbios_dev.c kernel/lib/sha256.c kernel/lib/smbios_ep.c \
+	$(sort $(wildcard kernel/bench/*.c))
 TWIN_SRCS := $(TWIN_KERNEL_SRCS) $(sort $(wildcard tools/twin/*.c)) $(WL_SRCS)
 override TWINCFLAGS := -std=gnu11 -O2 -g -pthread -fno-omit-frame-pointer -Wall -Wextra -Werror -Wshadow \
 	$(KINC) -Iworkloads -Itools/twin -DQB_HOST_TWIN -MMD -MP -DQB_BUILD_ID='"$(BUILD_ID)"'

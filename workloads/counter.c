@@ -16,6 +16,7 @@
  * counter_plan lists them and times a short run of each; counter_run runs
  * them with the iterations, repetitions and matrix sample the plan chose.
  * The matrix is in counter_matrix.c. */
+#include "registry.h"
 #include "counter.h"
 #include "console.h"
 #include "counter_loops.h"
@@ -443,7 +444,7 @@ double counter_pair_per_unit(const struct wl_ctx *ctx, const struct cpuset *s, u
 	return per_unit(ctx, PACKED, s, units, max, fixed, spread);
 }
 
-void counter_plan(const struct wl_ctx *ctx)
+static void counter_plan(const struct wl_ctx *ctx)
 {
 	uint32_t counts[MAX_COUNTS];
 	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
@@ -497,7 +498,7 @@ void counter_plan(const struct wl_ctx *ctx)
 	counter_matrix_plan(ctx, PK_MATRIX, wanted_iters(ctx));
 }
 
-void counter_run(const struct wl_ctx *ctx)
+static void counter_run(const struct wl_ctx *ctx)
 {
 	uint64_t iters = wanted_iters(ctx);
 	uint32_t cursor = 0;
@@ -580,3 +581,12 @@ void counter_run(const struct wl_ctx *ctx)
 			top_pct[PACKED], top_pct[PADDED], top_pct[ARRAY_PACKED], top_pct[ARRAY_HEADER],
 			top_pct[ARRAY_HEADER_PADDED], top_pct[SHARED_ATOMIC]);
 }
+
+const struct workload wl_counter = {
+	.name = "counter",
+	.summary = "false sharing: per-CPU counters packed, padded, behind an array header, or shared",
+	.counters = PMU_GOAL_COHERENCE,
+	.measures_faults = false,
+	.legacy_plan = counter_plan,
+	.legacy_run = counter_run,
+};

@@ -20,6 +20,7 @@
  * demand-zero fault (4 KiB and 2 MiB) and of copying a byte. The page counts
  * of parts 2 and 3 can be lowered by the budget; the copies cannot, as their
  * size is the experiment. */
+#include "registry.h"
 #include "first_touch.h"
 #include "console.h"
 #include "demand.h"
@@ -341,7 +342,7 @@ const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor, cons
 	return it;
 }
 
-void first_touch_plan(const struct wl_ctx *ctx)
+static void first_touch_plan(const struct wl_ctx *ctx)
 {
 	decide_sizes(ctx);
 	plan_kind(ctx->plan, ctx->index, PK_COPIES, "copies");
@@ -406,7 +407,7 @@ void first_touch_plan(const struct wl_ctx *ctx)
 	}
 }
 
-void first_touch_run(const struct wl_ctx *ctx)
+static void first_touch_run(const struct wl_ctx *ctx)
 {
 	uint32_t cursor = 0;
 	const struct plan_item *it;
@@ -453,3 +454,12 @@ void first_touch_run(const struct wl_ctx *ctx)
 	}
 	summary();
 }
+
+const struct workload wl_first_touch = {
+	.name = "first-touch",
+	.summary = "demand-zero page faults: unwarmed and warmed copies, the cost of one fault, page sizes, NUMA",
+	.counters = PMU_GOAL_TLB,
+	.measures_faults = true,
+	.legacy_plan = first_touch_plan,
+	.legacy_run = first_touch_run,
+};

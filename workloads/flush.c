@@ -27,6 +27,7 @@
  * quick profile's eviction reads are smaller, and named for the bytes they
  * read. */
 #include "workload.h"
+#include "registry.h"
 #include "chase.h"
 #include "cold.h"
 #include "console.h"
@@ -234,7 +235,7 @@ static void report_coldness(struct rec *r, enum method m, const char *fail, cons
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void flush_plan(const struct wl_ctx *ctx)
+static void flush_plan(const struct wl_ctx *ctx)
 {
 	uint64_t set_up = tsc_read();
 	if (!setup(ctx))
@@ -272,7 +273,7 @@ void flush_plan(const struct wl_ctx *ctx)
 	teardown();
 }
 
-void flush_run(const struct wl_ctx *ctx)
+static void flush_run(const struct wl_ctx *ctx)
 {
 	if (seq_workload_skipped(ctx)) { /* every method says so; nothing is set up */
 		uint32_t cursor = 0;
@@ -396,3 +397,12 @@ void flush_run(const struct wl_ctx *ctx)
 	console_summary("%s", line);
 	teardown();
 }
+
+const struct workload wl_flush = {
+	.name = "flush",
+	.summary = "how cold is cold: WBINVD, per-domain WBINVD, eviction reads of 64 MiB and of the LLC, CLFLUSH, none",
+	.counters = PMU_GOAL_LLC,
+	.measures_faults = false,
+	.legacy_plan = flush_plan,
+	.legacy_run = flush_run,
+};

@@ -16,6 +16,7 @@
  * (locality_mem.c: on their node, interleaved over their nodes, or
  * thread-local for the blocked variants), and its result says where every
  * page was. */
+#include "registry.h"
 #include "locality.h"
 #include "console.h"
 #include "finish.h"
@@ -284,7 +285,7 @@ enum run_status loc_pass(const struct wl_ctx *ctx, uint64_t timeout_ms)
 	return run_on(&loc_set, loc_thread, &loc_job, cold ? RUN_FLUSH : 0, timeout_ms, 0);
 }
 
-void locality_run(const struct wl_ctx *ctx)
+static void locality_run(const struct wl_ctx *ctx)
 {
 	const struct topo *tp = ctx->topo;
 	if (seq_workload_skipped(ctx)) {
@@ -386,3 +387,12 @@ void locality_run(const struct wl_ctx *ctx)
 	else
 		pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
 }
+
+const struct workload wl_locality = {
+	.name = "locality",
+	.summary = "interleaved vs blocked summing, shared-slot vs private accumulators, L2 to DRAM sizes, cold and resident",
+	.counters = PMU_GOAL_LLC,
+	.measures_faults = false,
+	.legacy_plan = locality_plan,
+	.legacy_run = locality_run,
+};

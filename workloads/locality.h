@@ -119,4 +119,7 @@ void loc_mem_line(const struct wl_ctx *ctx, char *buf, size_t cap);
 /* Give back every placed array (the end of the plan and of the run). */
 void loc_mem_end(void);
 
+/* The plan: sizes, calibration and every configuration (locality_plan.c). */
+void locality_plan(const struct wl_ctx *ctx);
+
 #endif

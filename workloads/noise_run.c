@@ -10,6 +10,7 @@
  * slower CPUs are judged by their own loop, not the fastest CPU's. The
  * least of them is the run's histogram's base. Each CPU then times its own
  * bookkeeping (gaps_book_time) with its counters open, before it spins. */
+#include "registry.h"
 #include "noise_run.h"
 #include "console.h"
 #include "disturb.h"
@@ -94,7 +95,7 @@ static void setup(struct noise_run *nr, const struct wl_ctx *ctx, uint64_t units
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void noise_plan(const struct wl_ctx *ctx)
+static void noise_plan(const struct wl_ctx *ctx)
 {
 	struct plan_item *it = plan_add(ctx->plan, ctx->index, "tsc-gaps, every CPU");
 	if (!it)
@@ -122,7 +123,7 @@ void noise_plan(const struct wl_ctx *ctx)
 	}
 }
 
-void noise_run(const struct wl_ctx *ctx)
+static void noise_run(const struct wl_ctx *ctx)
 {
 	uint32_t cursor = 0;
 	const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
@@ -165,3 +166,12 @@ void noise_run(const struct wl_ctx *ctx)
 	noise_report(ctx, it, nr, log, s == RUN_OK, s == RUN_OK ? 0 : run_status_name(s));
 	pmm_free(phys, pages, PMM_WORKLOAD);
 }
+
+const struct workload wl_noise = {
+	.name = "noise",
+	.summary = "every CPU spins reading the TSC: each gap, the time lost, the longest, what caused it",
+	.counters = PMU_GOAL_COUNT,
+	.measures_faults = false,
+	.legacy_plan = noise_plan,
+	.legacy_run = noise_run,
+};

@@ -3,11 +3,11 @@
  * Each repetition flushes (WBINVD on each participant), releases all CPUs
  * from one barrier, and times each thread with the serialised TSC. The check
  * compares every slot with the count it must have reached. */
+#include "registry.h"
 #include "workload.h"
 #include "console.h"
 #include "fmt.h"
 #include "lib.h"
-#include "sequence.h"
 #include "report.h"
 #include "reps.h"
 #include "stats.h"
@@ -23,11 +23,7 @@
 #define CHUNK 65536               /* increments between looks at the bound */
 #define MIN_ITERS 10000ull        /* fewer would time the barrier more than the loop */
 #define CALIB_ITERS 100000ull
-#define CALIB_ROUNDS 4            /* calibration runs at most, each longer than the last */
-#define CALIB_GROW_MARGIN 1.25
-#define CALIB_GROW_MAX 256.0
-#define REC_BYTES 2600            /* what the two result records and the text take */
-#define REC_BYTES_PER_CPU 40
+#define REC_BYTES_PER_CPU 40      /* the CPU lists of its two results, per CPU */
 
 struct slot {
 	volatile uint64_t count;
@@ -61,9 +57,9 @@ static void increment(const struct run_thread *t)
 	}
 }
 
-/* One repetition; false if the run or the counts were wrong. */
-static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t timeout_ms, struct reps *log,
-		    uint64_t *sk, const char **why)
+/* One repetition; WL_OK, or what went wrong (why). */
+static enum wl_err one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t timeout_ms, struct reps *log,
+			   uint64_t *sk, const char **why)
 {
 	for (uint32_t t = 0; t < ctx->online->n; t++)
 		slots[t].count = 0;
@@ -79,15 +75,15 @@ static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t t
 			fmt_snprintf(reached, sizeof(reached), "overrun: stopped at the bound with %llu of %llu increments",
 				     (unsigned long long)least, (unsigned long long)a->iters);
 			*why = reached;
-		} else {
-			*why = run_status_name(s);
+			return WL_ERR_OVERRUN;
 		}
-		return false;
+		*why = run_status_name(s);
+		return WL_ERR_FAIL;
 	}
 	for (uint32_t t = 0; t < ctx->online->n; t++) {
 		if (slots[t].count != a->iters) {
 			*why = "a slot's count is not iters";
-			return false;
+			return WL_ERR_FAIL;
 		}
 	}
 	if (log) {
@@ -97,7 +93,7 @@ static bool one_rep(const struct wl_ctx *ctx, struct selftest_arg *a, uint64_t t
 		reps_add(log, ticks, res->instr);
 		*sk = res->start_skew;
 	}
-	return true;
+	return WL_OK;
 }
 
 static void touch_unmapped(const struct run_thread *t)
@@ -117,7 +113,7 @@ static void raise_fault(const struct wl_ctx *ctx)
 		touch_unmapped(0);
 	} else {
 		kprintf("selftest: page fault on cpu %u, as asked\n", one.cpu[0]);
-		run_on(&one, touch_unmapped, 0, 0, run_default_timeout_ms, 0);
+		run_on(&one, touch_unmapped, 0, 0, HANG_BOUND_MS, 0);
 	}
 	console_error("selftest", "the requested page fault did not happen");
 }
@@ -127,97 +123,87 @@ static uint64_t wanted_iters(const struct wl_ctx *ctx)
 	return ctx->selftest_iters ? ctx->selftest_iters : ctx->quick ? QUICK_ITERS : FULL_ITERS;
 }
 
-static void skipped(const struct wl_ctx *ctx, const char *why)
-{
-	struct rec *r = report_result_open("selftest", "padded-increment", ctx->online);
-	report_result_close(r, "skipped", why);
-	r = report_result_open("selftest", "start-skew", ctx->online);
-	report_result_close(r, "skipped", why);
-	kprintf("selftest: skipped: %s\n", why);
-}
+/* A calibration run (wl_calibrate's): an untimed warm-up, then one timed
+ * repetition; its figure the slowest thread's loop, its wall time kept. */
+struct calib {
+	const struct wl_ctx *ctx;
+	double wall_s;
+};
 
-/* ---- Public Functions ----------------------------------------------------- */
-void selftest_plan(const struct wl_ctx *ctx)
+static bool calib_run(void *arg, uint64_t units, double *loop_s)
 {
-	struct plan_item *it = plan_add(ctx->plan, ctx->index, "padded-increment, every CPU");
-	if (!it)
-		return;
-	uint64_t want = wanted_iters(ctx);
-	it->unit = PLAN_UNIT_ITERS;
-	it->essential = true; /* one configuration: it is its own least form */
-	it->want_units = want;
-	it->min_units = ctx->selftest_iters ? want : MIN(want, MIN_ITERS); /* what the user set is kept */
-	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
-	it->out_bytes = REC_BYTES + REC_BYTES_PER_CPU * ctx->online->n;
-	it->param[0] = ctx->online->n;
-	if (ctx->selftest_fault == SELFTEST_HANG) {
-		/* One CPU never finishes: nothing to calibrate, the bound is HANG_BOUND_MS. */
-		it->unit_s = 0;
-		it->rep_fixed_s = HANG_BOUND_MS / 1000.0;
-		return;
-	}
-	/* Short runs, longer until one lasts SEQ_CALIB_TARGET_S: an emulator
-	 * time-slices its CPUs, and a run shorter than a slice says little. */
-	struct selftest_arg a = { false, MIN(want, CALIB_ITERS), slots };
+	struct calib *cb = arg;
+	struct selftest_arg a = { false, units, slots };
 	const char *why = 0;
 	uint64_t sk;
-	double slowest = 0, wall = 0;
-	for (int round = 0; round < CALIB_ROUNDS; round++) {
-		struct reps *log = reps_begin(ctx->online->n);
-		if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, 0, &sk, &why)) {
-			console_error("selftest", "calibration failed: %s", why);
-			return;
-		}
-		uint64_t w0 = tsc_read();
-		if (!one_rep(ctx, &a, SEQ_CALIB_TIMEOUT_MS, log, &sk, &why)) {
-			console_error("selftest", "calibration failed: %s", why);
-			return;
-		}
-		wall = seq_seconds(tsc_read() - w0);
-		slowest = seq_seconds((uint64_t)reps_stats(log)->median);
-		if (slowest >= SEQ_CALIB_TARGET_S || a.iters >= want)
-			break;
-		double grow = slowest > 0 ? SEQ_CALIB_TARGET_S / slowest * CALIB_GROW_MARGIN : CALIB_GROW_MAX;
-		a.iters = MIN(want, (uint64_t)((double)a.iters * MIN(CALIB_GROW_MAX, MAX(2.0, grow))));
+	struct reps *log = reps_begin(cb->ctx->online->n);
+	if (one_rep(cb->ctx, &a, WL_CALIB_TIMEOUT_MS, 0, &sk, &why) != WL_OK) {
+		console_error("selftest", "calibration failed: %s", why);
+		return false;
 	}
-	it->unit_s = slowest / (double)a.iters;
-	it->rep_fixed_s = MAX(0.0, wall - slowest); /* the flush, barrier and wake-ups around the loop */
+	uint64_t w0 = tsc_read();
+	if (one_rep(cb->ctx, &a, WL_CALIB_TIMEOUT_MS, log, &sk, &why) != WL_OK) {
+		console_error("selftest", "calibration failed: %s", why);
+		return false;
+	}
+	cb->wall_s = tsc_seconds(tsc_read() - w0);
+	*loop_s = tsc_seconds((uint64_t)reps_stats(log)->median);
+	return true;
 }
 
-void selftest_run(const struct wl_ctx *ctx)
+/* The one configuration: every CPU, wanted_iters increments a repetition. */
+static void selftest_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 {
-	uint32_t cursor = 0;
-	const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
-	if (!it) {
-		skipped(ctx, "not in the plan (it was full)");
+	uint64_t want = wanted_iters(ctx);
+	struct wl_cfg cfg = { .name = "padded-increment, every CPU" };
+	struct wl_cost cost = {
+		.essential = true, /* one configuration: it is its own least form */
+		.want_units = want,
+		.min_units = ctx->selftest_iters ? want : MIN(want, MIN_ITERS), /* what the user set is kept */
+		.want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX),
+		.out_bytes = REC_BYTES_PER_CPU * ctx->online->n,
+	};
+	if (ctx->selftest_fault == SELFTEST_HANG) {
+		/* One CPU never finishes: nothing to calibrate, the bound is HANG_BOUND_MS. */
+		cost.rep_fixed_s = HANG_BOUND_MS / 1000.0;
+		wl_add(p, 0, &cfg, &cost);
 		return;
 	}
-	seq_item_begin(ctx, it);
-	if (it->skip) {
-		skipped(ctx, seq_skip_reason(it));
-		return;
+	/* Short runs, longer until one lasts WL_CALIB_TARGET_S. */
+	struct calib cb = { ctx, 0 };
+	double slowest;
+	uint64_t units = wl_calibrate(MIN(want, CALIB_ITERS), want, calib_run, &cb, &slowest);
+	if (units) {
+		cost.unit_s = slowest / (double)units;
+		cost.rep_fixed_s = MAX(0.0, cb.wall_s - slowest); /* the flush, barrier and wake-ups around the loop */
 	}
-	struct selftest_arg a = { ctx->selftest_fault == SELFTEST_HANG, it->units, slots };
-	/* selftest=hang-ap: the test should not wait long for the CPU that never finishes. */
-	uint64_t bound = a.hang ? HANG_BOUND_MS : seq_timeout_ms(it);
-	uint32_t reps = it->reps;
+	wl_add(p, 0, &cfg, &cost);
+}
+
+/* The padded increments on every CPU, then the barrier's start skew. */
+static void selftest_run(struct wl_item *c)
+{
+	const struct wl_ctx *ctx = wl_ctx(c);
+	struct selftest_arg a = { ctx->selftest_fault == SELFTEST_HANG, wl_units(c), slots };
+	uint32_t reps = wl_reps(c);
 	const char *why = 0;
-	bool ok = true;
+	enum wl_err err = WL_OK;
+	uint32_t n = 0;
 
 	kprintf("selftest: %u CPUs x %llu increments, %u repetitions\n", ctx->online->n,
 		(unsigned long long)a.iters, reps);
 	struct reps *log = reps_begin(ctx->online->n);
-	if (seq_rep_fits())
-		ok = one_rep(ctx, &a, a.hang ? bound : seq_timeout_ms(it), 0, 0, &why); /* untimed warm-up */
-	for (uint32_t r = 0; ok && r < reps && seq_rep_fits(); r++) {
-		kprintf("  repetition %u of %u\n", r + 1, reps);
-		ok = one_rep(ctx, &a, a.hang ? bound : seq_timeout_ms(it), log, &skew[r], &why);
-		seq_tick();
+	while (err == WL_OK && wl_rep(c)) { /* the untimed warm-up, then each timed repetition that fits */
+		/* selftest=hang-ap: the test should not wait long for the CPU that never finishes. */
+		uint64_t bound = a.hang ? HANG_BOUND_MS : wl_bound_ms(c);
+		if (wl_timed(c))
+			kprintf("  repetition %u of %u\n", n + 1, reps);
+		err = one_rep(ctx, &a, bound, wl_timed(c) ? log : 0, &skew[n], &why);
+		if (err == WL_OK && wl_timed(c))
+			n++;
 	}
-	uint32_t n = log->n;
 	struct stats st = *reps_figure(log);
-	bool overrun = why && !strncmp(why, "overrun", 7);
-	struct rec *rec = report_result_open("selftest", "padded-increment", ctx->online);
+	struct rec *rec = wl_result_open(c, "padded-increment", ctx->online);
 	rec_obj_begin(rec, "params");
 	rec_u64(rec, "iters", a.iters);
 	flushcheck_params(rec, ctx->flush, 0);
@@ -230,21 +216,20 @@ void selftest_run(const struct wl_ctx *ctx)
 		rec_f64(rec, "ticks_per_increment", st.median / (double)a.iters, 3);
 	else
 		rec_null(rec, "ticks_per_increment");
-	seq_item_report(rec, it);
-	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
+	wl_result_close(c, rec, err, why);
 	double slow_median = st.median;
 
 	/* The barrier itself: how far apart the threads started. */
 	stats_compute(skew, n, scratch, &st);
-	rec = report_result_open("selftest", "start-skew", ctx->online);
+	rec = wl_result_open(c, "start-skew", ctx->online);
 	report_stats(rec, "ticks", &st);
 	reps_span_figure(rec, &st, 0); /* the skews of the repetitions above: their noise is said below */
 	reps_span_samples(rec, skew, n);
 	reps_report_noise(rec, log); /* first: its clock gives the measures' cycles */
 	struct report_measure ns = { "ns", "ns", report_ns_scale(1), false, LIMIT_NONE, 1 };
 	report_measures(rec, &ns, 1);
-	seq_item_mark(); /* the skews of the repetitions kept: short with them */
-	report_result_close(rec, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
+	wl_result_close(c, rec, err, why); /* the skews of the repetitions kept: short with them */
+	bool ok = err == WL_OK;
 	double inc_ns = report_measure_value(&inc, slow_median), skew_ns = report_measure_value(&ns, st.median);
 	if (inc_ns >= 0 && skew_ns >= 0) {
 		kprintf("selftest: %s, %.3f ns per increment (slowest thread), start skew median %.0f ns%s\n",
@@ -257,6 +242,29 @@ void selftest_run(const struct wl_ctx *ctx)
 		console_summary("selftest   %u CPUs, %.1f ticks/increment, start skew %.0f ticks: %s", ctx->online->n,
 				a.iters ? slow_median / (double)a.iters : 0, st.median, ok ? "ok" : "FAIL");
 	}
+}
+
+/* selftest=fault-bsp / fault-ap, last: the run must end cleanly after a fault. */
+static void selftest_finish(const struct wl_ctx *ctx)
+{
 	if (ctx->selftest_fault && ctx->selftest_fault != SELFTEST_HANG)
 		raise_fault(ctx);
 }
+
+/* ---- Public Variables ----------------------------------------------------- */
+static const char *const selftest_variants[] = { "padded-increment", "start-skew", 0 };
+static const struct wl_kind selftest_kinds[] = {
+	{ .name = "padded-increment",
+	  .measures = "every CPU increments its own 128-byte slot, released from one barrier; the barrier's start skew",
+	  .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_REPS, .variants = selftest_variants, .all_cpus = true,
+	  .run = selftest_run },
+};
+const struct workload wl_selftest = {
+	.name = "selftest",
+	.summary = "every CPU increments its own padded slot: proves the workload API",
+	.counters = PMU_GOAL_CYCLES_INSNS,
+	.kinds = selftest_kinds,
+	.n_kinds = ARRAY_SIZE(selftest_kinds),
+	.plan = selftest_plan,
+	.finish = selftest_finish,
+};

@@ -42,6 +42,7 @@ struct plan_item {
 	uint16_t workload;               /* index in the run's workload table (< PLAN_MAX_WORKLOADS) */
 	uint8_t unit;                    /* enum plan_unit */
 	uint8_t kind;                    /* the workload's experiment kind (< PLAN_MAX_KINDS, named by plan_kind) */
+	uint8_t row;                     /* the workload's table row (kernel/bench/workload.h's wl_kind) that runs it */
 	bool essential;                  /* part of the workload's smallest meaningful form */
 	char name[PLAN_NAME_LEN];        /* "packed 4 threads compact", for the plan */
 	uint32_t param[4];               /* the workload's own description */

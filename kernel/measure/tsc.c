@@ -249,3 +249,8 @@ uint64_t tsc_to_us(uint64_t ticks)
 {
 	return scale(ticks, MHZ);
 }
+
+double tsc_seconds(uint64_t ticks)
+{
+	return hz ? (double)ticks / (double)hz : 0;
+}

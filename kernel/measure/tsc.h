@@ -103,4 +103,7 @@ uint64_t tsc_deadline_ms(uint64_t ms);
 uint64_t tsc_to_ns(uint64_t ticks);
 uint64_t tsc_to_us(uint64_t ticks);
 
+/* Ticks to seconds; 0 without a TSC frequency. */
+double tsc_seconds(uint64_t ticks);
+
 #endif

@@ -1,6 +1,6 @@
 /* main.c - the kernel's start-up sequence on the BSP, one step per line, then the workloads.
  *
- * Layer 10: start. The kernel's start-up: kernel_entry, one step a line, the
+ * Layer 11: start. The kernel's start-up: kernel_entry, one step a line, the
  * console's set-up and the machine records. Includes every layer; nothing
  * includes it. */
 #include "acpi.h"
@@ -43,9 +43,10 @@
 #include "spmem.h"
 #include "timer.h"
 #include "tsc.h"
+#include "registry.h"
+#include "seq_start.h"
 #include "sequence.h"
 #include "usb_handoff.h"
-#include "workload.h"
 
 #ifndef QB_BUILD_ID
 #define QB_BUILD_ID "unknown"
@@ -70,9 +71,7 @@ static int opt_errs_n;
 /* Parse the command line and report every mistake; returns how many. */
 static int parse_options(void)
 {
-	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
-	for (unsigned i = 0; i < n; i++)
-		wl_names[i] = wl_all[i].name;
+	unsigned n = seq_workload_names(wl_all, wl_count, wl_names, OPT_MAX_WORKLOADS);
 	opt_errs_n = options_parse(bi.cmdline, wl_names, n, &opts, opt_errs, MAX_OPT_ERRORS);
 	options_report(opt_errs, opt_errs_n, MAX_OPT_ERRORS);
 	if (bi.cmdline_truncated)
@@ -197,37 +196,25 @@ static uint64_t budget_deadline(void)
 	return bi.entry_tsc + (uint64_t)(s.budget_s * (double)tsc_hz());
 }
 
-/* Each flush the run will use, tried at the start and judged (flush_noop=on:
- * the platform's own does nothing); the run falls back to eviction reads
- * where WBINVD is ineffective, and the plan then prices them. */
-static void check_flushes(void)
+/* What this platform is, for the flush check and the run. */
+static const struct seq_platform *platform(void)
 {
-	struct flushcheck_cfg cfg = { &online, topo_online(), topo_online_cpu_of_topo(), opts.profile == OPT_PROFILE_QUICK,
-				      true };
-	run_flush_noop(opts.flush_noop == OPT_ON);
-	run_flush_partial(opts.flush_partial);
-	flushcheck_run(&cfg);
-}
-
-static void run_workloads(void)
-{
-	static struct seq_run seq;
+	static struct seq_platform pf;
 	const struct serial_port *sp = serial_current();
-	seq_from_options(&seq, &opts);
-	seq.ctx.online = &online;
-	seq.ctx.topo = topo_online();
-	seq.ctx.cpu_of_topo = topo_online_cpu_of_topo();
-	seq.ctx.bsp_cpuid = &percpu[0].snap;
-	seq.ctx.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1;
-	seq.ctx.platform = "bare-metal";
-	seq.ctx.has_wbinvd = true;
-	seq.ctx.has_fault_internals = true;
-	seq.start_tsc = bi.entry_tsc;
-	seq.after_workload = results_save;                   /* and after each workload */
-	/* What printing really cost so far; else 8N1's ten bits a byte. */
-	seq.serial_bytes_per_s = console_bytes_per_s(tsc_hz()) ? console_bytes_per_s(tsc_hz())
-			       : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0;
-	seq_go(&seq);
+	pf = (struct seq_platform){
+		.name = "bare-metal",
+		.has_wbinvd = true,
+		.has_fault_internals = true,
+		.online = &online,
+		.bsp_cpuid = &percpu[0].snap,
+		.nodes = acpi.srat.present && acpi.srat.n_nodes ? acpi.srat.n_nodes : 1,
+		.start_tsc = bi.entry_tsc,
+		.after_workload = results_save,              /* and after each workload */
+		/* What printing really cost so far; else 8N1's ten bits a byte. */
+		.serial_bytes_per_s = console_bytes_per_s(tsc_hz()) ? console_bytes_per_s(tsc_hz())
+				    : sp && !serial_why() && sp->baud ? sp->baud / SERIAL_BITS_PER_BYTE : 0,
+	};
+	return &pf;
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -301,11 +288,11 @@ void kernel_entry(struct boot_info *bi_in)
 	instr_init((enum instr_setting)opts.turbo, (enum instr_setting)opts.prefetch, /* noise sources, counters */
 		   opts.safe == OPT_ON);
 	run_online_set(&online, opts.cpus);
-	check_flushes();                                     /* every flush judged; an ineffective one replaced */
+	seq_check_flushes(&opts, platform());                /* every flush judged; an ineffective one replaced */
 	instr_state_apply();                                 /* turbo and prefetchers as asked; state records */
 	reps_keep_samples(opts.samples == OPT_ON);           /* samples=on: every repetition in the results */
 	report_lava_lines(opts.lava == OPT_ON);              /* lava=on: a qb-lava: line per result */
-	run_workloads();
+	seq_run_all(&opts, platform(), wl_all, wl_count);    /* calibrate, plan, run: kernel/bench/sequence.h */
 	instr_state_restore();                               /* exactly what was changed, put back */
 	finish_now(true);
 }

@@ -24,7 +24,7 @@ import tempfile
 
 LAYER_RE = re.compile(r"Layer (\d+): ([a-z_]+)\.")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-MAIN_FILES = ("main.c", "lib.h", "cpu.h", "console.h", "pmm.h", "acpi.h", "tsc.h", "usb.h", "run.h", "workload.h")
+MAIN_FILES = ("main.c", "lib.h", "cpu.h", "console.h", "pmm.h", "acpi.h", "tsc.h", "usb.h", "run.h", "workload.h", "registry.h")
 
 
 def folders(root):

@@ -12,7 +12,7 @@ function's own indentation, with no return before it) and in this order:
     iommu_release     remapping units the firmware left on, turned off
     tsc_init          the TSC calibrated
     results_open      the stick reached (its DMA past the IOMMU)
-    run_workloads     the measurements
+    seq_run_all       the measurements (kernel/bench/seq_start.h)
 
     check_start_order.py [ROOT]      check the tree at ROOT (default: .)
     check_start_order.py --self-test check that a reordered or conditional step fails
@@ -24,7 +24,7 @@ import re
 import sys
 import tempfile
 
-ORDER = ("timer_init", "usb_handoff_all", "iommu_release", "tsc_init", "results_open", "run_workloads")
+ORDER = ("timer_init", "usb_handoff_all", "iommu_release", "tsc_init", "results_open", "seq_run_all")
 
 
 def body_of(text, name):

@@ -1,6 +1,6 @@
 /* test_deadline.c - host tests of kernel/measure/deadline.c, and of the plan and the deadlines together on a simulated clock.
  *
- * The simulation walks a fitted plan as workloads/sequence.c does: each
+ * The simulation walks a fitted plan as kernel/bench/sequence.c does: each
  * configuration gets its deadline when it begins, asks before each
  * repetition whether another fits, has its run_on bound capped at the run's
  * end, and the rest is refitted between workloads at the pace measured so

@@ -26,9 +26,9 @@
 #include "run.h"
 #include "timer.h"
 #include "tsc.h"
-#include "sequence.h"
+#include "registry.h"
+#include "seq_start.h"
 #include "thp.h"
-#include "workload.h"
 
 #ifndef QB_BUILD_ID
 #define QB_BUILD_ID "unknown"
@@ -107,9 +107,7 @@ static void ignored_option(const char *key, const char *value, const char *why)
 static void parse_options(int argc, char **argv, uint64_t start_tsc)
 {
 	struct opt_error errs[MAX_OPT_ERRORS];
-	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
-	for (unsigned i = 0; i < n; i++)
-		wl_names[i] = wl_all[i].name;
+	unsigned n = seq_workload_names(wl_all, wl_count, wl_names, OPT_MAX_WORKLOADS);
 	int e = options_parse(parse_line, wl_names, n, &opts, errs, MAX_OPT_ERRORS);
 	for (int a = 1; a < argc && e < MAX_OPT_ERRORS; a++) {
 		if (!twin_key(argv[a]) || thp_set(argv[a] + sizeof(THP_KEY)))
@@ -184,9 +182,7 @@ static bool want_help(int argc, char **argv)
 	static char help[HELP_LEN];
 	if (argc < 2 || (strcmp(argv[1], "-h") && strcmp(argv[1], "--help") && strcmp(argv[1], "help")))
 		return false;
-	unsigned n = wl_count < OPT_MAX_WORKLOADS ? wl_count : OPT_MAX_WORKLOADS;
-	for (unsigned i = 0; i < n; i++)
-		wl_names[i] = wl_all[i].name;
+	unsigned n = seq_workload_names(wl_all, wl_count, wl_names, OPT_MAX_WORKLOADS);
 	options_help(help, sizeof(help), wl_names, n);
 	printf("usage: %s [key=value ...]  (the bare-metal kernel's command line)\n%s", argv[0], help);
 	printf("%s=%s  the twin's own, debug: 2 MiB first-touch regions as Linux gives them, every other 2 MiB piece "
@@ -194,34 +190,21 @@ static bool want_help(int argc, char **argv)
 	return true;
 }
 
-/* As kernel/start/main.c's check_flushes: the run's flush is the eviction
- * read (flush_noop=on: the platform's own read does nothing, and the check
- * must fall back to the shared one). */
-static void check_flushes(void)
+/* What this platform is, for the flush check and the run (kernel/bench/seq_start.h). */
+static const struct seq_platform *platform(uint64_t boot_tsc)
 {
-	struct flushcheck_cfg cfg = { &online, topo_online(), topo_online_cpu_of_topo(), opts.profile == OPT_PROFILE_QUICK,
-				      false };
-	run_flush_noop(opts.flush_noop == OPT_ON);
-	run_flush_partial(opts.flush_partial);
-	flushcheck_run(&cfg);
-}
-
-/* As kernel/start/main.c's run_workloads, on the platform's own terms. */
-static void run_workloads(uint64_t boot_tsc)
-{
-	static struct seq_run seq;
-	seq_from_options(&seq, &opts);
-	seq.ctx.online = &online;
-	seq.ctx.topo = topo_online();
-	seq.ctx.cpu_of_topo = topo_online_cpu_of_topo();
-	seq.ctx.bsp_cpuid = &hostcpu[0].snap;
-	seq.ctx.nodes = hostnuma_nodes();
-	seq.ctx.platform = "linux";
-	seq.ctx.has_wbinvd = false;
-	seq.ctx.has_fault_internals = false;
-	seq.start_tsc = boot_tsc;
-	seq.serial_bytes_per_s = 0; /* stdout: printing is not what takes time */
-	seq_go(&seq);
+	static struct seq_platform pf;
+	pf = (struct seq_platform){
+		.name = "linux",
+		.has_wbinvd = false,
+		.has_fault_internals = false,
+		.online = &online,
+		.bsp_cpuid = &hostcpu[0].snap,
+		.nodes = hostnuma_nodes(),
+		.start_tsc = boot_tsc,
+		.serial_bytes_per_s = 0, /* stdout: printing is not what takes time */
+	};
+	return &pf;
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -258,10 +241,10 @@ int main(int argc, char **argv)
 	instr_init((enum instr_setting)opts.turbo, INSTR_KEEP, false); /* perf: the kernel's counter plans, SMIs, APERF/MPERF */
 	hostsys_want((enum instr_setting)opts.turbo, opts.numa_balancing == OPT_SET_OFF); /* boost, NUMA balancing */
 	run_online_set(&online, opts.cpus);
-	check_flushes();                                     /* the eviction read judged; a no-op one replaced */
+	seq_check_flushes(&opts, platform(boot_tsc));        /* the eviction read judged; a no-op one replaced */
 	instr_state_apply();                                 /* as root what was asked; the state record: what perf offered */
 	report_lava_lines(opts.lava == OPT_ON);              /* after the machine: its qb-lava: lines, then one per result */
-	run_workloads(boot_tsc);
+	seq_run_all(&opts, platform(boot_tsc), wl_all, wl_count); /* calibrate, plan, run: kernel/bench/sequence.h */
 	instr_state_restore();                               /* perf's events closed, settings back; the closing state record */
 	finish_now(true);
 }

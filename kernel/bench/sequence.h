@@ -1,15 +1,22 @@
-/* sequence.h - a run's workloads in order: each calibrates its configurations into the plan, the plan is fitted to the time budget and shown, then each workload runs as planned, each configuration against its deadline, with progress. Shared by the kernel and the Linux twin.
+/* sequence.h - a run's workloads in order: each calibrates its configurations into the plan, the plan is fitted to the time budget and shown, then the plan is walked, each configuration against its deadline, with progress. Shared by the kernel and the Linux twin.
  *
- * Above the workloads (it walks wl_all), below nothing: kernel/start/main.c and
- * tools/twin/main.c call seq_go; the workloads call the seq_item_* and
- * seq_*_fits helpers while they run. The budget is a wall-clock deadline
- * for the whole run (kernel/measure/deadline.h): each configuration gets a
- * fair part of what is left when it begins, its repetitions stop when the
- * next would pass it, and the plan is refitted at the pace the run really
- * goes (between workloads, and inside one when the pace is off by a
- * quarter). The workloads only ask. */
-#ifndef QB_WORKLOADS_SEQUENCE_H
-#define QB_WORKLOADS_SEQUENCE_H
+ * Part of the framework (Layer 9: bench, kernel/bench/workload.h), below the
+ * workloads, which it never names: kernel/start/main.c and
+ * tools/twin/main.c hand it the table (seq_run.table) and call seq_go. A
+ * table workload (kinds and one plan()) only declares; the sequence walks
+ * its configurations (seq_item.c) and the wl_* services keep each one to
+ * its deadline. The budget is a wall-clock deadline for the whole run
+ * (kernel/measure/deadline.h): each configuration gets a fair part of what
+ * is left when it begins, its repetitions stop when the next would pass it,
+ * and the plan is refitted at the pace the run really goes (between
+ * workloads, and inside one when the pace is off by a quarter).
+ *
+ * LEGACY: the seq_item_* and seq_*_fits calls below are what a workload
+ * that walks the plan itself (struct workload's legacy_plan/legacy_run)
+ * calls; the wl_* services are built on them. They leave the public
+ * interface with the last such workload. */
+#ifndef QB_BENCH_SEQUENCE_H
+#define QB_BENCH_SEQUENCE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,8 +26,8 @@
 
 #define SEQ_BOUND_MARGIN 4           /* a run_on may take this many times its planned time */
 #define SEQ_BOUND_FLOOR_MS 5000      /* and at least this long: emulators stall for seconds (both capped by the budget's end) */
-#define SEQ_CALIB_TIMEOUT_MS 10000   /* bound for a calibration run, whose cost is not yet known */
-#define SEQ_CALIB_TARGET_S 0.01      /* a calibration run lasts at least this where its work can grow */
+#define SEQ_CALIB_TIMEOUT_MS WL_CALIB_TIMEOUT_MS /* bound for a calibration run, whose cost is not yet known */
+#define SEQ_CALIB_TARGET_S WL_CALIB_TARGET_S     /* a calibration run lasts at least this where its work can grow */
 #define SEQ_PROGRESS_MS 5000         /* progress text at most this often */
 #define SEQ_QUICK_REPS 5             /* repetitions of a configuration without reps= (5: the fewest on which a rank test can call a difference at 0.05) */
 #define SEQ_FULL_REPS 10
@@ -28,7 +35,9 @@
 
 struct seq_run {
 	struct wl_ctx ctx;           /* what every workload gets; plan and index are set here */
-	uint32_t workloads;          /* bit i: wl_all[i] runs */
+	const struct workload *const *table; /* the run's workloads, in order (start's registry) */
+	unsigned n_table;
+	uint32_t workloads;          /* bit i: table[i] runs */
 	double budget_s;             /* wall-clock seconds for the whole run; 0: none */
 	bool plan_only;              /* plan=: show the plan and stop */
 	uint64_t start_tsc;          /* when the run started: the budget counts from here */
@@ -36,6 +45,7 @@ struct seq_run {
 	uint64_t run_timeout_ms;     /* run_timeout_ms=: one bound for every run (0: from the plan) */
 	uint32_t slow;               /* slow=: debug, every repetition made this many times as long (0, 1: not) */
 	void (*after_workload)(void); /* the platform's, after each workload's records (NULL: none) */
+	uint64_t (*clock)(void);     /* the run's clock in TSC ticks (NULL: tsc_read; a test injects its own) */
 };
 
 /* A run as the options ask for it: profile, reps, flush, iterations,

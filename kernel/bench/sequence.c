@@ -11,6 +11,7 @@
 #include "plan_fit.h"
 #include "report.h"
 #include "run.h"
+#include "seq_item.h"
 #include "seq_report.h"
 #include "tsc.h"
 
@@ -49,15 +50,21 @@ static bool slowing;
 static char final_line[FINAL_LEN];               /* seq_final_line: the run's last text line */
 
 /* ---- Private Functions ---------------------------------------------------- */
+/* The run's clock: the TSC, or the one a test injects (seq_run.clock). */
+static uint64_t ticks_now(void)
+{
+	return cur && cur->clock ? cur->clock() : tsc_read();
+}
+
 static uint64_t ms_ticks(uint64_t ms)
 {
-	return tsc_deadline_ms(ms) - tsc_read();
+	return ms * tsc_hz() / 1000;
 }
 
 /* Seconds since the run started: the budget's clock. */
 static double now_s(void)
 {
-	return seq_seconds(tsc_read() - cur->start_tsc);
+	return seq_seconds(ticks_now() - cur->start_tsc);
 }
 
 static bool budgeted(void)
@@ -73,7 +80,7 @@ static void slow_pad(void)
 {
 	if (!slowing)
 		return;
-	uint64_t now = tsc_read();
+	uint64_t now = ticks_now();
 	double pad = (double)(cur->slow - 1) * seq_seconds(now - slow_mark);
 	if (budgeted())
 		pad = MIN(pad, dl.end_s - now_s());
@@ -81,10 +88,10 @@ static void slow_pad(void)
 	uint64_t hz = tsc_hz();
 	if (pad > 0 && hz) {
 		uint64_t until = now + (uint64_t)(pad * (double)hz);
-		while (tsc_read() < until)
+		while (ticks_now() < until)
 			__builtin_ia32_pause();
 	}
-	slow_mark = tsc_read();
+	slow_mark = ticks_now();
 }
 
 /* What is left: the configurations not begun, and what the current one still has. */
@@ -93,7 +100,7 @@ static double remaining_s(void)
 	const struct plan *p = &the_plan;
 	double left = plan_left_s(p, next_item);
 	if (cur_item) {
-		double in = seq_seconds(tsc_read() - item_start);
+		double in = seq_seconds(ticks_now() - item_start);
 		left += cur_item->planned_s > in ? cur_item->planned_s - in : 0;
 	}
 	return left;
@@ -102,7 +109,7 @@ static double remaining_s(void)
 static void progress(bool text)
 {
 	char el[DUR_LEN], left[DUR_LEN], line[LINE_LEN];
-	uint64_t now = tsc_read();
+	uint64_t now = ticks_now();
 	seq_dur(el, sizeof(el), seq_seconds(now - cur->start_tsc));
 	if (calibrating.name) { /* no plan yet: nothing to count down, no configuration "0 of n" */
 		fmt_snprintf(line, sizeof(line), "%s elapsed: calibrating %s (workload %u of %u), before the plan", el,
@@ -118,7 +125,7 @@ static void progress(bool text)
 	seq_dur(left, sizeof(left), remaining_s());
 	uint32_t k = cur_item ? (uint32_t)(cur_item - the_plan.item) + 1 : next_item;
 	fmt_snprintf(line, sizeof(line), "%s elapsed, about %s left: %s %u of %u%s%s", el, left,
-		     cur_item ? wl_all[cur_item->workload].name : "configuration", k, the_plan.n,
+		     cur_item ? cur->table[cur_item->workload]->name : "configuration", k, the_plan.n,
 		     cur_item ? ", " : "", cur_item ? cur_item->name : "");
 	if (text) {
 		kprintf("progress: %s\n", line);
@@ -186,7 +193,7 @@ static void item_end(void)
 	if (!it)
 		return;
 	cur_item = 0;
-	double took = seq_seconds(tsc_read() - item_start);
+	double took = seq_seconds(ticks_now() - item_start);
 	it->spent_s = took;
 	bool ran = it->reps ? deadline_reps_kept(&dl) > 0 : !dl.stopped || dl.units_done > 0;
 	if (it->skip || !ran)
@@ -227,9 +234,9 @@ static void save(struct seq_run *s)
 {
 	if (!s->after_workload)
 		return;
-	uint64_t t0 = tsc_read();
+	uint64_t t0 = ticks_now();
 	s->after_workload(); /* the kernel saves the log to the stick: a crash keeps what came before */
-	longest_save_s = MAX(longest_save_s, seq_seconds(tsc_read() - t0));
+	longest_save_s = MAX(longest_save_s, seq_seconds(ticks_now() - t0));
 	if (budgeted())
 		dl.end_s = s->budget_s - end_reserve_s - END_SAVE_MARGIN * longest_save_s;
 }
@@ -237,27 +244,31 @@ static void save(struct seq_run *s)
 static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 {
 	char line[LINE_LEN];
-	kprintf("\n== workload %u of %u: %s - %s\n", k, total, wl_all[i].name, wl_all[i].summary);
-	fmt_snprintf(line, sizeof(line), "workload %u of %u: %s", k, total, wl_all[i].name);
+	const struct workload *wl = s->table[i];
+	kprintf("\n== workload %u of %u: %s - %s\n", k, total, wl->name, wl->summary);
+	fmt_snprintf(line, sizeof(line), "workload %u of %u: %s", k, total, wl->name);
 	console_status(line);
 	unsigned long fails0 = finish_failures(), errors0 = console_errors();
-	instr_goal(wl_all[i].counters);
-	reps_faults_measured(wl_all[i].measures_faults);
+	instr_goal(wl->counters);
+	reps_faults_measured(wl->measures_faults);
 	s->ctx.index = (uint16_t)i;
-	uint64_t t0 = tsc_read();
+	uint64_t t0 = ticks_now();
 	reps_tally_take();
 	if (the_plan.share[i].skip) /* its configurations say so too, each a skipped result */
-		kprintf("%s skipped: %s\n", wl_all[i].name, the_plan.share[i].why);
-	wl_all[i].run(&s->ctx);
+		kprintf("%s skipped: %s\n", wl->name, the_plan.share[i].why);
+	if (wl->kinds)
+		seq_item_walk(&the_plan, (uint16_t)i, wl, &s->ctx);
+	else
+		wl->legacy_run(&s->ctx);
 	slow_pad();
 	item_end();
-	uint64_t ms = tsc_to_us(tsc_read() - t0) / 1000;
+	uint64_t ms = (uint64_t)(seq_seconds(ticks_now() - t0) * 1000);
 	uint32_t n, sk;
 	double planned = plan_workload_seconds(&the_plan, (uint16_t)i, &n, &sk);
-	kprintf("== %s finished in %llu ms (planned %.0f ms)\n", wl_all[i].name, (unsigned long long)ms,
+	kprintf("== %s finished in %llu ms (planned %.0f ms)\n", wl->name, (unsigned long long)ms,
 		planned * 1000);
 	struct rec *r = console_rec_open("workload");
-	rec_str(r, "name", wl_all[i].name);
+	rec_str(r, "name", wl->name);
 	rec_u64(r, "elapsed_ms", ms);
 	rec_f64(r, "planned_s", planned, 1);
 	rec_u64(r, "configs", n);
@@ -265,7 +276,7 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 	console_rec_emit(r);
 	char noise[LINE_LEN];
 	noise_mark(noise, sizeof(noise), reps_tally_take());
-	fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s); %s", wl_all[i].name,
+	fmt_snprintf(line, sizeof(line), "%-12s %8llu ms  %s, %lu error record(s); %s", wl->name,
 		     (unsigned long long)ms, finish_failures() == fails0 ? "ok" : "FAIL",
 		     console_errors() - errors0, noise);
 	console_summary_line(line);
@@ -296,7 +307,6 @@ void seq_from_options(struct seq_run *s, const struct options *o)
 			.selftest_fault = o->selftest == OPT_SELFTEST_FAULT_BSP ? 1
 					: o->selftest == OPT_SELFTEST_FAULT_AP ? 2
 					: o->selftest == OPT_SELFTEST_HANG_AP ? 3 : 0,
-			.timeout_ms = run_default_timeout_ms,
 			.sp_memory = o->sp_memory == OPT_ON,
 			.noise_attr_ns = o->noise_attr_ns,
 			.fail = o->fail,
@@ -317,7 +327,7 @@ void seq_go(struct seq_run *s)
 	final_line[0] = 0;
 	slowing = false;
 	longest_save_s = 0;
-	last_progress = last_status = tsc_read();
+	last_progress = last_status = ticks_now();
 	struct plan *p = &the_plan;
 	plan_reset(p, s->budget_s, s->serial_bytes_per_s);
 	p->bytes_per_rep = reps_samples_on() ? SAMPLE_BYTES : 0;
@@ -328,25 +338,33 @@ void seq_go(struct seq_run *s)
 
 	/* Calibration: each workload adds its configurations and their unit costs. */
 	unsigned total = 0;
-	for (unsigned i = 0; i < wl_count; i++)
+	const char *names[PLAN_MAX_WORKLOADS];
+	for (unsigned i = 0; i < s->n_table && i < PLAN_MAX_WORKLOADS; i++) {
+		names[i] = s->table[i]->name;
 		total += (s->workloads >> i) & 1;
+	}
+	seq_report_names(names, MIN(s->n_table, (unsigned)PLAN_MAX_WORKLOADS));
+	seq_item_reset();
 	kprintf("\nplan: calibrating %u workload(s)\n", total);
 	console_status("calibrating: what one unit of each loop costs");
 	uint64_t saved_bound = run_default_timeout_ms;
 	calibrating.n = total;
-	for (unsigned i = 0; i < wl_count; i++) {
+	for (unsigned i = 0; i < s->n_table && i < PLAN_MAX_WORKLOADS; i++) {
 		if (!((s->workloads >> i) & 1))
 			continue;
-		calibrating.name = wl_all[i].name;
+		const struct workload *wl = s->table[i];
+		calibrating.name = wl->name;
 		calibrating.k++;
 		s->ctx.index = (uint16_t)i;
-		s->ctx.timeout_ms = SEQ_CALIB_TIMEOUT_MS;
-		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS;
+		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS; /* LEGACY: a workload that walks the plan itself */
 		instr_goal(PMU_GOAL_COUNT); /* no counters while calibrating */
-		uint64_t t0 = tsc_read();
-		wl_all[i].plan(&s->ctx);
+		uint64_t t0 = ticks_now();
+		if (wl->kinds)
+			seq_item_plan(p, (uint16_t)i, wl, &s->ctx);
+		else
+			wl->legacy_plan(&s->ctx);
 		if (i < PLAN_MAX_WORKLOADS)
-			p->share[i].calibration_s = seq_seconds(tsc_read() - t0);
+			p->share[i].calibration_s = seq_seconds(ticks_now() - t0);
 	}
 	run_default_timeout_ms = saved_bound;
 	calibrating.name = 0;
@@ -360,10 +378,10 @@ void seq_go(struct seq_run *s)
 		return;
 
 	slowing = s->slow > 1;
-	slow_mark = tsc_read();
+	slow_mark = ticks_now();
 	unsigned k = 0;
 	double first_estimate = p->estimated_s;
-	for (unsigned i = 0; i < wl_count; i++)
+	for (unsigned i = 0; i < s->n_table && i < PLAN_MAX_WORKLOADS; i++)
 		if ((s->workloads >> i) & 1) {
 			run_one(s, i, ++k, total);
 			refit_after(p, (uint16_t)i);
@@ -406,7 +424,7 @@ void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)
 	uint32_t steps = it->reps ? 0 : (uint32_t)MIN(it->units, (uint64_t)UINT32_MAX);
 	deadline_item(&dl, now_s(), it->planned_s, plan_left_s(p, k), plan_rep_seconds(p, it), it->reps,
 		      it->reps ? plan_least_reps(it) : (uint32_t)MIN(it->min_units, (uint64_t)UINT32_MAX), steps, p->pace);
-	item_start = tsc_read();
+	item_start = ticks_now();
 	run_default_timeout_ms = seq_timeout_ms(it);
 	seq_tick();
 }
@@ -470,7 +488,7 @@ void seq_tick(void)
 {
 	if (!cur)
 		return;
-	uint64_t now = tsc_read();
+	uint64_t now = ticks_now();
 	if (now - last_progress >= ms_ticks(SEQ_PROGRESS_MS))
 		progress(true);
 	else if (now - last_status >= ms_ticks(STATUS_MS))
@@ -484,7 +502,7 @@ void seq_item_report(struct rec *r, const struct plan_item *it)
 	if (!it)
 		return;
 	rec_f64(r, "planned_s", it->planned_s, 3);
-	rec_f64(r, "measured_s", seq_seconds(tsc_read() - item_start), 3);
+	rec_f64(r, "measured_s", seq_seconds(ticks_now() - item_start), 3);
 	if (cur_item == it && it->reps) {
 		rec_u64(r, "reps_planned", it->reps);
 		rec_u64(r, "reps_kept", deadline_reps_kept(&dl));
@@ -515,6 +533,5 @@ void seq_item_mark(void)
 
 double seq_seconds(uint64_t ticks)
 {
-	uint64_t hz = tsc_hz();
-	return hz ? (double)ticks / (double)hz : 0;
+	return tsc_seconds(ticks);
 }

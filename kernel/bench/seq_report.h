@@ -1,9 +1,9 @@
 /* seq_report.h - the plan as people and tools read it: the plan's text, its `plan` and `plan_configs` records, and durations as people write them.
  *
- * Part of the sequence (workloads/sequence.h), which decides; this only
+ * Part of the sequence (kernel/bench/sequence.h), which decides; this only
  * says what was decided. */
-#ifndef QB_WORKLOADS_SEQ_REPORT_H
-#define QB_WORKLOADS_SEQ_REPORT_H
+#ifndef QB_BENCH_SEQ_REPORT_H
+#define QB_BENCH_SEQ_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,7 +23,10 @@
 /* "1h02m", "3m07s", "12s": s seconds as people write a duration. */
 void seq_dur(char *buf, size_t cap, double s);
 
-/* What the plan of the run's workloads (bit i: wl_all[i]) says: the text
+/* The run's workloads by index, as the plan numbers them (before any report). */
+void seq_report_names(const char *const *names, unsigned n);
+
+/* What the plan of the run's workloads (bit i: the table's i-th) says: the text
  * (every configuration with plan_only) and the `plan` record, then the
  * `plan_configs` records. samples says what became of the samples; slow is
  * slow= (0: not set). */

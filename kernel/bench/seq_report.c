@@ -4,7 +4,6 @@
 #include "fmt.h"
 #include "lib.h"
 #include "record.h"
-#include "workload.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define PLAN_CONFIGS_PER_RECORD 200  /* configurations listed in one plan_configs record */
@@ -21,6 +20,10 @@ _Static_assert(PLAN_CONFIGS_PER_RECORD * PLAN_CONFIG_MAX_BYTES + PLAN_CONFIGS_HE
 #define DUR_LEN 24
 #define REFIT_NOTE_S 1.0             /* a refit that moves the end by more than this is said */
 
+/* ---- Private Variables ---------------------------------------------------- */
+static const char *names[PLAN_MAX_WORKLOADS];    /* the run's workloads by index (seq_report_names) */
+static unsigned n_names;
+
 /* ---- Private Functions ---------------------------------------------------- */
 static const char *unit_name(const struct plan_item *it)
 {
@@ -33,7 +36,7 @@ static void emit_workload(struct rec *r, const struct plan *p, unsigned w)
 	uint32_t n, sk;
 	double sec = plan_workload_seconds(p, (uint16_t)w, &n, &sk);
 	rec_obj_begin(r, 0);
-	rec_str(r, "name", wl_all[w].name);
+	rec_str(r, "name", names[w]);
 	rec_f64(r, "estimated_s", sec, 1);
 	rec_f64(r, "share_s", s->share_s, 1);
 	rec_f64(r, "least_s", s->least_s, 1);
@@ -100,19 +103,19 @@ static void emit_records(const struct plan *p, uint32_t workloads, bool plan_onl
 	rec_str(r, "estimates", SEQ_ESTIMATES_NOTE);
 	rec_str(r, "unforeseen", SEQ_UNFORESEEN_NOTE);
 	rec_arr_begin(r, "workloads");
-	for (unsigned w = 0; w < wl_count; w++)
+	for (unsigned w = 0; w < n_names; w++)
 		if ((workloads >> w) & 1)
 			emit_workload(r, p, w);
 	rec_arr_end(r);
 	console_rec_emit(r);
 
 	/* Every configuration, a few hundred per record. */
-	for (unsigned w = 0; w < wl_count; w++) {
+	for (unsigned w = 0; w < n_names; w++) {
 		uint32_t cursor = 0, listed = 0;
 		const struct plan_item *it = plan_next((struct plan *)p, (uint16_t)w, &cursor);
 		while (it) {
 			r = console_rec_open("plan_configs");
-			rec_str(r, "workload", wl_all[w].name);
+			rec_str(r, "workload", names[w]);
 			rec_u64(r, "first", listed);
 			rec_arr_begin(r, "configs");
 			for (uint32_t k = 0; it && k < PLAN_CONFIGS_PER_RECORD; k++, listed++) {
@@ -206,7 +209,7 @@ static void print_text(const struct plan *p, uint32_t workloads, bool plan_only,
 	if (p->n_lost)
 		console_error("plan", "%u configurations past the plan's limit of %u were not planned", p->n_lost,
 			      PLAN_MAX_ITEMS);
-	for (unsigned w = 0; w < wl_count; w++) {
+	for (unsigned w = 0; w < n_names; w++) {
 		if (!((workloads >> w) & 1))
 			continue;
 		const struct plan_share *s = &p->share[w];
@@ -215,12 +218,12 @@ static void print_text(const struct plan *p, uint32_t workloads, bool plan_only,
 		seq_dur(sh, sizeof(sh), s->share_s);
 		seq_dur(l, sizeof(l), s->least_s);
 		if (s->skip)
-			kprintf("  %-12s %4u configurations, skipped: %s\n", wl_all[w].name, n, s->why);
+			kprintf("  %-12s %4u configurations, skipped: %s\n", names[w], n, s->why);
 		else if (p->budget_s > 0)
-			kprintf("  %-12s %4u configurations, %u dropped, about %s (share %s, least form %s)\n", wl_all[w].name,
+			kprintf("  %-12s %4u configurations, %u dropped, about %s (share %s, least form %s)\n", names[w],
 				n, sk, e, sh, l);
 		else
-			kprintf("  %-12s %4u configurations, about %s\n", wl_all[w].name, n, e);
+			kprintf("  %-12s %4u configurations, about %s\n", names[w], n, e);
 		if (!s->skip)
 			print_kinds(p, w);
 		if (plan_only)
@@ -241,6 +244,13 @@ void seq_dur(char *buf, size_t cap, double s)
 		fmt_snprintf(buf, cap, "%llum%02llus", (unsigned long long)(t / 60), (unsigned long long)(t % 60));
 	else
 		fmt_snprintf(buf, cap, "%llus", (unsigned long long)t);
+}
+
+void seq_report_names(const char *const *n, unsigned count)
+{
+	n_names = count < PLAN_MAX_WORKLOADS ? count : PLAN_MAX_WORKLOADS;
+	for (unsigned w = 0; w < n_names; w++)
+		names[w] = n[w];
 }
 
 void seq_report_plan(const struct plan *p, uint32_t workloads, bool plan_only, const char *samples, uint32_t slow,
@@ -269,15 +279,15 @@ void seq_report_refit(const struct plan *p, double spent_s, double before_s, uin
 	rec_u64(r, "configs", p->n - first);
 	rec_u64(r, "skipped", p->n_skipped);
 	rec_arr_begin(r, "workloads_skipped");
-	for (unsigned w = 0; w < wl_count && w < PLAN_MAX_WORKLOADS; w++) {
+	for (unsigned w = 0; w < n_names && w < PLAN_MAX_WORKLOADS; w++) {
 		bool ahead = false;
 		for (uint32_t i = first; i < p->n && !ahead; i++)
 			ahead = p->item[i].workload == w;
 		if (!ahead || !p->share[w].skip)
 			continue;
-		kprintf("plan: %s skipped: %s\n", wl_all[w].name, p->share[w].why);
+		kprintf("plan: %s skipped: %s\n", names[w], p->share[w].why);
 		rec_obj_begin(r, 0);
-		rec_str(r, "name", wl_all[w].name);
+		rec_str(r, "name", names[w]);
 		rec_str(r, "reason", p->share[w].why);
 		rec_obj_end(r);
 	}
