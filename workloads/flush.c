@@ -22,7 +22,7 @@
  * of kernel/measure/cold.h, both shared with the flush check. Every method,
  * the references too, runs through the runner on its CPUs, each CPU timing
  * its own flush from its release to its end (flush_ticks: the slowest CPU's).
- * Each method is one configuration of the plan (workloads/sequence.h), its
+ * Each method is one configuration of the plan (kernel/bench/workload.h), its
  * repetition (warming pass, flush, timed pass) timed once at calibration. The
  * quick profile's eviction reads are smaller, and named for the bytes they
  * read. */
@@ -40,7 +40,6 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -50,13 +49,18 @@
 #define QUICK_EVICT_LLC_MAX (32ull << 20) /* quick: evict-llc reads at most this, named by its size past it */
 #define NAME_LEN 32
 #define CPUID_7_EBX_CLFLUSHOPT_BIT (1u << 23) /* Intel SDM vol. 2A, CPUID.(EAX=07H,ECX=0):EBX[23] */
-#define REC_BYTES 1400                    /* one result record and its text line */
 
 enum method { WBINVD_ALL, WBINVD_DOMAIN, EVICT_SEED, EVICT_LLC, CLFLUSH, NONE, N_METHODS };
-/* The plan's kinds of experiment, one per family of methods; the least form
+/* The plan's fair-share groups, one per family of methods; the least form
  * is the references (none, clflush), WBINVD on every CPU where it runs,
  * and the eviction read sized to the LLC. */
-enum plan_kind_id { PK_REFERENCES, PK_WBINVD, PK_EVICTION };
+enum flush_group { FG_REFERENCES, FG_WBINVD, FG_EVICTION };
+static const char *const flush_groups[] = { "references", "wbinvd", "eviction", 0 };
+
+/* A configuration: one method (its variant is the method's name). */
+struct flush_cfg {
+	enum method m;
+};
 static const char *const method_names[N_METHODS] = {
 	"wbinvd-all", "wbinvd-per-domain", "evict-64mib", "evict-llc", "clflush", "none",
 };
@@ -64,6 +68,12 @@ static const char *const method_names[N_METHODS] = {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct cpuset one, domains;
 static uint64_t flush_ticks[REPS_MAX], scratch[REPS_MAX];
+/* The run's, from its set-up to its summary: the references' figures (n 0:
+ * not measured), against which every later method is judged, and the
+ * summary line's cold percentages. */
+static struct stats warm, cold;
+static char line[160];
+static int used;
 
 /* What both plan and run use: the buffers and sizes. */
 static struct flush_setup {
@@ -130,7 +140,7 @@ static bool do_flush(const struct wl_ctx *ctx, enum method m, uint64_t *own)
 }
 
 /* Size and fill the working set and the eviction buffer; false without memory. */
-static bool setup(const struct wl_ctx *ctx)
+static bool buffers_get(const struct wl_ctx *ctx)
 {
 	const struct topo *t = ctx->topo;
 	fs.llc = flushset_llc_bytes(t);
@@ -170,7 +180,7 @@ static bool setup(const struct wl_ctx *ctx)
 	return true;
 }
 
-static void teardown(void)
+static void buffers_put(void)
 {
 	run_flush_partial_clear();
 	pmm_free(fs.big_phys, fs.big_pages, PMM_WORKLOAD);
@@ -210,8 +220,8 @@ static bool one_rep(const struct wl_ctx *ctx, enum method m, uint64_t *flush, ui
 /* The result's coldness on the scale: cold_pct and, for a method (not a
  * reference), its verdict as the run's flush check gives it; the note when
  * there is no scale. */
-static void report_coldness(struct rec *r, enum method m, const char *fail, const struct stats *warm,
-			    const struct stats *cold, const struct cold_judgement *j)
+static void report_coldness(struct rec *r, enum method m, const char *fail, const struct stats *w,
+			    const struct stats *c, const struct cold_judgement *j)
 {
 	char note[200];
 	bool scale = !fail && j->scale == COLD_SCALE_OK;
@@ -227,182 +237,170 @@ static void report_coldness(struct rec *r, enum method m, const char *fail, cons
 		if (fail)
 			fmt_snprintf(note, sizeof(note), "the method failed");
 		else
-			cold_scale_note(j, warm, cold, method_name(CLFLUSH), note, sizeof(note));
+			cold_scale_note(j, w, c, method_name(CLFLUSH), note, sizeof(note));
 		rec_str(r, "cold_pct_note", note);
 	}
 	if (m != NONE && m != CLFLUSH)
 		rec_str(r, "verdict", fail ? "not checked: the method failed" : cold_verdict_name(j->verdict));
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-static void flush_plan(const struct wl_ctx *ctx)
+/* ---- The workload's table --------------------------------------------------- */
+/* Every method this platform can run, in order, each timed twice at
+ * calibration (the first warms the code and the TLB, the second is what a
+ * repetition costs); WBINVD where user code cannot run it is absent. */
+static void flush_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 {
 	uint64_t set_up = tsc_read();
-	if (!setup(ctx))
+	if (!buffers_get(ctx))
 		return;
-	plan_set_setup(ctx->plan, ctx->index, seq_seconds(tsc_read() - set_up)); /* the run sets up the same again */
-	plan_kind(ctx->plan, ctx->index, PK_REFERENCES, "references");
-	plan_kind(ctx->plan, ctx->index, PK_WBINVD, "wbinvd");
-	plan_kind(ctx->plan, ctx->index, PK_EVICTION, "eviction");
+	wl_set_setup(p, tsc_seconds(tsc_read() - set_up)); /* the run sets up the same again */
 	for (unsigned i = 0; i < N_METHODS; i++) {
 		enum method m = order[i];
-		if (!runs_here(ctx, m))
+		struct wl_cfg cfg = { .variant = method_name(m) };
+		fmt_snprintf(cfg.name, sizeof(cfg.name), "%s", method_name(m));
+		WL_OWN(&cfg, struct flush_cfg)->m = m;
+		if (!runs_here(ctx, m)) {
+			wl_absent(p, 0, &cfg, "WBINVD is privileged: user code cannot run it");
 			continue;
-		struct plan_item *it = plan_add(ctx->plan, ctx->index, method_name(m));
-		if (!it)
-			continue;
-		it->unit = PLAN_UNIT_PASSES;
-		it->kind = m == NONE || m == CLFLUSH ? PK_REFERENCES : m == WBINVD_ALL || m == WBINVD_DOMAIN ? PK_WBINVD
-			 : PK_EVICTION;
-		it->essential = m == NONE || m == CLFLUSH || m == WBINVD_ALL || m == EVICT_LLC;
-		it->want_units = it->min_units = 1;
-		it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
-		it->out_bytes = REC_BYTES;
-		it->param[0] = m;
-		uint64_t fl = 0, p = 0;
+		}
+		struct wl_cost cost = {
+			.group = m == NONE || m == CLFLUSH ? FG_REFERENCES : m == WBINVD_ALL || m == WBINVD_DOMAIN ? FG_WBINVD
+			       : FG_EVICTION,
+			.essential = m == NONE || m == CLFLUSH || m == WBINVD_ALL || m == EVICT_LLC,
+			.want_units = 1, .min_units = 1,
+			.want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX),
+		};
+		uint64_t fl = 0, ps = 0;
 		struct instr_thread seen;
 		const char *fail = 0;
-		/* Twice: the first warms the code and the TLB, the second is what a repetition costs. */
 		for (int r = 0; r < 2; r++) {
 			uint64_t t0 = tsc_read();
-			if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
+			if (!one_rep(ctx, m, &fl, &ps, &seen, &fail))
 				console_error("flush", "calibration of %s: %s", method_name(m), fail);
-			it->unit_s = seq_seconds(tsc_read() - t0);
+			cost.unit_s = tsc_seconds(tsc_read() - t0);
 		}
+		wl_add(p, 0, &cfg, &cost);
 	}
-	teardown();
+	buffers_put();
 }
 
-static void flush_run(const struct wl_ctx *ctx)
+static bool flush_setup(const struct wl_ctx *ctx, const char **why)
 {
-	if (seq_workload_skipped(ctx)) { /* every method says so; nothing is set up */
-		uint32_t cursor = 0;
-		const struct plan_item *it;
-		while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-			seq_item_begin(ctx, it);
-			struct rec *r = report_result_open("flush", it->name, 0);
-			report_result_close(r, "skipped", seq_skip_reason(it));
-		}
-		return;
-	}
-	if (!setup(ctx)) {
+	if (!buffers_get(ctx)) {
 		finish_mark_failed("flush: out of memory");
-		return;
+		*why = "no memory for the working set and the eviction buffer";
+		return false;
 	}
+	warm = cold = (struct stats){ 0 };
+	used = fmt_snprintf(line, sizeof(line), "flush      cold %%:");
 	kprintf("flush: working set %llu bytes (%llu lines chased), last-level cache %llu bytes, %u LLC domain(s), "
 		"cold reference %s, repetitions as planned\n", (unsigned long long)fs.set_bytes,
 		(unsigned long long)fs.lines, (unsigned long long)fs.llc, domains.n, method_name(CLFLUSH));
-	struct stats warm = { 0 }, cold = { 0 }; /* the references' figures (n 0: not measured) */
-	char line[160];
-	int used = fmt_snprintf(line, sizeof(line), "flush      cold %%:");
 	kprintf("  %-18s %14s %14s %8s  %s\n", "method", tsc_hz() ? "flush us" : "flush ticks",
 		tsc_hz() ? "ns/access" : "ticks/access", "cold %", "verdict");
 	kprintf("  (medians of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
-	uint32_t cursor = 0;
-	for (unsigned i = 0; i < N_METHODS; i++) {
-		enum method m = order[i];
-		if (!runs_here(ctx, m)) {
-			struct rec *r = report_result_open("flush", method_name(m), 0);
-			report_result_close(r, "skipped", "WBINVD is privileged: user code cannot run it");
-			kprintf("  %-18s skipped: WBINVD is privileged\n", method_name(m));
-			continue;
-		}
-		const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
-		if (!it || it->param[0] != (uint32_t)m) {
-			console_error("flush", "%s is not in the plan", method_name(m));
-			continue;
-		}
-		seq_item_begin(ctx, it);
-		if (it->skip) {
-			struct rec *r = report_result_open("flush", method_name(m), 0);
-			report_result_close(r, "skipped", seq_skip_reason(it));
-			kprintf("  %-18s skipped: %s\n", method_name(m), seq_skip_reason(it));
-			continue;
-		}
-		const char *fail = 0;
-		struct reps *log = reps_begin(1);
-		uint32_t got = 0;
-		for (uint32_t rep = 0; rep <= it->reps && seq_rep_fits(); rep++) {
-			uint64_t fl, p;
-			struct instr_thread seen;
-			if (!one_rep(ctx, m, &fl, &p, &seen, &fail))
-				break;
-			seq_tick();
-			if (rep == 0)
-				continue; /* untimed warm-up */
-			flush_ticks[got++] = fl;
-			reps_add(log, &p, &seen);
-		}
-		/* The figure: the clean repetitions unless fewer than half were clean;
-		 * the flush's own cost over the same repetitions. */
-		struct stats fst, ps = *reps_figure(log);
-		uint32_t kept = 0;
-		for (uint32_t k = 0; k < got; k++)
-			if (log->noisy || !log->flagged[k])
-				flush_ticks[kept++] = flush_ticks[k];
-		stats_compute(flush_ticks, kept, scratch, &fst);
-		if (m == NONE && !fail && ps.n)
-			warm = ps;
-		if (m == CLFLUSH && !fail && ps.n)
-			cold = ps;
-		struct cold_judgement j;
-		struct stats none = { 0 };
-		cold_judge(&warm, &cold, !fail && ps.n ? &ps : &none, &j);
-		bool scale = !fail && j.scale == COLD_SCALE_OK && m != NONE;
-
-		struct rec *r = report_result_open("flush", method_name(m), method_cpus(ctx, m));
-		rec_obj_begin(r, "params");
-		rec_u64(r, "set_bytes", fs.set_bytes);
-		if (m == EVICT_SEED || m == EVICT_LLC)
-			rec_u64(r, "evict_bytes", m == EVICT_SEED ? fs.seed_bytes : fs.evict_llc);
-		if (m == CLFLUSH)
-			rec_str(r, "instruction", fs.clflushopt ? "clflushopt" : "clflush");
-		rec_str(r, "cold_reference", method_name(CLFLUSH));
-		rec_obj_end(r);
-		reps_report(r, log);
-		struct report_measure meas = { "ns_per_access", "ns/access", report_ns_scale((double)fs.lines), false,
-					       LIMIT_LOAD_NS, 1 };
-		report_measures(r, &meas, 1);
-		if (fst.n)
-			rec_f64(r, "flush_ticks", fst.median, 1);
-		else
-			rec_null(r, "flush_ticks");
-		if (fst.n && tsc_hz())
-			rec_f64(r, "flush_ns", stats_ticks_to_ns(fst.median, tsc_hz()), 1);
-		else
-			rec_null(r, "flush_ns");
-		report_coldness(r, m, fail, &warm, &cold, &j);
-		seq_item_report(r, it);
-		report_result_close(r, fail ? "fail" : "ok", fail);
-		if (used > 0 && (size_t)used < sizeof(line)) {
-			if (scale)
-				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=%.0f",
-						     method_name(m), j.pct > -0.5 && j.pct < 0.5 ? 0.0 : j.pct); /* never "-0" */
-			else
-				used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_name(m));
-		}
-		double fl = tsc_hz() ? stats_ticks_to_ns(fst.median, tsc_hz()) / 1000 : fst.median;
-		double acc = report_measure_value(&meas, ps.median);
-		if (acc < 0)
-			acc = fs.lines ? ps.median / (double)fs.lines : 0;
-		char pcts[16];
-		if (scale)
-			fmt_snprintf(pcts, sizeof(pcts), "%8.0f", j.pct);
-		else
-			fmt_snprintf(pcts, sizeof(pcts), "%8s", "-");
-		kprintf("  %-18s %14.1f %14.2f %s  %s%s\n", method_name(m), fl, acc, pcts,
-			m == NONE || m == CLFLUSH ? "reference" : fail ? "not checked" : cold_verdict_name(j.verdict),
-			log->noisy ? "  noisy" : "");
-	}
-	console_summary("%s", line);
-	teardown();
+	return true;
 }
 
+static void flush_teardown(const struct wl_ctx *ctx)
+{
+	(void)ctx;
+	console_summary("%s", line);
+	buffers_put();
+}
+
+/* One method: its repetitions (warm the set, flush, time a pass), its result against the references. */
+static void method_run(struct wl_item *c)
+{
+	const struct wl_ctx *ctx = wl_ctx(c);
+	enum method m = WL_OWN_CONST(wl_cfg(c), struct flush_cfg)->m;
+	const char *fail = 0;
+	struct reps *log = reps_begin(1);
+	uint32_t got = 0;
+	while (!fail && wl_rep(c)) {
+		uint64_t fl, ps;
+		struct instr_thread seen;
+		if (!one_rep(ctx, m, &fl, &ps, &seen, &fail))
+			break;
+		if (!wl_timed(c))
+			continue; /* untimed warm-up */
+		flush_ticks[got++] = fl;
+		reps_add(log, &ps, &seen);
+	}
+	/* The figure: the clean repetitions unless fewer than half were clean;
+	 * the flush's own cost over the same repetitions. */
+	struct stats fst, ps = *reps_figure(log);
+	uint32_t kept = 0;
+	for (uint32_t k = 0; k < got; k++)
+		if (log->noisy || !log->flagged[k])
+			flush_ticks[kept++] = flush_ticks[k];
+	stats_compute(flush_ticks, kept, scratch, &fst);
+	if (m == NONE && !fail && ps.n)
+		warm = ps;
+	if (m == CLFLUSH && !fail && ps.n)
+		cold = ps;
+	struct cold_judgement j;
+	struct stats none = { 0 };
+	cold_judge(&warm, &cold, !fail && ps.n ? &ps : &none, &j);
+	bool scale = !fail && j.scale == COLD_SCALE_OK && m != NONE;
+
+	struct rec *r = wl_result_open(c, method_name(m), method_cpus(ctx, m));
+	rec_obj_begin(r, "params");
+	rec_u64(r, "set_bytes", fs.set_bytes);
+	if (m == EVICT_SEED || m == EVICT_LLC)
+		rec_u64(r, "evict_bytes", m == EVICT_SEED ? fs.seed_bytes : fs.evict_llc);
+	if (m == CLFLUSH)
+		rec_str(r, "instruction", fs.clflushopt ? "clflushopt" : "clflush");
+	rec_str(r, "cold_reference", method_name(CLFLUSH));
+	rec_obj_end(r);
+	reps_report(r, log);
+	struct report_measure meas = { "ns_per_access", "ns/access", report_ns_scale((double)fs.lines), false,
+				       LIMIT_LOAD_NS, 1 };
+	report_measures(r, &meas, 1);
+	if (fst.n)
+		rec_f64(r, "flush_ticks", fst.median, 1);
+	else
+		rec_null(r, "flush_ticks");
+	if (fst.n && tsc_hz())
+		rec_f64(r, "flush_ns", stats_ticks_to_ns(fst.median, tsc_hz()), 1);
+	else
+		rec_null(r, "flush_ns");
+	report_coldness(r, m, fail, &warm, &cold, &j);
+	wl_result_close(c, r, fail ? WL_ERR_FAIL : WL_OK, fail);
+	if (used > 0 && (size_t)used < sizeof(line)) {
+		if (scale)
+			used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=%.0f",
+					     method_name(m), j.pct > -0.5 && j.pct < 0.5 ? 0.0 : j.pct); /* never "-0" */
+		else
+			used += fmt_snprintf(line + used, sizeof(line) - (size_t)used, " %s=-", method_name(m));
+	}
+	double fl = tsc_hz() ? stats_ticks_to_ns(fst.median, tsc_hz()) / 1000 : fst.median;
+	double acc = report_measure_value(&meas, ps.median);
+	if (acc < 0)
+		acc = fs.lines ? ps.median / (double)fs.lines : 0;
+	char pcts[16];
+	if (scale)
+		fmt_snprintf(pcts, sizeof(pcts), "%8.0f", j.pct);
+	else
+		fmt_snprintf(pcts, sizeof(pcts), "%8s", "-");
+	kprintf("  %-18s %14.1f %14.2f %s  %s%s\n", method_name(m), fl, acc, pcts,
+		m == NONE || m == CLFLUSH ? "reference" : fail ? "not checked" : cold_verdict_name(j.verdict),
+		log->noisy ? "  noisy" : "");
+}
+
+static const struct wl_kind flush_kinds[] = {
+	{ .name = "method",
+	  .measures = "warm the working set, flush one way, time a dependent chase over it: how cold the flush left it",
+	  .unit = PLAN_UNIT_PASSES, .stop = WL_STOP_REPS, .run = method_run },
+};
 const struct workload wl_flush = {
 	.name = "flush",
 	.summary = "how cold is cold: WBINVD, per-domain WBINVD, eviction reads of 64 MiB and of the LLC, CLFLUSH, none",
 	.counters = PMU_GOAL_LLC,
-	.measures_faults = false,
-	.legacy_plan = flush_plan,
-	.legacy_run = flush_run,
+	.groups = flush_groups,
+	.kinds = flush_kinds,
+	.n_kinds = ARRAY_SIZE(flush_kinds),
+	.plan = flush_plan,
+	.setup = flush_setup,
+	.teardown = flush_teardown,
 };

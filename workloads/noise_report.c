@@ -5,7 +5,6 @@
 #include "lib.h"
 #include "limits.h"
 #include "report.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -183,17 +182,9 @@ double noise_ns(uint64_t ticks)
 	return hz ? (double)ticks * NS_PER_S / (double)hz : 0;
 }
 
-void noise_report_skipped(const struct wl_ctx *ctx, const char *why)
+void noise_report(struct wl_item *c, struct noise_run *nr, struct reps *log, bool ok, const char *why)
 {
-	struct rec *r = report_result_open("noise", "tsc-gaps", ctx->online);
-	report_result_close(r, "skipped", why);
-	kprintf("noise: skipped: %s\n", why);
-	noise_not_measured(why);
-}
-
-void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct noise_run *nr, struct reps *log,
-		  bool ok, const char *why)
-{
+	const struct wl_ctx *ctx = wl_ctx(c);
 	uint32_t n = nr->set->n, k = 0;
 	uint64_t *lost = nr->scratch;
 	/* The statistics: each CPU's ticks lost, per `seconds` of its observed loop. */
@@ -204,7 +195,7 @@ void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct n
 	}
 	struct stats st;
 	stats_compute(lost, k, nr->scratch + n, &st);
-	struct rec *r = report_result_open("noise", "tsc-gaps", nr->set);
+	struct rec *r = wl_result_open(c, "tsc-gaps", nr->set);
 	rec_obj_begin(r, "params");
 	rec_f64(r, "seconds", nr->seconds, 3);
 	rec_u64(r, "attribute_ns", nr->attr_ns);
@@ -223,16 +214,16 @@ void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct n
 		gaps_sum_add(&s, &nr->cpu[t]);
 	if (ok)
 		write_gaps(r, nr, &s);
-	seq_item_report(r, it);
 	char limit[160];
 	const char *bad = ok ? limits_check(LIMIT_TSC_READ_NS, noise_ns(s.base_min), 1, limit, sizeof(limit)) : 0;
 	if (ok && !bad && !ctx->quick && nr->seconds < NOISE_FULL_LEAST_S) {
 		char reason[160];
 		fmt_snprintf(reason, sizeof(reason), "the budget gave the loop %.1f s; a full measurement spins at least %.0f s",
 			     nr->seconds, NOISE_FULL_LEAST_S);
-		report_result_demote("short", reason);
+		wl_result_short(c, r, reason);
+	} else {
+		wl_result_close(c, r, !ok || bad ? WL_ERR_FAIL : WL_OK, !ok ? why : bad);
 	}
-	report_result_close(r, !ok || bad ? "fail" : "ok", !ok ? why : bad);
 	if (!ok) {
 		char line[NOISE_LINE_LEN];
 		fmt_snprintf(line, sizeof(line), "the run failed: %s", why);

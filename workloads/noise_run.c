@@ -18,7 +18,6 @@
 #include "lib.h"
 #include "pmm.h"
 #include "report.h"
-#include "sequence.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -26,7 +25,7 @@
 #define QUICK_MS 1000                  /* the quick profile: about a second */
 #define FULL_MS 60000                  /* the full profile asks a minute, and gets its share */
 #define LEAST_MS 100                   /* the fit's least: a tenth of a second */
-#define REC_BYTES 4000                 /* the result record (the twin's about 3300 bytes) and its lines */
+#define REC_BYTES_EXTRA 2500           /* the result record beyond WL_RESULT_BYTES (the twin's about 3300 bytes) and its lines */
 #define REC_BYTES_PER_CPU 480          /* a noise_cpu record and its text line (the twin's about 450 bytes) */
 
 /* ---- Types ---------------------------------------------------------------- */
@@ -39,7 +38,7 @@ struct job {
 /* ---- Private Variables ---------------------------------------------------- */
 static struct job job;
 static struct noise_run the_run;
-static uint64_t calib_min, calib_max;  /* the least and greatest CPU's minimum iteration (0: none) */
+static uint64_t calib_min, calib_max;  /* the least and greatest CPU's minimum iteration (0: none), this run's */
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void spin_fn(const struct run_thread *t)
@@ -94,59 +93,68 @@ static void setup(struct noise_run *nr, const struct wl_ctx *ctx, uint64_t units
 	memset(nr->hist, 0, sizeof(nr->hist));
 }
 
-/* ---- Public Functions ----------------------------------------------------- */
-static void noise_plan(const struct wl_ctx *ctx)
+/* Every CPU's minimum iteration (job.p1), the least and greatest of them;
+ * false when the loop could not be timed. */
+static bool time_minimum(const struct wl_ctx *ctx)
 {
-	struct plan_item *it = plan_add(ctx->plan, ctx->index, "tsc-gaps, every CPU");
-	if (!it)
-		return;
-	it->unit = PLAN_UNIT_ITERS;
-	it->essential = true;
-	it->want_units = ctx->quick ? QUICK_MS : FULL_MS;
-	it->min_units = MIN((uint64_t)LEAST_MS, it->want_units);
-	it->want_reps = 0;                     /* one run: its samples are the CPUs */
-	it->unit_s = UNIT_S;                   /* by construction: the loop stops at its planned TSC */
-	it->out_bytes = REC_BYTES + REC_BYTES_PER_CPU * ctx->online->n;
-	it->param[0] = ctx->online->n;
-	/* The loop's minimum iteration on every CPU; the run's wall time is what a run costs besides its loop. */
 	job.min_only = true;
 	calib_min = calib_max = 0;
-	uint64_t t0 = tsc_read();
-	if (!tsc_hz() || run_on(ctx->online, spin_fn, &job, 0, SEQ_CALIB_TIMEOUT_MS, 0) != RUN_OK) {
-		console_error("noise", "calibration failed: the loop's minimum iteration is unknown");
-		return;
-	}
-	it->rep_fixed_s = seq_seconds(tsc_read() - t0); /* GAPS_MIN_ITERS iterations: microseconds of it */
+	if (!tsc_hz() || run_on(ctx->online, spin_fn, &job, 0, WL_CALIB_TIMEOUT_MS, 0) != RUN_OK)
+		return false;
 	for (uint32_t t = 0; t < ctx->online->n; t++) {
 		calib_min = t == 0 ? job.p1[t] : MIN(calib_min, job.p1[t]);
 		calib_max = MAX(calib_max, job.p1[t]);
 	}
+	return calib_min > 0;
 }
 
-static void noise_run(const struct wl_ctx *ctx)
+/* ---- The workload's table --------------------------------------------------- */
+/* One configuration: every CPU spins for its share; the run's wall time is
+ * what a run costs besides its loop. */
+static void noise_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 {
-	uint32_t cursor = 0;
-	const struct plan_item *it = plan_next(ctx->plan, ctx->index, &cursor);
-	if (!it) {
-		noise_report_skipped(ctx, "not in the plan (it was full)");
-		return;
+	struct wl_cfg cfg = { .name = "tsc-gaps, every CPU" };
+	struct wl_cost cost = {
+		.essential = true,
+		.want_units = ctx->quick ? QUICK_MS : FULL_MS,
+		.unit_s = UNIT_S, /* by construction: the loop stops at its planned TSC */
+		.out_bytes = REC_BYTES_EXTRA + REC_BYTES_PER_CPU * ctx->online->n,
+	};
+	cost.min_units = MIN((uint64_t)LEAST_MS, cost.want_units);
+	uint64_t t0 = tsc_read();
+	if (!time_minimum(ctx))
+		console_error("noise", "calibration failed: the loop's minimum iteration is unknown");
+	else
+		cost.rep_fixed_s = tsc_seconds(tsc_read() - t0); /* GAPS_MIN_ITERS iterations: microseconds of it */
+	wl_add(p, 0, &cfg, &cost);
+}
+
+/* The loop's minimum on every CPU again, now (each CPU's threshold), and the per-CPU results' memory. */
+static uint64_t results_phys, results_pages;
+static bool loop_setup(const struct wl_ctx *ctx, const char **why)
+{
+	if (!time_minimum(ctx)) {
+		*why = "the calibration could not time the loop";
+		return false;
 	}
-	seq_item_begin(ctx, it);
-	if (it->skip || !seq_once_fits()) {
-		noise_report_skipped(ctx, it->skip ? seq_skip_reason(it) : seq_stop_reason());
-		return;
+	if (!alloc(&the_run, ctx->online->n, &results_phys, &results_pages)) {
+		*why = "no memory for the per-CPU results";
+		return false;
 	}
-	if (!calib_min) {
-		noise_report_skipped(ctx, "the calibration could not time the loop");
-		return;
-	}
-	uint64_t phys, pages;
+	return true;
+}
+
+static void loop_teardown(const struct wl_ctx *ctx)
+{
+	(void)ctx;
+	pmm_free(results_phys, results_pages, PMM_WORKLOAD);
+}
+
+static void loop_run(struct wl_item *c)
+{
+	const struct wl_ctx *ctx = wl_ctx(c);
 	struct noise_run *nr = &the_run;
-	if (!alloc(nr, ctx->online->n, &phys, &pages)) {
-		noise_report_skipped(ctx, "no memory for the per-CPU results");
-		return;
-	}
-	setup(nr, ctx, it->units);
+	setup(nr, ctx, wl_units(c));
 	char mins[48];
 	fmt_snprintf(mins, sizeof(mins), calib_min == calib_max ? "%llu ticks" : "%llu to %llu ticks",
 		     (unsigned long long)calib_min, (unsigned long long)calib_max);
@@ -155,7 +163,7 @@ static void noise_run(const struct wl_ctx *ctx)
 	job.min_only = false;
 	job.nr = nr;
 	struct reps *log = reps_begin(ctx->online->n);
-	enum run_status s = run_on(ctx->online, spin_fn, &job, 0, seq_timeout_ms(it), 0);
+	enum run_status s = run_on(ctx->online, spin_fn, &job, 0, wl_bound_ms(c), 0);
 	const struct run_result *res = run_last();
 	if (s == RUN_OK) {
 		uint64_t *ticks = nr->scratch;  /* free until the report: reps_add keeps its own copy */
@@ -163,15 +171,28 @@ static void noise_run(const struct wl_ctx *ctx)
 			ticks[t] = res->end[t] - res->start[t];
 		reps_add(log, ticks, res->instr); /* the run's noise and clock, as one repetition */
 	}
-	noise_report(ctx, it, nr, log, s == RUN_OK, s == RUN_OK ? 0 : run_status_name(s));
-	pmm_free(phys, pages, PMM_WORKLOAD);
+	noise_report(c, nr, log, s == RUN_OK, s == RUN_OK ? 0 : run_status_name(s));
 }
 
+/* A loop that did not run: the run's last line says why. */
+static void loop_skipped(const struct wl_ctx *ctx, const struct wl_cfg *cfg, const char *why)
+{
+	(void)ctx;
+	(void)cfg;
+	noise_not_measured(why);
+}
+
+static const char *const loop_variants[] = { "tsc-gaps", 0 };
+static const struct wl_kind noise_kinds[] = {
+	{ .name = "tsc-gaps", .measures = "every CPU spins reading the TSC: each gap, how long, what caused it",
+	  .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_ONCE, .variants = loop_variants, .all_cpus = true,
+	  .run = loop_run, .setup = loop_setup, .teardown = loop_teardown, .skipped = loop_skipped },
+};
 const struct workload wl_noise = {
 	.name = "noise",
 	.summary = "every CPU spins reading the TSC: each gap, the time lost, the longest, what caused it",
 	.counters = PMU_GOAL_COUNT,
-	.measures_faults = false,
-	.legacy_plan = noise_plan,
-	.legacy_run = noise_run,
+	.kinds = noise_kinds,
+	.n_kinds = ARRAY_SIZE(noise_kinds),
+	.plan = noise_plan,
 };

@@ -29,11 +29,7 @@ struct noise_run {
 /* The `result` record (workload "noise", variant "tsc-gaps"), a `noise_cpu`
  * record per CPU, the text, the summary line and the run's last line. ok
  * false: the run failed (why); the result then fails too. */
-void noise_report(const struct wl_ctx *ctx, const struct plan_item *it, struct noise_run *nr, struct reps *log,
-		  bool ok, const char *why);
-
-/* The same records for a loop that did not run: the result skipped with why. */
-void noise_report_skipped(const struct wl_ctx *ctx, const char *why);
+void noise_report(struct wl_item *c, struct noise_run *nr, struct reps *log, bool ok, const char *why);
 
 /* ticks of the TSC in ns (0 when its frequency is unknown). */
 double noise_ns(uint64_t ticks);

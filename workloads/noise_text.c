@@ -5,7 +5,6 @@
 #include "fmt.h"
 #include "lib.h"
 #include "report_machine.h"
-#include "sequence.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define TEXT_CPUS 8                    /* CPUs with a text line of their own, at most */
@@ -138,7 +137,7 @@ static void final_line(const struct wl_ctx *ctx, const struct noise_run *nr, con
 		count_text(c, sizeof(c), irqs);
 		fmt_snprintf(line + len, sizeof(line) - len, "; %s interrupts on its CPUs (/proc/interrupts)", c);
 	}
-	seq_final_line(line);
+	wl_final_line(line);
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -174,5 +173,5 @@ void noise_not_measured(const char *why)
 {
 	char line[NOISE_LINE_LEN];
 	fmt_snprintf(line, sizeof(line), "noise: not measured (%s)", why);
-	seq_final_line(line);
+	wl_final_line(line);
 }

@@ -55,6 +55,8 @@ static void write_skipped(const struct workload *wl, const struct wl_kind *kd, c
 	}
 	if (!n)
 		kprintf("  %-22s skipped: %s\n", cfg->name, why);
+	if (kd->skipped)
+		kd->skipped(x, cfg, why);
 }
 
 static void absent_add(struct wl_plan *wp, unsigned kind, const struct wl_cfg *cfg, const char *why)
@@ -298,6 +300,8 @@ void wl_result_skip(struct wl_item *c, const char *variant, const char *why)
 		o->kind->params(o->x, o->cfg, r);
 	report_result_close(r, "skipped", why);
 	kprintf("  %-22s skipped: %s\n", variant, why);
+	if (o->kind && o->kind->skipped)
+		o->kind->skipped(o->x, o->cfg, why);
 }
 
 void wl_final_line(const char *line)

@@ -112,6 +112,8 @@ struct wl_kind {
 						       /* a skipped or absent result's params (optional) */
 	bool (*setup)(const struct wl_ctx *x, const char **why); /* before its first that runs (optional) */
 	void (*teardown)(const struct wl_ctx *x);                /* after its last, when set up (optional) */
+	void (*skipped)(const struct wl_ctx *x, const struct wl_cfg *cfg, const char *why);
+						       /* after a configuration of it is written skipped (optional) */
 };
 extern const char *const WL_NO_RESULT[];
 
