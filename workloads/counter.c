@@ -12,10 +12,11 @@
  * Thread counts 1, 2, 4, ... all; placements compact and scatter; one pair per
  * topology relation; and a core-to-core matrix of the packed pair cost.
  *
- * Each of these is a configuration in the run's plan (workloads/sequence.h):
- * counter_plan lists them and times a short run of each; counter_run runs
- * them with the iterations, repetitions and matrix sample the plan chose.
- * The matrix is in counter_matrix.c. */
+ * Each of these is a configuration in the run's plan, of one of four kinds
+ * (kernel/bench/workload.h): a sweep configuration, the pairs' base, a pair,
+ * the matrix. counter_plan lists them and times a short run of each; the
+ * sequence runs each with the iterations, repetitions and matrix sample the
+ * plan chose. The matrix is in counter_matrix.c. */
 #include "registry.h"
 #include "counter.h"
 #include "console.h"
@@ -27,7 +28,6 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -40,11 +40,7 @@
 #define BLOCK_WORDS 16                /* 128 bytes: one padded block */
 #define MAX_COUNTS 16                 /* thread counts in a sweep (2^15 > QB_MAX_CPUS) */
 #define CALIB_REPS 3                  /* timed repetitions of a calibration run, after its warm-up */
-#define CALIB_ROUNDS 4                /* calibration runs at most, each longer than the last */
-#define CALIB_GROW_MARGIN 1.25        /* aim a little past the target */
-#define CALIB_GROW_MAX 256.0
-#define REC_BYTES 1500                /* one result record and its text line */
-#define REC_BYTES_PER_THREAD 12
+#define REC_BYTES_PER_THREAD 12       /* a result's per-thread figures and CPU list */
 
 enum layout { PACKED, PADDED, ARRAY_PACKED, ARRAY_HEADER, ARRAY_HEADER_PADDED, SHARED_ATOMIC, N_LAYOUTS };
 
@@ -57,13 +53,20 @@ static const char *const layout_names[N_LAYOUTS] = {
 	[SHARED_ATOMIC] = "shared-atomic",
 };
 
-/* What a plan item's param[] hold: [0] kind, [1] layout, [2] threads, [3] placement or relation,
- * with SAME_PLACEMENTS when scatter picks the same CPUs as compact (run once, reported as both). */
-enum item_kind { KIND_SWEEP, KIND_BASE, KIND_PAIR, KIND_MATRIX };
-_Static_assert(KIND_MATRIX == COUNTER_KIND_MATRIX, "counter_matrix.c marks its item with counter.c's kind");
-/* The plan's kinds of experiment: the sweep, the pairs (with their base), the matrix. */
-enum plan_kind_id { PK_SWEEP, PK_PAIRS, PK_MATRIX };
-#define SAME_PLACEMENTS 0x100u
+/* The plan's fair-share groups: the sweep, the pairs (with their base), the matrix. */
+enum counter_group { CG_SWEEP, CG_PAIRS, CG_MATRIX };
+static const char *const counter_groups[] = { "sweep", "pairs", "matrix", 0 };
+
+/* A configuration of any kind but the matrix: its layout, threads, and
+ * placement (a sweep's enum place_kind, a pair's enum topo_rel); same: the
+ * two placements pick the same CPUs (run once, reported as both). */
+struct counter_cfg {
+	uint8_t row;                  /* enum counter_row */
+	uint8_t layout;               /* enum layout */
+	bool same;
+	uint32_t threads;
+	uint32_t how;
+};
 
 static const enum topo_rel pair_rels[] = { TOPO_REL_SMT, TOPO_REL_L2, TOPO_REL_L3, TOPO_REL_PACKAGE,
 					   TOPO_REL_REMOTE };
@@ -192,27 +195,26 @@ static uint64_t per_thread(enum layout l, uint64_t units, uint32_t n)
 	return each ? each : 1;
 }
 
-/* Warm-up plus reps timed repetitions of one configuration, each while
- * its deadline allows (it: the plan's item; NULL at calibration). */
-static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
-		    uint32_t reps, const struct plan_item *it)
+/* The warm-up and timed repetitions of one configuration on s, as far as c
+ * allows (its deadline; a calibration's or a matrix pair's inner item:
+ * their own count, no deadline); units per repetition from c. */
+static void measure(struct wl_item *c, enum layout l, const struct cpuset *s)
 {
-	uint32_t n = s->n;
+	const struct wl_ctx *ctx = wl_ctx(c);
+	uint32_t n = s->n, r = 0;
 	out.ok = true;
 	out.overrun = false;
 	out.why = 0;
 	out.n = n;
-	job.iters = per_thread(l, units, n);
+	job.iters = per_thread(l, wl_units(c), n);
 	out.reps = reps_begin(n);
-	reps = MIN(reps, (uint32_t)REPS_MAX);
 	uint64_t wall = 0;
-	for (uint32_t r = 0; r <= reps && seq_rep_fits(); r++) {
+	while (wl_rep(c)) {
 		uint64_t w0 = tsc_read();
 		lay_out(l, n);
 		if (ctx->flush) /* the counters start in memory on both platforms (docs/timing.md) */
 			run_evict_lines(cbuf, (uint64_t)(n + 2) * BLOCK_WORDS * sizeof(cbuf[0]));
-		uint64_t timeout_ms = it ? seq_timeout_ms(it) : SEQ_CALIB_TIMEOUT_MS;
-		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, timeout_ms, 0);
+		enum run_status st = run_on(s, counter_thread, &job, ctx->flush ? RUN_FLUSH : 0, wl_bound_ms(c), 0);
 		if (st == RUN_OVERRUN) {
 			uint64_t least = job.iters;
 			for (uint32_t t = 0; t < n; t++)
@@ -235,13 +237,13 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 			out.why = "a counter does not equal iters";
 			break;
 		}
-		if (r > 0) /* the first is an untimed warm-up */
+		if (wl_timed(c)) { /* the first is an untimed warm-up */
 			reps_add(out.reps, job.ticks, run_last()->instr);
-		seq_tick();
-		if (r > 0)
 			wall += tsc_read() - w0;
+		}
+		r++;
 	}
-	out.wall_s = out.reps->n ? seq_seconds(wall) / out.reps->n : 0;
+	out.wall_s = out.reps->n ? tsc_seconds(wall) / out.reps->n : 0;
 	const struct stats *fig = reps_figure(out.reps);
 	out.have = fig->n && job.iters;
 	out.tpi = out.have ? fig->median / (double)job.iters : 0;
@@ -249,17 +251,17 @@ static void measure(const struct wl_ctx *ctx, enum layout l, const struct cpuset
 		out.thread_tpi[t] = job.iters ? reps_thread_median(out.reps, t) / (double)job.iters : 0;
 }
 
-/* The set an item runs on; false if the topology has none (then it is not planned). */
-static bool item_set(const struct wl_ctx *ctx, enum item_kind k, uint32_t threads, uint32_t how, struct cpuset *s)
+/* The set a configuration runs on; false if the topology has none (then it is absent). */
+static bool item_set(const struct wl_ctx *ctx, enum counter_row k, uint32_t threads, uint32_t how, struct cpuset *s)
 {
 	switch (k) {
-	case KIND_SWEEP:
+	case C_SWEEP:
 		return place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)how, threads, s);
-	case KIND_BASE:
+	case C_BASE:
 		s->n = 1;
 		s->cpu[0] = ctx->cpu_of_topo[0];
 		return true;
-	case KIND_PAIR:
+	case C_PAIR:
 		return place_pair(ctx->topo, ctx->cpu_of_topo, (enum topo_rel)how, s);
 	default:
 		return false;
@@ -280,10 +282,11 @@ static struct report_measure tpi_measure(enum layout l)
 	return m;
 }
 
-static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum layout l, const struct cpuset *s,
-		   const char *placement, bool same, double base_tpi)
+static void report(struct wl_item *c, enum layout l, const struct cpuset *s, const char *placement, bool same,
+		   double base_tpi)
 {
-	struct rec *r = report_result_open("counter", layout_names[l], s);
+	const struct wl_ctx *ctx = wl_ctx(c);
+	struct rec *r = wl_result_open(c, layout_names[l], s);
 	rec_obj_begin(r, "params");
 	rec_u64(r, "iters", job.iters);
 	if (l == SHARED_ATOMIC)
@@ -325,18 +328,27 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, enum la
 		rec_f64(r, "slowdown_pct", 100.0 * out.tpi / base_tpi, 1);
 	else
 		rec_null(r, "slowdown_pct");
-	seq_item_report(r, it);
-	report_result_close(r, out.ok ? "ok" : out.overrun ? "overrun" : "fail", out.ok ? 0 : out.why);
+	wl_result_close(c, r, out.ok ? WL_OK : out.overrun ? WL_ERR_OVERRUN : WL_ERR_FAIL, out.why);
 }
 
-static void report_skipped(enum layout l, const char *placement, const char *why)
+/* A configuration's placement as its result names it: compact or scatter, pair-<relation>. */
+static void placement_of(const struct counter_cfg *f, char *buf, size_t cap)
 {
-	struct rec *r = report_result_open("counter", layout_names[l], 0);
+	if (f->row == C_PAIR)
+		pair_name(buf, cap, (enum topo_rel)f->how);
+	else
+		fmt_snprintf(buf, cap, "%s", f->row == C_BASE ? "compact" : place_name((enum place_kind)f->how));
+}
+
+/* A skipped or absent configuration's params: its placement. */
+static void placement_params(const struct wl_ctx *ctx, const struct wl_cfg *cfg, struct rec *r)
+{
+	(void)ctx;
+	char placement[24];
+	placement_of(WL_OWN_CONST(cfg, struct counter_cfg), placement, sizeof(placement));
 	rec_obj_begin(r, "params");
 	rec_str(r, "placement", placement);
 	rec_obj_end(r);
-	report_result_close(r, "skipped", why);
-	kprintf("  %-10s %-20s %-12s skipped: %s\n", "", layout_names[l], placement, why);
 }
 
 /* One line of the seed's table: the figure in ns per increment (ticks
@@ -357,43 +369,50 @@ static void table_row(const char *threads_or_pair, enum layout l, const char *pl
 			v >= 0 ? v : out.tpi, "-", note);
 }
 
+/* A calibration run (wl_calibrate's): CALIB_REPS timed repetitions after a warm-up. */
+struct calib {
+	const struct wl_ctx *ctx;
+	enum layout l;
+	const struct cpuset *s;
+};
+
+static bool calib_run(void *arg, uint64_t units, double *loop_s)
+{
+	struct calib *cb = arg;
+	measure(wl_inner(0, cb->ctx, units, CALIB_REPS), cb->l, cb->s);
+	/* The median: a repetition the host preempted does not count twice. */
+	*loop_s = tsc_seconds((uint64_t)reps_stats(out.reps)->median);
+	return out.ok;
+}
+
 /* Seconds per unit of layout l on set s: short runs of it from `units`,
- * longer until the slowest thread's loop takes SEQ_CALIB_TARGET_S (or the
- * units reach max): a run too short for the clock, or for an emulator that
- * time-slices its CPUs, says little about a long one. *fixed: what each
- * repetition takes besides the loop (laying out, the flush, the barrier,
- * waking the CPUs), from the same repetitions' wall time. */
+ * longer until the slowest thread's loop takes WL_CALIB_TARGET_S (or the
+ * units reach max). *fixed: what each repetition takes besides the loop
+ * (laying out, the flush, the barrier, waking the CPUs), from the same
+ * repetitions' wall time; *spread: their difference, per unit. */
 static double per_unit(const struct wl_ctx *ctx, enum layout l, const struct cpuset *s, uint64_t units,
 		       uint64_t max, double *fixed, double *spread)
 {
 	*fixed = *spread = 0;
-	double slowest = 0;
-	uint64_t done = 0;
-	for (int round = 0; round < CALIB_ROUNDS; round++) {
-		measure(ctx, l, s, units, CALIB_REPS, 0);
-		if (!out.ok)
-			return 0;
-		/* The median: a repetition the host preempted does not count twice. */
-		slowest = seq_seconds((uint64_t)reps_stats(out.reps)->median);
-		*fixed = MAX(0.0, out.wall_s - seq_seconds((uint64_t)reps_stats(out.reps)->mean));
-		done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
-		if (slowest >= SEQ_CALIB_TARGET_S || units >= max)
-			break;
-		double grow = slowest > 0 ? SEQ_CALIB_TARGET_S / slowest * CALIB_GROW_MARGIN : CALIB_GROW_MAX;
-		units = MIN(max, (uint64_t)((double)units * MIN(CALIB_GROW_MAX, MAX(2.0, grow))));
-	}
-	if (done) /* the timed repetitions' difference, per unit */
-		*spread = seq_seconds((uint64_t)(reps_stats(out.reps)->max - reps_stats(out.reps)->min)) / (double)done;
-	return done ? slowest / (double)done : 0;
+	struct calib cb = { ctx, l, s };
+	double slowest;
+	if (!wl_calibrate(units, max, calib_run, &cb, &slowest))
+		return 0;
+	*fixed = MAX(0.0, out.wall_s - tsc_seconds((uint64_t)reps_stats(out.reps)->mean));
+	uint64_t done = l == SHARED_ATOMIC ? job.iters * s->n : job.iters;
+	if (!done)
+		return 0;
+	*spread = tsc_seconds((uint64_t)(reps_stats(out.reps)->max - reps_stats(out.reps)->min)) / (double)done;
+	return slowest / (double)done;
 }
 
-/* One calibrated item: short runs of exactly this configuration. */
-static void calibrate(const struct wl_ctx *ctx, struct plan_item *it, enum layout l, const struct cpuset *s,
-		      uint64_t calib_units)
+/* One configuration's cost: short runs of exactly it. */
+static void calibrate(const struct wl_ctx *ctx, const char *name, struct wl_cost *cost, enum layout l,
+		      const struct cpuset *s, uint64_t calib_units)
 {
-	it->unit_s = per_unit(ctx, l, s, calib_units, it->want_units, &it->rep_fixed_s, &it->unit_spread_s);
+	cost->unit_s = per_unit(ctx, l, s, calib_units, cost->want_units, &cost->rep_fixed_s, &cost->unit_spread_s);
 	if (!out.ok)
-		console_error("counter", "calibration of %s failed: %s", it->name, out.why ? out.why : "?");
+		console_error("counter", "calibration of %s failed: %s", name, out.why ? out.why : "?");
 }
 
 static uint64_t wanted_iters(const struct wl_ctx *ctx)
@@ -401,38 +420,36 @@ static uint64_t wanted_iters(const struct wl_ctx *ctx)
 	return ctx->iters ? ctx->iters : ctx->quick ? QUICK_ITERS : FULL_ITERS;
 }
 
-static struct plan_item *add_item(const struct wl_ctx *ctx, const char *name, enum item_kind k, enum layout l,
-				  uint32_t threads, uint32_t how)
+/* A configuration and its cost before calibration: iterations as asked, the
+ * least form (packed and padded at 1 and at all threads, compact; the pairs'
+ * base; the farthest pair, which counter_plan marks). */
+static void cfg_of(const struct wl_ctx *ctx, enum counter_row k, enum layout l, uint32_t threads, uint32_t how,
+		   bool same, const char *name, struct wl_cfg *cfg, struct wl_cost *cost)
 {
-	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
-	if (!it)
-		return 0;
+	*cfg = (struct wl_cfg){ .variant = layout_names[l] };
+	fmt_snprintf(cfg->name, sizeof(cfg->name), "%s", name);
+	*WL_OWN(cfg, struct counter_cfg) = (struct counter_cfg){ (uint8_t)k, (uint8_t)l, same, threads, how };
 	uint64_t want = wanted_iters(ctx);
-	it->unit = PLAN_UNIT_ITERS;
-	it->want_units = want;
-	it->min_units = ctx->iters ? want : MIN(want, l == SHARED_ATOMIC ? MIN_ITERS * threads : MIN_ITERS);
+	*cost = (struct wl_cost){
+		.group = k == C_SWEEP ? CG_SWEEP : CG_PAIRS,
+		.essential = k == C_BASE || (k == C_SWEEP && (l == PACKED || l == PADDED) && how == PLACE_COMPACT &&
+					     (threads == 1 || threads == ctx->topo->ncpu)),
+		.want_units = want,
+		.min_units = ctx->iters ? want : MIN(want, l == SHARED_ATOMIC ? MIN_ITERS * threads : MIN_ITERS),
+		.want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX),
+		.out_bytes = REC_BYTES_PER_THREAD * threads,
+	};
 	if (l == SHARED_ATOMIC)
-		it->min_units = MIN(it->min_units, want);
-	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
-	it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * threads;
-	it->param[0] = k;
-	it->param[1] = l;
-	it->param[2] = threads;
-	it->param[3] = how;
-	it->kind = k == KIND_SWEEP ? PK_SWEEP : PK_PAIRS;
-	/* The least form: packed and padded at 1 and at all threads (compact),
-	 * the pairs' base (the last pair is added to it by counter_plan). */
-	it->essential = k == KIND_BASE || (k == KIND_SWEEP && (l == PACKED || l == PADDED) &&
-					    (how & ~SAME_PLACEMENTS) == PLACE_COMPACT &&
-					    (threads == 1 || threads == ctx->topo->ncpu));
-	return it;
+		cost->min_units = MIN(cost->min_units, want);
 }
 
+/* ---- The run's state: references and the summary ----------------------------- */
+static double base[N_LAYOUTS], pair_base;
+
 /* ---- Public Functions ----------------------------------------------------- */
-bool counter_pair(const struct wl_ctx *ctx, const struct cpuset *s, uint64_t iters, uint32_t reps,
-		  const struct plan_item *it, double *tpi, bool *overrun)
+bool counter_pair(struct wl_item *c, const struct cpuset *s, double *tpi, bool *overrun)
 {
-	measure(ctx, PACKED, s, iters, reps, it);
+	measure(c, PACKED, s);
 	*tpi = out.tpi;
 	*overrun = out.overrun;
 	return out.ok;
@@ -444,149 +461,143 @@ double counter_pair_per_unit(const struct wl_ctx *ctx, const struct cpuset *s, u
 	return per_unit(ctx, PACKED, s, units, max, fixed, spread);
 }
 
-static void counter_plan(const struct wl_ctx *ctx)
+/* ---- The workload's table --------------------------------------------------- */
+static void counter_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 {
 	uint32_t counts[MAX_COUNTS];
 	uint32_t nc = place_thread_counts(ctx->topo->ncpu, counts, MAX_COUNTS);
 	uint64_t calib = MIN(wanted_iters(ctx), CALIB_ITERS);
 	char name[PLAN_NAME_LEN];
 	bool same[MAX_COUNTS];
-	plan_kind(ctx->plan, ctx->index, PK_SWEEP, "sweep");
-	plan_kind(ctx->plan, ctx->index, PK_PAIRS, "pairs");
-	plan_kind(ctx->plan, ctx->index, PK_MATRIX, "matrix");
+	struct wl_cfg cfg;
+	struct wl_cost cost;
 	for (uint32_t i = 0; i < nc; i++)
 		same[i] = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[i]);
 	/* Once untimed: the first calibration ran several times slow (a cold
 	 * process, caches and code; measured on the twin). */
 	double ignored_fixed, ignored_spread;
-	if (item_set(ctx, KIND_BASE, 1, 0, &set))
+	if (item_set(ctx, C_BASE, 1, 0, &set))
 		(void)per_unit(ctx, PACKED, &set, calib, wanted_iters(ctx), &ignored_fixed, &ignored_spread);
 	for (unsigned l = 0; l < N_LAYOUTS; l++)
 		for (uint32_t i = 0; i < nc; i++)
-			for (unsigned p = 0; p < (same[i] ? 1u : 2u); p++) {
-				if (!item_set(ctx, KIND_SWEEP, counts[i], p, &set)) {
+			for (unsigned pl = 0; pl < (same[i] ? 1u : 2u); pl++) {
+				if (!item_set(ctx, C_SWEEP, counts[i], pl, &set)) {
 					console_error("counter", "no %s placement of %u threads",
-						      place_name((enum place_kind)p), counts[i]);
+						      place_name((enum place_kind)pl), counts[i]);
 					continue;
 				}
 				fmt_snprintf(name, sizeof(name), "%s %u threads %s", layout_names[l], counts[i],
-					     same[i] ? "compact = scatter" : place_name((enum place_kind)p));
-				struct plan_item *it = add_item(ctx, name, KIND_SWEEP, (enum layout)l, counts[i],
-								p | (same[i] ? SAME_PLACEMENTS : 0));
-				if (it)
-					calibrate(ctx, it, (enum layout)l, &set,
-						  l == SHARED_ATOMIC ? calib * counts[i] : calib);
+					     same[i] ? "compact = scatter" : place_name((enum place_kind)pl));
+				cfg_of(ctx, C_SWEEP, (enum layout)l, counts[i], pl, same[i], name, &cfg, &cost);
+				calibrate(ctx, name, &cost, (enum layout)l, &set, l == SHARED_ATOMIC ? calib * counts[i] : calib);
+				wl_add(p, C_SWEEP, &cfg, &cost);
 			}
-	item_set(ctx, KIND_BASE, 1, 0, &set);
-	struct plan_item *it = add_item(ctx, "packed 1 thread (the pairs' base)", KIND_BASE, PACKED, 1, 0);
-	if (it)
-		calibrate(ctx, it, PACKED, &set, calib);
-	struct plan_item *farthest = 0;
+	item_set(ctx, C_BASE, 1, 0, &set);
+	cfg_of(ctx, C_BASE, PACKED, 1, 0, false, "packed 1 thread (the pairs' base)", &cfg, &cost);
+	calibrate(ctx, cfg.name, &cost, PACKED, &set, calib);
+	wl_add(p, C_BASE, &cfg, &cost);
+	/* The pairs, each relation this machine lacks absent in its place; the
+	 * farthest present one is in the least form. */
+	int farthest = -1;
+	for (unsigned i = 0; i < ARRAY_SIZE(pair_rels); i++)
+		if (item_set(ctx, C_PAIR, 2, pair_rels[i], &set))
+			farthest = (int)i;
 	for (unsigned i = 0; i < ARRAY_SIZE(pair_rels); i++) {
-		if (!item_set(ctx, KIND_PAIR, 2, pair_rels[i], &set))
-			continue; /* no such pair here: reported as skipped by counter_run */
 		char pn[24];
 		pair_name(pn, sizeof(pn), pair_rels[i]);
 		fmt_snprintf(name, sizeof(name), "packed %s", pn);
-		it = add_item(ctx, name, KIND_PAIR, PACKED, 2, pair_rels[i]);
-		if (it)
-			calibrate(ctx, it, PACKED, &set, calib);
-		farthest = it ? it : farthest;
+		cfg_of(ctx, C_PAIR, PACKED, 2, pair_rels[i], false, name, &cfg, &cost);
+		if (!item_set(ctx, C_PAIR, 2, pair_rels[i], &set)) {
+			wl_absent(p, C_PAIR, &cfg, place_pair_missing_reason(pair_rels[i]));
+			continue;
+		}
+		cost.essential = (int)i == farthest;
+		calibrate(ctx, name, &cost, PACKED, &set, calib);
+		wl_add(p, C_PAIR, &cfg, &cost);
 	}
-	if (farthest)
-		farthest->essential = true; /* the pairs' least form: the base and the farthest pair */
-	counter_matrix_plan(ctx, PK_MATRIX, wanted_iters(ctx));
+	counter_matrix_plan(ctx, p, C_MATRIX, CG_MATRIX, wanted_iters(ctx));
 }
 
-static void counter_run(const struct wl_ctx *ctx)
+static bool counter_setup(const struct wl_ctx *ctx, const char **why)
 {
-	uint64_t iters = wanted_iters(ctx);
-	uint32_t cursor = 0;
-	struct plan_item *it;
-	double base[N_LAYOUTS] = { 0 }, pair_base = 0;
+	(void)why;
 	memset(cbuf, 0, sizeof(cbuf)); /* present before it is asked where it is */
+	memset(base, 0, sizeof(base));
+	pair_base = 0;
 	kprintf("counter: up to %llu increments per thread (shared-atomic: in all), repetitions as planned, flush=%s, "
-		"counters on node %d\n", (unsigned long long)iters, wl_flush_name(ctx), pmm_node_of_ptr(cbuf));
+		"counters on node %d\n", (unsigned long long)wanted_iters(ctx), wl_flush_name(ctx), pmm_node_of_ptr(cbuf));
 	kprintf("  %-10s %-20s %-15s %10s %9s\n", "threads", "layout", "placement", tsc_hz() ? "ns/inc" : "ticks/inc",
 		"slowdown");
 	kprintf("  (each figure is the median of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
-	unsigned next_rel = 0;
-	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-		enum item_kind k = (enum item_kind)it->param[0];
-		enum layout l = (enum layout)it->param[1];
-		uint32_t threads = it->param[2], how = it->param[3] & ~SAME_PLACEMENTS;
-		bool same = k == KIND_SWEEP && (it->param[3] & SAME_PLACEMENTS);
-		char placement[24];
-		if (k == KIND_PAIR || k == KIND_MATRIX) {
-			/* Relations this machine lacks come before the next planned pair. */
-			while (next_rel < ARRAY_SIZE(pair_rels) && (k == KIND_MATRIX || pair_rels[next_rel] != how)) {
-				pair_name(placement, sizeof(placement), pair_rels[next_rel]);
-				report_skipped(PACKED, placement, place_pair_missing_reason(pair_rels[next_rel]));
-				next_rel++;
-			}
-			if (k == KIND_PAIR)
-				next_rel++;
-		}
-		seq_item_begin(ctx, it);
-		if (k == KIND_MATRIX) {
-			if (it->skip)
-				kprintf("\n  core-to-core matrix skipped: %s\n", seq_skip_reason(it));
-			else
-				counter_matrix_run(ctx, it, iters);
-			continue;
-		}
-		if (k == KIND_PAIR)
-			pair_name(placement, sizeof(placement), (enum topo_rel)how);
-		else
-			fmt_snprintf(placement, sizeof(placement), "%s", k == KIND_BASE ? "compact" : place_name((enum place_kind)how));
-		if (k == KIND_BASE)
-			kprintf("\n  pairs, packed layout, 2 threads:\n");
-		if (it->skip) {
-			report_skipped(l, placement, seq_skip_reason(it));
-			continue;
-		}
-		if (!item_set(ctx, k, threads, how, &set)) {
-			report_skipped(l, placement, "the placement is gone (CPUs lost since the plan)");
-			continue;
-		}
-		measure(ctx, l, &set, it->units, it->reps, it);
-		if (k == KIND_SWEEP && threads == 1 && how == PLACE_COMPACT)
-			base[l] = out.ok ? out.tpi : 0;
-		if (k == KIND_BASE) {
-			pair_base = out.ok ? out.tpi : 0;
-			continue; /* the pairs' reference, as the seed's table: not a row of its own */
-		}
-		double b = k == KIND_PAIR ? pair_base : base[l];
-		report(ctx, it, l, &set, placement, same, b);
-		if (k == KIND_SWEEP && how == PLACE_COMPACT && b > 0 && out.ok && threads >= top_threads) {
-			top_pct[l] = 100.0 * out.tpi / b;
-			top_threads = threads;
-		}
-		char th[24];
-		if (k == KIND_PAIR)
-			fmt_snprintf(th, sizeof(th), "%u,%u", set.cpu[0], set.cpu[1]);
-		else
-			fmt_snprintf(th, sizeof(th), "%u", threads);
-		table_row(th, l, same ? "compact=scatter" : placement, b);
+	return true;
+}
+
+/* A sweep configuration, a pair, or the pairs' base (a reference: no result of its own). */
+static void layout_run(struct wl_item *c)
+{
+	const struct wl_ctx *ctx = wl_ctx(c);
+	const struct counter_cfg *f = WL_OWN_CONST(wl_cfg(c), struct counter_cfg);
+	enum counter_row k = (enum counter_row)f->row;
+	enum layout l = (enum layout)f->layout;
+	char placement[24];
+	placement_of(f, placement, sizeof(placement));
+	if (k == C_BASE)
+		kprintf("\n  pairs, packed layout, 2 threads:\n");
+	if (!item_set(ctx, k, f->threads, f->how, &set)) {
+		if (k != C_BASE)
+			wl_result_skip(c, layout_names[l], "the placement is gone (CPUs lost since the plan)");
+		return;
 	}
-	/* Relations after the last planned pair (and all of them when no pair was planned). */
-	while (next_rel < ARRAY_SIZE(pair_rels)) {
-		char placement[24];
-		pair_name(placement, sizeof(placement), pair_rels[next_rel]);
-		report_skipped(PACKED, placement, place_pair_missing_reason(pair_rels[next_rel]));
-		next_rel++;
+	measure(c, l, &set);
+	if (k == C_SWEEP && f->threads == 1 && f->how == PLACE_COMPACT)
+		base[l] = out.ok ? out.tpi : 0;
+	if (k == C_BASE) {
+		pair_base = out.ok ? out.tpi : 0;
+		return; /* the pairs' reference, as the seed's table: not a row of its own */
 	}
+	double b = k == C_PAIR ? pair_base : base[l];
+	report(c, l, &set, placement, f->same, b);
+	if (k == C_SWEEP && f->how == PLACE_COMPACT && b > 0 && out.ok && f->threads >= top_threads) {
+		top_pct[l] = 100.0 * out.tpi / b;
+		top_threads = f->threads;
+	}
+	char th[24];
+	if (k == C_PAIR)
+		fmt_snprintf(th, sizeof(th), "%u,%u", set.cpu[0], set.cpu[1]);
+	else
+		fmt_snprintf(th, sizeof(th), "%u", f->threads);
+	table_row(th, l, f->same ? "compact=scatter" : placement, b);
+}
+
+static void counter_finish(const struct wl_ctx *ctx)
+{
+	(void)ctx;
 	console_summary("counter    %u threads vs 1: packed %.0f%%, padded %.0f%%, array-packed %.0f%%, "
 			"array-header %.0f%%, array-header-padded %.0f%%, shared-atomic %.0f%%", top_threads,
 			top_pct[PACKED], top_pct[PADDED], top_pct[ARRAY_PACKED], top_pct[ARRAY_HEADER],
 			top_pct[ARRAY_HEADER_PADDED], top_pct[SHARED_ATOMIC]);
+	memset(top_pct, 0, sizeof(top_pct));
+	top_threads = 0;
 }
 
+static const struct wl_kind counter_kinds[C_ROWS] = {
+	[C_SWEEP] = { .name = "sweep", .measures = "P threads increment their own counter in one layout, placed compact or scatter",
+		      .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_REPS, .run = layout_run, .params = placement_params },
+	[C_BASE] = { .name = "base", .measures = "packed, 1 thread: the pairs' reference (no result of its own)",
+		     .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_REPS, .variants = WL_NO_RESULT, .run = layout_run },
+	[C_PAIR] = { .name = "pair", .measures = "packed, 2 threads of one topology relation",
+		     .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_REPS, .run = layout_run, .params = placement_params },
+	[C_MATRIX] = { .name = "matrix", .measures = "the packed pair cost for every pair of a CPU sample",
+		       .unit = PLAN_UNIT_PAIRS, .stop = WL_STOP_STEPS, .variants = WL_NO_RESULT, .run = counter_matrix_run },
+};
 const struct workload wl_counter = {
 	.name = "counter",
 	.summary = "false sharing: per-CPU counters packed, padded, behind an array header, or shared",
 	.counters = PMU_GOAL_COHERENCE,
-	.measures_faults = false,
-	.legacy_plan = counter_plan,
-	.legacy_run = counter_run,
+	.groups = counter_groups,
+	.kinds = counter_kinds,
+	.n_kinds = C_ROWS,
+	.plan = counter_plan,
+	.setup = counter_setup,
+	.finish = counter_finish,
 };

@@ -6,7 +6,6 @@
 #include "placement.h"
 #include "pmm.h"
 #include "record.h"
-#include "sequence.h"
 
 /* ---- Constants ------------------------------------------------------------ */
 #define MATRIX_ITERS (1ull << 18)     /* per pair: enough for a stable per-increment cost */
@@ -15,8 +14,13 @@
 #define MATRIX_MIN_CPUS 8             /* a sample smaller than this shows no structure */
 #define MATRIX_INLINE_CPUS 64         /* larger matrices go out a row per record */
 #define CALIB_ITERS 20000ull
-#define REC_BYTES 1500                /* the matrix record's fields and its text */
+#define REC_BYTES 1500                /* the matrix record's fields and its text (a record, not a result) */
 #define MATRIX_BYTES_PER_PAIR 18      /* two numbers of the matrix and their share of text */
+
+/* The matrix's configuration: increments per pair. */
+struct matrix_cfg {
+	uint64_t iters;
+};
 
 /* ---- Private Variables ---------------------------------------------------- */
 static float small_matrix[MATRIX_INLINE_CPUS * MATRIX_INLINE_CPUS];
@@ -43,12 +47,13 @@ static uint64_t matrix_iters(uint64_t iters)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void counter_matrix_run(const struct wl_ctx *ctx, const struct plan_item *it, uint64_t want_iters)
+void counter_matrix_run(struct wl_item *c)
 {
-	uint64_t iters = matrix_iters(want_iters);
+	const struct wl_ctx *ctx = wl_ctx(c);
+	uint64_t iters = WL_OWN_CONST(wl_cfg(c), struct matrix_cfg)->iters;
 	static uint32_t pick[QB_MAX_CPUS];
 	uint32_t ncpu = ctx->topo->ncpu;
-	uint32_t n = place_sample(ncpu, matrix_cpus(it->units, ncpu), pick);
+	uint32_t n = place_sample(ncpu, matrix_cpus(wl_units(c), ncpu), pick);
 	bool sampled = n < ncpu;
 	uint32_t reps = matrix_reps(ctx);
 	float *m = small_matrix;
@@ -69,7 +74,7 @@ void counter_matrix_run(const struct wl_ctx *ctx, const struct plan_item *it, ui
 		m[i * n + i] = -1;
 		for (uint32_t j = i + 1; j < n; j++) {
 			m[i * n + j] = m[j * n + i] = -1;
-			if (more && !seq_step_fits())
+			if (more && !wl_step(c))
 				more = false; /* its deadline: the pairs left stay null */
 			if (!more)
 				continue;
@@ -78,7 +83,7 @@ void counter_matrix_run(const struct wl_ctx *ctx, const struct plan_item *it, ui
 			set.cpu[1] = ctx->cpu_of_topo[pick[j]];
 			double tpi;
 			bool over;
-			bool good = counter_pair(ctx, &set, iters, reps, it, &tpi, &over);
+			bool good = counter_pair(wl_inner(c, ctx, iters, reps), &set, &tpi, &over);
 			ok &= good || over;
 			overruns += over;
 			measured++;
@@ -97,7 +102,7 @@ void counter_matrix_run(const struct wl_ctx *ctx, const struct plan_item *it, ui
 	rec_u64(r, "pairs_measured", measured);
 	if (overruns)
 		rec_u64(r, "overrun_pairs", overruns);
-	seq_item_report(r, it);
+	wl_fields(c, r); /* planned_s and measured_s */
 	rec_arr_begin(r, "cpus");
 	for (uint32_t i = 0; i < n; i++)
 		rec_u64(r, 0, ctx->cpu_of_topo[pick[i]]);
@@ -119,10 +124,7 @@ void counter_matrix_run(const struct wl_ctx *ctx, const struct plan_item *it, ui
 	} else {
 		rec_u64(r, "rows", n); /* the values follow, one matrix_row record per row */
 	}
-	rec_str(r, "check", !ok ? "fail" : seq_item_short() ? "short" : "ok");
-	if (ok && seq_item_short())
-		rec_str(r, "reason", seq_stop_reason());
-	console_rec_emit(r);
+	wl_record_close(c, r, ok ? WL_OK : WL_ERR_FAIL, ok ? 0 : "a pair failed its check");
 	for (uint32_t i = 0; !inline_values && i < n; i++) {
 		r = console_rec_open("matrix_row");
 		rec_str(r, "workload", "counter");
@@ -144,32 +146,31 @@ void counter_matrix_run(const struct wl_ctx *ctx, const struct plan_item *it, ui
 		finish_mark_failed("counter: a matrix pair failed its check");
 }
 
-void counter_matrix_plan(const struct wl_ctx *ctx, uint8_t kind, uint64_t want_iters)
+void counter_matrix_plan(const struct wl_ctx *ctx, struct wl_plan *p, unsigned kind, uint8_t group,
+			 uint64_t want_iters)
 {
 	uint32_t ncpu = ctx->topo->ncpu;
 	if (ncpu < 2)
 		return;
 	/* The matrix: a unit is one pair, measured reps times with its own iterations.
 	 * Timed on the machine's two farthest CPUs (the first and the last). */
-	struct plan_item *it = plan_add(ctx->plan, ctx->index, "core-to-core matrix, packed pairs");
-	if (!it)
-		return;
-	it->unit = PLAN_UNIT_PAIRS;
-	it->want_units = (uint64_t)ncpu * (ncpu - 1) / 2;
+	uint64_t mi = matrix_iters(want_iters);
+	struct wl_cfg cfg = { .name = "core-to-core matrix, packed pairs", .variant = "packed" };
+	WL_OWN(&cfg, struct matrix_cfg)->iters = mi;
 	uint32_t kmin = MIN(ncpu, (uint32_t)MATRIX_MIN_CPUS);
-	it->min_units = (uint64_t)kmin * (kmin - 1) / 2;
-	it->want_reps = 0; /* one pass over the pairs; each pair repeats within */
-	it->param[0] = COUNTER_KIND_MATRIX;
-	it->kind = kind;
-	it->out_bytes = REC_BYTES;
-	it->out_per_unit = MATRIX_BYTES_PER_PAIR;
+	struct wl_cost cost = {
+		.group = group,
+		.want_units = (uint64_t)ncpu * (ncpu - 1) / 2,
+		.min_units = (uint64_t)kmin * (kmin - 1) / 2,
+		.out_bytes = REC_BYTES,
+		.out_per_unit = MATRIX_BYTES_PER_PAIR,
+	};
 	set.n = 2;
 	set.cpu[0] = ctx->cpu_of_topo[0];
 	set.cpu[1] = ctx->cpu_of_topo[ncpu - 1];
-	uint64_t mi = matrix_iters(want_iters);
 	double fixed, spread;
 	double per_inc = counter_pair_per_unit(ctx, &set, MIN(mi, CALIB_ITERS), mi, &fixed, &spread);
-	it->unit_s = (matrix_reps(ctx) + 1) * ((double)mi * per_inc + fixed);
-	it->unit_spread_s = (matrix_reps(ctx) + 1) * (double)mi * spread;
-	it->rep_fixed_s = 0;
+	cost.unit_s = (matrix_reps(ctx) + 1) * ((double)mi * per_inc + fixed);
+	cost.unit_spread_s = (matrix_reps(ctx) + 1) * (double)mi * spread;
+	wl_add(p, kind, &cfg, &cost);
 }

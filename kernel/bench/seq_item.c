@@ -278,6 +278,18 @@ void wl_fields(struct wl_item *c, struct rec *r)
 		seq_item_report(r, o->it); /* planned_s, measured_s, reps; arms short, skipped and the budget's cut */
 }
 
+void wl_record_close(struct wl_item *c, struct rec *r, enum wl_err err, const char *why)
+{
+	struct wl_item *o = outer_of(c);
+	bool cut = err == WL_OK && o->it && seq_item_short();
+	rec_str(r, "check", err == WL_ERR_OVERRUN ? "overrun" : err != WL_OK ? "fail" : cut ? "short" : "ok");
+	if (cut)
+		rec_str(r, "reason", seq_stop_reason());
+	else if (err != WL_OK && why)
+		rec_str(r, "reason", why);
+	console_rec_emit(r);
+}
+
 void wl_result_close(struct wl_item *c, struct rec *r, enum wl_err err, const char *why)
 {
 	wl_fields(c, r);

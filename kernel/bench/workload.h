@@ -194,6 +194,9 @@ void wl_result_close(struct wl_item *c, struct rec *r, enum wl_err err, const ch
 	/* + planned_s, measured_s, reps_planned/kept, stopped; ok -> short/skipped; overrun -> budget cut */
 void wl_result_short(struct wl_item *c, struct rec *r, const char *why); /* a workload's own short rule */
 void wl_result_skip(struct wl_item *c, const char *variant, const char *why); /* cannot measure it now */
-void wl_fields(struct wl_item *c, struct rec *r);  /* the same fields and marks into another record (a matrix) */
+void wl_fields(struct wl_item *c, struct rec *r);  /* the plan's fields into another record (a matrix) */
+void wl_record_close(struct wl_item *c, struct rec *r, enum wl_err err, const char *why);
+	/* close and emit a record that is not a result (a matrix) with its check: ok, short (the deadline
+	 * stopped it: its reason), fail or overrun (why) */
 void wl_final_line(const char *line);        /* the run's last text line (the noise workload's) */
 #endif
