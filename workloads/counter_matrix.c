@@ -155,7 +155,7 @@ void counter_matrix_plan(const struct wl_ctx *ctx, struct wl_plan *p, unsigned k
 	/* The matrix: a unit is one pair, measured reps times with its own iterations.
 	 * Timed on the machine's two farthest CPUs (the first and the last). */
 	uint64_t mi = matrix_iters(want_iters);
-	struct wl_cfg cfg = { .name = "core-to-core matrix, packed pairs", .variant = "packed" };
+	struct wl_cfg cfg = { .name = "core-to-core matrix, packed pairs" }; /* a matrix record: no result */
 	WL_OWN(&cfg, struct matrix_cfg)->iters = mi;
 	uint32_t kmin = MIN(ncpu, (uint32_t)MATRIX_MIN_CPUS);
 	struct wl_cost cost = {

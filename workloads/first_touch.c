@@ -15,7 +15,7 @@
  * TLB-miss and hot-access steps in first_touch_tlb.c, and what each result
  * measures (ns per page, GB/s) in first_touch_measures.c.
  *
- * Each part is a configuration of the plan (workloads/sequence.h). Their
+ * Each part is a configuration of the plan (kernel/bench/workload.h). Their
  * costs come from a model calibrated at planning time: the cost of one
  * demand-zero fault (4 KiB and 2 MiB) and of copying a byte. The page counts
  * of parts 2 and 3 can be lowered by the budget; the copies cannot, as their
@@ -31,7 +31,6 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -49,11 +48,10 @@
 #define MIN_LARGE_PAGES 2
 #define CALIB_PAGES 32                   /* 4 KiB faults timed at planning */
 #define CALIB_COPY_BYTES (16ull << 20)   /* bytes copied at planning: past the TLB's reach of 4 KiB pages, as the copies are */
-#define TLB_RESULTS 3                    /* tlb-miss, tlb-miss-cached, hot-access: one item */
 #define NUMA_PASSES 4                    /* two placement cases, each written then read */
 #define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */
-#define REC_BYTES 1500                   /* a result's record and line, without samples */
 #define SAMPLE_BYTES 11                  /* one number of a samples list (up to 10 digits and a comma) */
+#define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define NUMA_CHASE_STEPS_FULL 2000000ull
 #define NUMA_CHASE_STEPS_QUICK 20000ull
 #define NUMA_MATRIX_BYTES_FULL (256ull << 20)
@@ -63,18 +61,20 @@
 #define TEXT_LEN 96
 
 enum copy_case { WARM_NONE, WARM_SRC, WARM_BOTH, N_CASES };
-/* The plan's kinds of experiment; the least form is demand-zero at 4 KiB and 2 MiB and the unwarmed copy. */
-enum plan_kind_id { PK_COPIES, PK_PAGES, PK_LARGE, PK_NUMA };
+/* The plan's fair-share groups; the least form is demand-zero at 4 KiB and 2 MiB and the unwarmed copy. */
+enum ft_group { FG_COPIES, FG_PAGES, FG_LARGE, FG_NUMA };
+static const char *const ft_groups[] = { "copies", "4k-pages", "2m-pages", "numa", 0 };
 static const char *const case_names[N_CASES] = { "copy-none-warm", "copy-src-warm", "copy-both-warm" };
 
 /* ---- Private Variables ---------------------------------------------------- */
 static double first_vs_later;    /* copy-none-warm: iteration 1 over the figure's median (0: not measured) */
 static double fault_4k;          /* demand-zero-4k: the figure's ns per page (negative: not measured) */
 
-/* The sizes, decided at planning and kept for the run. */
-static struct ft_sizes {
+/* The sizes: the profile's, shrunk to what memory allows (decide_sizes). */
+struct ft_sizes {
 	uint64_t ints, pages, large;
-} sz;
+};
+static struct cpuset bsp;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static uint64_t sum32(const volatile uint32_t *a, uint64_t n)
@@ -96,15 +96,16 @@ static double shown(uint64_t ticks)
  * is read before it is ever written when nothing is warmed: its region
  * zeroes a page on a first read too (DEMAND_ZERO_ON_READ), as the seed's
  * Windows does, on both platforms. */
-static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
+static bool copy_case(struct wl_item *w, enum copy_case c, uint64_t ints)
 {
+	const struct wl_ctx *ctx = wl_ctx(w);
 	const char *why = 0;
 	uint64_t bytes = ints * sizeof(uint32_t);
 	struct demand_region *src = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_ON_READ, 0, &why);
 	struct demand_region *dst = src ? demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why) : 0;
 	if (!src || !dst) {
 		demand_destroy(src);
-		ft_skip(case_names[c], why);
+		wl_result_skip(w, case_names[c], why);
 		return false;
 	}
 	volatile uint32_t *s = demand_base(src);
@@ -165,11 +166,11 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 			fail = "the fault count is not the number of fresh pages touched";
 		}
 	}
-	struct rec *r = ft_result_open(ctx, case_names[c], ft_bsp(ctx), bytes, true, "-each-iteration");
+	struct rec *r = ft_result_open(w, case_names[c], ft_bsp(ctx), bytes, true, "-each-iteration");
 	reps_report(r, log);
 	struct ft_measures fm;
 	char text[TEXT_LEN];
-	ft_measures_of(FT_KIND_COPY, FT_PAGE, bytes, 1, &fm);
+	ft_measures_of(FT_M_COPY, FT_PAGE, bytes, 1, &fm);
 	ft_write_measures(r, &fm, text, sizeof(text));
 	/* Iteration 1 against the figure (the clean iterations' median unless noisy). */
 	const struct stats *fig = report_figure();
@@ -190,8 +191,7 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 		rec_u64(r, "handler_ticks", demand_handler_ticks(src) + demand_handler_ticks(dst));
 	else
 		rec_null(r, "handler_ticks"); /* the OS's handler is not ours to clock */
-	seq_item_report(r, 0);
-	report_result_close(r, ok ? "ok" : "fail", fail);
+	wl_result_close(w, r, ok ? WL_OK : WL_ERR_FAIL, fail);
 	if (c == WARM_NONE)
 		first_vs_later = first;
 	kprintf("  %-16s", case_names[c]);
@@ -205,8 +205,9 @@ static bool copy_case(const struct wl_ctx *ctx, enum copy_case c, uint64_t ints)
 
 /* Sizes: the profile's, shrunk to fit: src and dst (and the 2 MiB pages)
  * within a quarter of free memory each, recorded in params.bytes. */
-static void decide_sizes(const struct wl_ctx *ctx)
+static void decide_sizes(const struct wl_ctx *ctx, struct ft_sizes *out)
 {
+	struct ft_sizes sz;
 	sz.ints = ctx->quick ? QUICK_COPY_INTS : FULL_COPY_INTS;
 	sz.pages = ctx->quick ? QUICK_PAGES : FULL_PAGES;
 	sz.large = ctx->quick ? QUICK_LARGE_PAGES : FULL_LARGE_PAGES;
@@ -220,6 +221,7 @@ static void decide_sizes(const struct wl_ctx *ctx)
 	}
 	while (sz.large > 1 && sz.large * DEMAND_PAGE_2M > budget)
 		sz.large /= 2;
+	*out = sz;
 }
 
 /* Seconds per demand-zero fault of this page size (0 if it cannot be timed). */
@@ -235,7 +237,7 @@ static double time_faults(uint64_t page, uint64_t n)
 		base[i * page] = 1;
 	uint64_t t1 = tsc_read();
 	demand_destroy(r);
-	return seq_seconds(t1 - t0) / (double)n;
+	return tsc_seconds(t1 - t0) / (double)n;
 }
 
 /* What the copies' steps cost, timed on a small copy of the same loops. */
@@ -282,10 +284,10 @@ static void time_copy(const struct wl_ctx *ctx, struct ft_costs *c)
 	uint64_t t3 = tsc_read();
 	demand_destroy(d);
 	demand_destroy(s);
-	c->clflush_b = seq_seconds(t0 - tc) / (double)(2 * CALIB_COPY_BYTES);
-	c->flush_s = seq_seconds(t1 - t0);
-	c->copy_b = seq_seconds(t2 - t1) / (double)CALIB_COPY_BYTES;
-	c->sum_b = seq_seconds(t3 - t2) / (double)CALIB_COPY_BYTES;
+	c->clflush_b = tsc_seconds(t0 - tc) / (double)(2 * CALIB_COPY_BYTES);
+	c->flush_s = tsc_seconds(t1 - t0);
+	c->copy_b = tsc_seconds(t2 - t1) / (double)CALIB_COPY_BYTES;
+	c->sum_b = tsc_seconds(t3 - t2) / (double)CALIB_COPY_BYTES;
 }
 
 /* One copy case: ITERATIONS of (CLFLUSH of both buffers, flush, copy,
@@ -300,27 +302,37 @@ static double copy_case_s(const struct ft_costs *c, enum copy_case k, uint64_t b
 	       (double)k * b * c->copy_b + faults * c->fault_s;
 }
 
-static struct plan_item *add(const struct wl_ctx *ctx, const char *name, uint8_t kind, bool essential, uint8_t unit,
-			     uint64_t want, uint64_t min, double unit_s)
+/* A configuration of kind row, `which` of it, with its per-unit cost; every
+ * one is a single measurement with its own samples (no repetitions). */
+static void add(struct wl_plan *p, enum ft_row row, unsigned which, const char *variant, uint64_t size,
+		enum ft_group group, bool essential, uint64_t want, uint64_t min, double unit_s, double once_s)
 {
-	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
-	if (!it)
-		return 0;
-	it->kind = kind;
-	it->essential = essential;
-	it->unit = unit;
-	it->want_units = want;
-	it->min_units = MIN(want, min);
-	it->want_reps = 0; /* each part is one measurement with its own samples */
-	/* A per-page result keeps up to REPS_MAX of its page timings as samples. */
-	it->out_bytes = REC_BYTES + (reps_samples_on() && unit == PLAN_UNIT_ITERS ? REPS_MAX * SAMPLE_BYTES : 0);
-	it->unit_s = unit_s;
-	return it;
+	struct wl_cfg cfg = { .variant = variant };
+	fmt_snprintf(cfg.name, sizeof(cfg.name), "%s", variant ? variant : "");
+	*WL_OWN(&cfg, struct ft_cfg) = (struct ft_cfg){ (uint8_t)row, (uint8_t)which, size };
+	bool per_page = row == FT_FAULT || row == FT_ZERO || row == FT_TLB;
+	struct wl_cost cost = {
+		.group = group, .essential = essential, .want_units = want, .min_units = MIN(want, min),
+		.unit_s = unit_s, .once_s = once_s,
+		/* A per-page result keeps up to REPS_MAX of its page timings as samples. */
+		.out_bytes = reps_samples_on() && per_page ? REPS_MAX * SAMPLE_BYTES : 0,
+	};
+	wl_add(p, row, &cfg, &cost);
+}
+
+/* A configuration this machine lacks, with the reason. */
+static void absent(struct wl_plan *p, enum ft_row row, const char *variant, const char *why)
+{
+	struct wl_cfg cfg = { .variant = variant };
+	fmt_snprintf(cfg.name, sizeof(cfg.name), "%s", variant);
+	WL_OWN(&cfg, struct ft_cfg)->row = (uint8_t)row;
+	wl_absent(p, row, &cfg, why);
 }
 
 /* The text of the run's summary line: what was measured, or why not. */
-static void summary(void)
+static void summary(const struct wl_ctx *ctx)
 {
+	(void)ctx;
 	char first[32] = "not measured", fault[32] = "not measured";
 	if (first_vs_later > 0)
 		fmt_snprintf(first, sizeof(first), "%.1fx", first_vs_later);
@@ -331,25 +343,45 @@ static void summary(void)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-const struct plan_item *ft_take(const struct wl_ctx *ctx, uint32_t *cursor, const char **why)
+const struct cpuset *ft_bsp(const struct wl_ctx *ctx)
 {
-	const struct plan_item *it = plan_next(ctx->plan, ctx->index, cursor);
-	*why = "not in the plan";
-	if (!it)
-		return 0;
-	seq_item_begin(ctx, it);
-	*why = it->skip ? seq_skip_reason(it) : !seq_once_fits() ? seq_stop_reason() : 0;
-	return it;
+	bsp.n = 1;
+	bsp.cpu[0] = ctx->online->cpu[0];
+	return &bsp;
 }
 
-static void first_touch_plan(const struct wl_ctx *ctx)
+bool ft_has_clzero(const struct wl_ctx *ctx)
 {
-	decide_sizes(ctx);
-	plan_kind(ctx->plan, ctx->index, PK_COPIES, "copies");
-	plan_kind(ctx->plan, ctx->index, PK_PAGES, "4k-pages");
-	plan_kind(ctx->plan, ctx->index, PK_LARGE, "2m-pages");
-	plan_kind(ctx->plan, ctx->index, PK_NUMA, "numa");
-	/* Each twice: the first run warms the code paths (and an emulator's translations). */
+	const struct cpuid_snap *s = ctx->bsp_cpuid;
+	return cpu_vendor_is_amd(cpuid_snap_vendor(s)) && s->have_ext8 && (s->ext8.ebx & CPUID_E8_EBX_CLZERO);
+}
+
+struct rec *ft_params_open(struct wl_item *c, const char *variant, const struct cpuset *set, uint64_t bytes)
+{
+	struct rec *r = wl_result_open(c, variant, set);
+	rec_obj_begin(r, "params");
+	if (bytes)
+		rec_u64(r, "bytes", bytes);
+	return r;
+}
+
+struct rec *ft_result_open(struct wl_item *c, const char *variant, const struct cpuset *set, uint64_t bytes,
+			   bool flushed, const char *suffix)
+{
+	struct rec *r = ft_params_open(c, variant, set, bytes);
+	flushcheck_params(r, flushed, suffix);
+	rec_obj_end(r);
+	return r;
+}
+
+/* ---- The workload's table --------------------------------------------------- */
+/* Calibrate the model (each timing twice: the first warms the code paths and
+ * an emulator's translations), then every step in run order; what this
+ * machine cannot measure is absent, in its place. */
+static void ft_plan(const struct wl_ctx *ctx, struct wl_plan *p)
+{
+	struct ft_sizes sz;
+	decide_sizes(ctx, &sz);
 	struct ft_costs c = { 0 };
 	(void)time_faults(FT_PAGE, CALIB_PAGES);
 	c.fault_s = time_faults(FT_PAGE, CALIB_PAGES);
@@ -360,106 +392,139 @@ static void first_touch_plan(const struct wl_ctx *ctx)
 	time_copy(ctx, &c);
 	double fault = c.fault_s, large = c.large_s, copy = c.copy_b;
 	uint64_t bytes = sz.ints * sizeof(uint32_t);
-	struct plan_item *it;
 	for (int k = 0; k < N_CASES; k++) {
 		double s = copy_case_s(&c, (enum copy_case)k, bytes), s1 = copy_case_s(&c1, (enum copy_case)k, bytes);
-		if ((it = add(ctx, case_names[k], PK_COPIES, k == WARM_NONE, PLAN_UNIT_PASSES, 1, 1, s)))
-			it->unit_spread_s = s > s1 ? s - s1 : s1 - s; /* the copy timed twice */
+		struct wl_cfg cfg = { .variant = case_names[k] };
+		fmt_snprintf(cfg.name, sizeof(cfg.name), "%s", case_names[k]);
+		*WL_OWN(&cfg, struct ft_cfg) = (struct ft_cfg){ FT_COPY, (uint8_t)k, sz.ints };
+		struct wl_cost cost = { .group = FG_COPIES, .essential = k == WARM_NONE, .want_units = 1, .min_units = 1,
+					.unit_s = s, .unit_spread_s = s > s1 ? s - s1 : s1 - s }; /* the copy timed twice */
+		wl_add(p, FT_COPY, &cfg, &cost);
 	}
 	/* Per page: the step, and the read that checks the page (the zeroing
 	 * steps fill each page first); a flush before each. */
 	double check = FT_PAGE * c.sum_b;
-	if (ctx->has_fault_internals && (it = add(ctx, "page-fault-entry", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages,
-						  MIN_PAGES, fault + check)))
-		it->once_s = c.flush_s;
-	if ((it = add(ctx, "demand-zero-4k", PK_PAGES, true, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, fault + check)))
-		it->once_s = c.flush_s;
-	if ((it = add(ctx, "demand-zero-2m", PK_LARGE, true, PLAN_UNIT_ITERS, sz.large, MIN_LARGE_PAGES,
-		      large + DEMAND_PAGE_2M * c.sum_b)))
-		it->once_s = c.flush_s;
+	if (ctx->has_fault_internals)
+		add(p, FT_FAULT, FT_FAULT_ENTRY, ft_fault_names[FT_FAULT_ENTRY], 0, FG_PAGES, false, sz.pages, MIN_PAGES,
+		    fault + check, c.flush_s);
+	else /* user space sees only whole faults: no prezeroed pool, no handler clock */
+		absent(p, FT_FAULT, ft_fault_names[FT_FAULT_ENTRY], "needs the kernel's fault handler (ring 0)");
+	add(p, FT_FAULT, FT_FAULT_4K, ft_fault_names[FT_FAULT_4K], 0, FG_PAGES, true, sz.pages, MIN_PAGES, fault + check,
+	    c.flush_s);
+	add(p, FT_FAULT, FT_FAULT_2M, ft_fault_names[FT_FAULT_2M], 0, FG_LARGE, true, sz.large, MIN_LARGE_PAGES,
+	    large + DEMAND_PAGE_2M * c.sum_b, c.flush_s);
 	double zero = FT_PAGE * (2 * c.copy_b + c.sum_b + c.clflush_b); /* fill, CLFLUSH, zero, check */
-	if ((it = add(ctx, "zero-rep-stosb", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, zero)))
-		it->once_s = c.flush_s;
-	if ((it = add(ctx, "zero-nt", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES, zero)))
-		it->once_s = c.flush_s;
-	if (ft_has_clzero(ctx) && (it = add(ctx, "zero-clzero", PK_PAGES, false, PLAN_UNIT_ITERS, sz.pages, MIN_PAGES,
-					    zero)))
-		it->once_s = c.flush_s;
+	bool amd = cpu_vendor_is_amd(cpuid_snap_vendor(ctx->bsp_cpuid));
+	for (unsigned w = 0; w < FT_ZEROS; w++)
+		if (w == FT_ZERO_CLZERO && !ft_has_clzero(ctx))
+			absent(p, FT_ZERO, ft_zero_names[w], amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear"
+							       : "CLZERO is an AMD instruction");
+		else
+			add(p, FT_ZERO, w, ft_zero_names[w], 0, FG_PAGES, false, sz.pages, MIN_PAGES, zero, c.flush_s);
 	/* Populated (a fault's work per page), then read twice; three results. */
-	if (ctx->has_fault_internals && (it = add(ctx, "tlb-miss, tlb-miss-cached, hot-access", PK_PAGES, false,
-						  PLAN_UNIT_ITERS, sz.pages, MIN_PAGES,
-						  fault + 2 * (check + FT_PAGE * c.clflush_b)))) {
-		it->once_s = 2 * c.flush_s;
-		it->out_bytes *= TLB_RESULTS;
+	if (ctx->has_fault_internals) {
+		add(p, FT_TLB, 0, 0, 0, FG_PAGES, false, sz.pages, MIN_PAGES, fault + 2 * (check + FT_PAGE * c.clflush_b),
+		    2 * c.flush_s);
+	} else {
+		absent(p, FT_TLB, "tlb-miss", "needs TLB flushes on demand (ring 0)");
+		absent(p, FT_TLB, "tlb-miss-cached", "needs TLB flushes on demand (ring 0)");
+		absent(p, FT_TLB, "hot-access", "measured with the TLB-miss pages (ring 0)");
 	}
-	if (ctx->nodes >= 2) {
-		uint64_t nb = ctx->quick ? NUMA_BYTES_QUICK : NUMA_BYTES_FULL;
-		uint64_t mb = ctx->quick ? NUMA_MATRIX_BYTES_QUICK : NUMA_MATRIX_BYTES_FULL;
-		uint64_t steps = ctx->quick ? NUMA_CHASE_STEPS_QUICK : NUMA_CHASE_STEPS_FULL;
-		double nn = (double)ctx->nodes * ctx->nodes;
-		/* Each summing repetition of the two cases (with flush=) and each
-		 * matrix cell starts with its data CLFLUSHed and a flush. */
-		double sums = ctx->flush ? 2.0 * (MIN(ctx->reps, (uint32_t)REPS_MAX) + 1) : 0;
-		double s = NUMA_PASSES * (double)nb * copy + 2.0 * (double)(nb / FT_PAGE) * fault +
-			   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP) +
-			   sums * ((double)nb * c.clflush_b + c.flush_s) + nn * ((double)mb * c.clflush_b + c.flush_s);
-		add(ctx, "numa placement and node matrices", PK_NUMA, false, PLAN_UNIT_PASSES, 1, 1, s);
+	if (ctx->nodes < 2) {
+		static const char *const numa[] = { "numa-one-cpu-warms", "numa-each-cpu-touches", "numa-latency",
+						    "numa-bandwidth" };
+		for (unsigned v = 0; v < ARRAY_SIZE(numa); v++)
+			absent(p, FT_NUMA, numa[v], strcmp(ctx->platform, "linux") ? "one NUMA node: no SRAT, or one proximity domain"
+										 : "one NUMA node: the OS reports one");
+		return;
 	}
+	uint64_t nb = ctx->quick ? NUMA_BYTES_QUICK : NUMA_BYTES_FULL;
+	uint64_t mb = ctx->quick ? NUMA_MATRIX_BYTES_QUICK : NUMA_MATRIX_BYTES_FULL;
+	uint64_t steps = ctx->quick ? NUMA_CHASE_STEPS_QUICK : NUMA_CHASE_STEPS_FULL;
+	double nn = (double)ctx->nodes * ctx->nodes;
+	/* Each summing repetition of the two cases (with flush=) and each
+	 * matrix cell starts with its data CLFLUSHed and a flush. */
+	double sums = ctx->flush ? 2.0 * (MIN(ctx->reps, (uint32_t)REPS_MAX) + 1) : 0;
+	double s = NUMA_PASSES * (double)nb * copy + 2.0 * (double)(nb / FT_PAGE) * fault +
+		   nn * (3.0 * (double)mb * copy + (double)steps * NUMA_CHASE_S_PER_STEP) +
+		   sums * ((double)nb * c.clflush_b + c.flush_s) + nn * ((double)mb * c.clflush_b + c.flush_s);
+	struct wl_cfg cfg = { .name = "numa placement and node matrices" };
+	WL_OWN(&cfg, struct ft_cfg)->row = FT_NUMA;
+	struct wl_cost cost = { .group = FG_NUMA, .want_units = 1, .min_units = 1, .unit_s = s };
+	wl_add(p, FT_NUMA, &cfg, &cost);
 }
 
-static void first_touch_run(const struct wl_ctx *ctx)
+/* Before the first step that runs: the header, the run's own sizes. */
+static bool ft_setup(const struct wl_ctx *ctx, const char **why)
 {
-	uint32_t cursor = 0;
-	const struct plan_item *it;
+	(void)why;
+	struct ft_sizes sz;
+	decide_sizes(ctx, &sz);
 	first_vs_later = 0;
 	fault_4k = -1;
-
 	kprintf("first-touch: copy %llu ints (%llu KiB) src -> dst, %d times in a row (%s per iteration, faults),\n"
 		"  then the figure per page copied:\n",
 		(unsigned long long)sz.ints, (unsigned long long)(sz.ints * sizeof(uint32_t) >> 10), ITERATIONS,
 		tsc_hz() ? "us" : "ticks");
-	const char *why;
-	for (int c = 0; c < N_CASES; c++) {
-		ft_take(ctx, &cursor, &why);
-		if (why)
-			ft_skip(case_names[c], why);
-		else
-			copy_case(ctx, (enum copy_case)c, sz.ints);
-	}
-	kprintf("\n  one first touch, split (up to %llu pages of 4 KiB, %llu of 2 MiB; a first write each):\n",
-		(unsigned long long)sz.pages, (unsigned long long)sz.large);
-	fault_4k = ft_fault_costs(ctx, &cursor);
-	ft_zeroing_costs(ctx, &cursor, sz.pages);
-	if (ctx->has_fault_internals) {
-		it = ft_take(ctx, &cursor, &why);
-		if (why) {
-			ft_skip("tlb-miss", why);
-			ft_skip("tlb-miss-cached", why);
-			ft_skip("hot-access", why);
-		} else {
-			ft_tlb_costs(ctx, ft_bsp(ctx), it->units);
-		}
-	} else {
-		ft_skip("tlb-miss", "needs TLB flushes on demand (ring 0)");
-		ft_skip("tlb-miss-cached", "needs TLB flushes on demand (ring 0)");
-		ft_skip("hot-access", "measured with the TLB-miss pages (ring 0)");
-	}
-	if (ctx->nodes >= 2 && (ft_take(ctx, &cursor, &why), why)) {
-		ft_skip("numa-one-cpu-warms", why);
-		ft_skip("numa-each-cpu-touches", why);
-		ft_skip("numa-latency", why);
-		ft_skip("numa-bandwidth", why);
-	} else {
-		first_touch_numa(ctx);
-	}
-	summary();
+	return true;
 }
 
+static void copy_run(struct wl_item *c)
+{
+	const struct ft_cfg *f = WL_OWN_CONST(wl_cfg(c), struct ft_cfg);
+	copy_case(c, (enum copy_case)f->which, f->size);
+}
+
+static bool fault_setup(const struct wl_ctx *ctx, const char **why)
+{
+	(void)why;
+	struct ft_sizes sz;
+	decide_sizes(ctx, &sz);
+	kprintf("\n  one first touch, split (up to %llu pages of 4 KiB, %llu of 2 MiB; a first write each):\n",
+		(unsigned long long)sz.pages, (unsigned long long)sz.large);
+	return true;
+}
+
+static void fault_run(struct wl_item *c)
+{
+	double v = ft_fault_run(c);
+	if (WL_OWN_CONST(wl_cfg(c), struct ft_cfg)->which == FT_FAULT_4K)
+		fault_4k = v; /* for the summary line */
+}
+
+/* The zeroing pages, once for every way: the profile's page count (memory does not shrink it). */
+static bool zero_setup(const struct wl_ctx *ctx, const char **why)
+{
+	struct ft_sizes sz;
+	decide_sizes(ctx, &sz);
+	return ft_zero_setup(ctx, sz.pages, why);
+}
+
+static const char *const tlb_variants[] = { "tlb-miss", "tlb-miss-cached", "hot-access", 0 };
+static const char *const numa_variants[] = { "numa-one-cpu-warms", "numa-each-cpu-touches", "numa-latency",
+					     "numa-bandwidth", 0 };
+static const struct wl_kind ft_kinds[FT_ROWS] = {
+	[FT_COPY] = { .name = "copy", .measures = "N ints copied src -> dst 5 times in a row, each iteration timed, its faults counted",
+		      .unit = PLAN_UNIT_PASSES, .stop = WL_STOP_ONCE, .run = copy_run },
+	[FT_FAULT] = { .name = "fault", .measures = "a first write into each fresh page: the demand-zero fault, or its entry alone",
+		       .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_ONCE, .run = fault_run, .setup = fault_setup },
+	[FT_ZERO] = { .name = "zeroing", .measures = "one page zeroed one way, page by page",
+		      .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_ONCE, .run = ft_zero_run, .setup = zero_setup,
+		      .teardown = ft_zero_teardown },
+	[FT_TLB] = { .name = "tlb", .measures = "the first access to a mapped page, its data cold or cached, against a hot one",
+		     .unit = PLAN_UNIT_ITERS, .stop = WL_STOP_ONCE, .variants = tlb_variants, .run = ft_tlb_run },
+	[FT_NUMA] = { .name = "numa", .measures = "placement by first touch; node x node latency and bandwidth",
+		      .unit = PLAN_UNIT_PASSES, .stop = WL_STOP_ONCE, .variants = numa_variants, .run = ft_numa_run },
+};
 const struct workload wl_first_touch = {
 	.name = "first-touch",
 	.summary = "demand-zero page faults: unwarmed and warmed copies, the cost of one fault, page sizes, NUMA",
 	.counters = PMU_GOAL_TLB,
 	.measures_faults = true,
-	.legacy_plan = first_touch_plan,
-	.legacy_run = first_touch_run,
+	.groups = ft_groups,
+	.kinds = ft_kinds,
+	.n_kinds = FT_ROWS,
+	.plan = ft_plan,
+	.setup = ft_setup,
+	.finish = summary,
 };

@@ -19,38 +19,38 @@ static int decimals(double v)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void ft_measures_of(enum ft_kind kind, uint64_t page, uint64_t bytes, double cores, struct ft_measures *out)
+void ft_measures_of(enum ft_measure kind, uint64_t page, uint64_t bytes, double cores, struct ft_measures *out)
 {
 	double pages = (double)bytes / FT_MEASURE_PAGE;
 	*out = (struct ft_measures){ .n = 0, .rate_of = 0, .sample = "page" };
 	switch (kind) {
-	case FT_KIND_FAULT:
+	case FT_M_FAULT:
 		set(out, "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_FAULT_NS, 1);
 		set(out, "gb_per_s", "GB/s", report_gbps_scale((double)page), true, LIMIT_ZERO_GBPS, 1);
 		out->rate_of = "zeroing";
 		break;
-	case FT_KIND_TRAP:
+	case FT_M_TRAP:
 		set(out, "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_TRAP_NS, 1);
 		break;
-	case FT_KIND_ZERO:
+	case FT_M_ZERO:
 		set(out, "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_NONE, 1);
 		set(out, "gb_per_s", "GB/s", report_gbps_scale((double)page), true, LIMIT_ZERO_GBPS, 1);
 		out->rate_of = "zeroing";
 		break;
-	case FT_KIND_TLB:
+	case FT_M_TLB:
 		set(out, "ns_per_page", "ns/page", report_ns_scale(1), false, LIMIT_NONE, 1);
 		break;
-	case FT_KIND_ACCESS:
+	case FT_M_ACCESS:
 		set(out, "ns_per_access", "ns/access", report_ns_scale(FT_HOT_CHAIN), false, LIMIT_LOAD_NS, 1);
 		out->sample = "access";
 		break;
-	case FT_KIND_COPY:
+	case FT_M_COPY:
 		set(out, "ns_per_page", "ns/page", report_ns_scale(pages), false, LIMIT_NONE, 1);
 		set(out, "gb_per_s", "GB/s", report_gbps_scale((double)bytes), true, LIMIT_COPY_GBPS, 1);
 		out->rate_of = "copying";
 		out->sample = "iteration";
 		break;
-	case FT_KIND_SUM:
+	case FT_M_SUM:
 		set(out, "ns_per_page", "ns/page", report_ns_scale(pages), false, LIMIT_NONE, 1);
 		set(out, "gb_per_s", "GB/s", report_gbps_scale((double)bytes), true, LIMIT_READ_GBPS, cores);
 		out->rate_of = "reading";

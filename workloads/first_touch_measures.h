@@ -13,14 +13,14 @@
 #define FT_HOT_CHAIN 32   /* hot-access: one sample is this many dependent reads of the hot word */
 
 /* What one sample of a result is. */
-enum ft_kind {
-	FT_KIND_FAULT,   /* demand-zero-4k, -2m: a first write that faults, and the handler maps and zeroes a page */
-	FT_KIND_TRAP,    /* page-fault-entry: a first write that faults onto a page zeroed in advance */
-	FT_KIND_ZERO,    /* zero-*: one page zeroed, no fault */
-	FT_KIND_TLB,     /* tlb-miss, tlb-miss-cached: the first read of a mapped page */
-	FT_KIND_ACCESS,  /* hot-access: FT_HOT_CHAIN dependent reads of a hot word */
-	FT_KIND_COPY,    /* copy-*: one iteration's copy of `bytes` */
-	FT_KIND_SUM,     /* numa-*: every CPU summing its part, `bytes` in all */
+enum ft_measure {
+	FT_M_FAULT,   /* demand-zero-4k, -2m: a first write that faults, and the handler maps and zeroes a page */
+	FT_M_TRAP,    /* page-fault-entry: a first write that faults onto a page zeroed in advance */
+	FT_M_ZERO,    /* zero-*: one page zeroed, no fault */
+	FT_M_TLB,     /* tlb-miss, tlb-miss-cached: the first read of a mapped page */
+	FT_M_ACCESS,  /* hot-access: FT_HOT_CHAIN dependent reads of a hot word */
+	FT_M_COPY,    /* copy-*: one iteration's copy of `bytes` */
+	FT_M_SUM,     /* numa-*: every CPU summing its part, `bytes` in all */
 };
 
 /* A result's measures, primary first, and what its rate counts. */
@@ -42,7 +42,7 @@ struct ft_measures {
  *   ACCESS: ns_per_access, a sample being FT_HOT_CHAIN dependent reads (limit load_ns)
  *   COPY:   ns_per_page, gb_per_s of copying (copy_gbps)
  *   SUM:    ns_per_page, gb_per_s of reading (read_gbps x cores) */
-void ft_measures_of(enum ft_kind kind, uint64_t page, uint64_t bytes, double cores, struct ft_measures *out);
+void ft_measures_of(enum ft_measure kind, uint64_t page, uint64_t bytes, double cores, struct ft_measures *out);
 
 /* Write "measures" of the result being written (report_measures, from its
  * figure: a median past a limit fails the result when it is closed), and

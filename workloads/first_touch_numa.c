@@ -17,7 +17,6 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -89,19 +88,20 @@ static void numa_thread(const struct run_thread *t)
 }
 
 /* (a) or (b): warm, verify every page's node, then everyone sums its part. */
-static void placement_case(const struct wl_ctx *ctx, const char *variant, bool each_cpu, uint64_t bytes,
+static void placement_case(struct wl_item *c, const char *variant, bool each_cpu, uint64_t bytes,
 			   double *slowest_out)
 {
+	const struct wl_ctx *ctx = wl_ctx(c);
 	const char *why = 0, *fail = 0;
 	struct demand_region *r = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
 	if (!r) {
-		ft_skip(variant, why);
+		wl_result_skip(c, variant, why);
 		return;
 	}
 	job.buf = demand_base(r);
 	job.words = r->size / sizeof(uint64_t);
 	job.write = true;
-	bool ok = run_on(each_cpu ? &all : &one, numa_thread, &job, 0, run_default_timeout_ms, 0) == RUN_OK;
+	bool ok = run_on(each_cpu ? &all : &one, numa_thread, &job, 0, wl_bound_ms(c), 0) == RUN_OK;
 	if (!ok)
 		fail = "the warming run failed";
 	/* Every page where the policy says, from the page tables and the allocator. */
@@ -134,7 +134,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	for (uint32_t rep = 0; ok && rep <= reps; rep++) {
 		if (ctx->flush) /* its own data in memory, whatever the flush does */
 			run_evict_lines(job.buf, job.words * sizeof(uint64_t));
-		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, run_default_timeout_ms, 0) != RUN_OK) {
+		if (run_on(&all, numa_thread, &job, ctx->flush ? RUN_FLUSH : 0, wl_bound_ms(c), 0) != RUN_OK) {
 			ok = false;
 			fail = "the summing run failed";
 			break;
@@ -150,13 +150,13 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 		if (rep > 0) /* the first is an untimed warm-up */
 			reps_add(log, job.ticks, run_last()->instr);
 	}
-	struct rec *rec = ft_result_open(ctx, variant, &all, r->size, ctx->flush, 0);
+	struct rec *rec = ft_result_open(c, variant, &all, r->size, ctx->flush, 0);
 	reps_report(rec, log);
 	/* Every CPU sums whole pages of its part: the bytes read in a repetition. */
 	uint64_t summed = job.words / (FT_PAGE / sizeof(uint64_t)) * FT_PAGE;
 	struct ft_measures fm;
 	char text[TEXT_LEN];
-	ft_measures_of(FT_KIND_SUM, FT_PAGE, summed, all.n, &fm);
+	ft_measures_of(FT_M_SUM, FT_PAGE, summed, all.n, &fm);
 	ft_write_measures(rec, &fm, text, sizeof(text));
 	const struct stats *fig = report_figure(); /* derived fields come from the figure */
 	double median = fig ? fig->median : 0;
@@ -170,8 +170,7 @@ static void placement_case(const struct wl_ctx *ctx, const char *variant, bool e
 	rec_arr_end(rec);
 	rec_u64(rec, "misplaced_pages", misplaced);
 	rec_u64(rec, "fallback_pages", fallback_pages); /* owned by CPUs on nodes without memory */
-	seq_item_report(rec, 0);
-	report_result_close(rec, ok ? "ok" : "fail", fail);
+	wl_result_close(c, rec, ok ? WL_OK : WL_ERR_FAIL, fail);
 	kprintf("  %-22s %s (all CPUs summing %llu MiB)%s\n", variant, text, (unsigned long long)(summed >> 20),
 		ok ? "" : "  CHECK FAILED");
 	*slowest_out = median;
@@ -209,8 +208,9 @@ static void build_chase(uint64_t *buf, uint64_t lines)
 	}
 }
 
-static void node_matrix(const struct wl_ctx *ctx)
+static void node_matrix(struct wl_item *c)
 {
+	const struct wl_ctx *ctx = wl_ctx(c);
 	struct numa_matrix *m = &matrix;
 	uint64_t bytes = ctx->quick ? QUICK_MATRIX_BYTES : FULL_MATRIX_BYTES;
 	numa_targets(ctx, m);
@@ -235,7 +235,7 @@ static void node_matrix(const struct wl_ctx *ctx)
 			run_evict_lines(chase.buf, bytes); /* in memory on node j, whatever the flush does */
 			one.n = 1;
 			one.cpu[0] = (uint32_t)cpu;
-			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, run_default_timeout_ms, 0) == RUN_OK) {
+			if (run_on(&one, chase_thread, &chase, RUN_FLUSH, wl_bound_ms(c), 0) == RUN_OK) {
 				m->lat[i][j] = (double)chase.chase_ticks / (double)chase.steps;
 				m->bw[i][j] = chase.read_ticks ? (double)bytes / (double)chase.read_ticks : 0;
 			}
@@ -248,17 +248,10 @@ static void node_matrix(const struct wl_ctx *ctx)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-void first_touch_numa(const struct wl_ctx *ctx)
+void ft_numa_run(struct wl_item *c)
 {
-	static const char *const variants[] = { "numa-one-cpu-warms", "numa-each-cpu-touches",
-						"numa-latency", "numa-bandwidth" };
+	const struct wl_ctx *ctx = wl_ctx(c);
 	kprintf("\n  NUMA first-touch placement:\n");
-	if (ctx->nodes < 2) {
-		for (unsigned v = 0; v < ARRAY_SIZE(variants); v++)
-			ft_skip(variants[v], strcmp(ctx->platform, "linux") ? "one NUMA node: no SRAT, or one proximity domain"
-								     : "one NUMA node: the OS reports one");
-		return;
-	}
 	for (uint32_t n = 0; n < QB_MAX_NODES; n++)
 		node_memory[n] = n < ctx->nodes ? pmm_free_bytes((int)n) : 0;
 	all = *ctx->online;
@@ -267,12 +260,12 @@ void first_touch_numa(const struct wl_ctx *ctx)
 	uint64_t bytes = ctx->quick ? QUICK_NUMA_BYTES : FULL_NUMA_BYTES;
 	bytes = MIN(bytes, ALIGN_DOWN(pmm_free_bytes(PMM_ANY_NODE) / 4, FT_PAGE));
 	double a = 0, b = 0;
-	placement_case(ctx, variants[0], false, bytes, &a);
-	placement_case(ctx, variants[1], true, bytes, &b);
+	placement_case(c, "numa-one-cpu-warms", false, bytes, &a);
+	placement_case(c, "numa-each-cpu-touches", true, bytes, &b);
 	if (a > 0 && b > 0)
 		kprintf("  the parallel sum after one CPU warmed everything took %.2fx as long as after each CPU "
 			"warmed its own part (%s)\n", a / b,
 			a > b * 1.05 ? "one CPU's pages sit on one node: slower" :
 			a < b * 0.95 ? "faster: no NUMA penalty shows here" : "about the same");
-	node_matrix(ctx);
+	node_matrix(c);
 }

@@ -15,12 +15,10 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define TOUCH_MARK 0x7a11fa57c0ffee00ull  /* what a first write stores (xor the page's index): never zero */
 #define FILL_BYTE 0xa5                   /* what the zeroing pages hold before each way zeroes them */
 #define TEXT_LEN 96
@@ -34,7 +32,8 @@ static bool whole[FT_MAX_SAMPLES];       /* the page a timed first write mapped 
 static const char *whole_how;
 static uint64_t whole_count;             /* how many of them */
 static uint64_t small_faults;            /* of the fault result being reported: left out of its figure */
-static struct cpuset bsp;
+static uint8_t *zero_pages;              /* the zeroing kind's pages (ft_zero_setup), zero_held 4 KiB pages */
+static uint64_t zero_held;
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* The samples of the pages a first write mapped whole, kept in order at
@@ -85,15 +84,6 @@ static bool touch_pages(struct demand_region *r, uint64_t stride, uint64_t n, co
 	return ok;
 }
 
-/* A first-touch result with params.bytes (when not 0), its params object left open. */
-static struct rec *params_open(const char *variant, const struct cpuset *set, uint64_t bytes)
-{
-	struct rec *r = report_result_open("first-touch", variant, set);
-	rec_obj_begin(r, "params");
-	if (bytes)
-		rec_u64(r, "bytes", bytes);
-	return r;
-}
 
 /* Each way of zeroing ends with SFENCE, so that every zeroing window ends
  * the same way: the stores of a fast string operation may be performed out
@@ -121,47 +111,18 @@ static void zero_clzero(void *p, uint64_t n)
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-const struct cpuset *ft_bsp(const struct wl_ctx *ctx)
-{
-	bsp.n = 1;
-	bsp.cpu[0] = ctx->online->cpu[0];
-	return &bsp;
-}
-
-bool ft_has_clzero(const struct wl_ctx *ctx)
-{
-	const struct cpuid_snap *s = ctx->bsp_cpuid;
-	return cpu_vendor_is_amd(cpuid_snap_vendor(s)) && s->have_ext8 && (s->ext8.ebx & CPUID_E8_EBX_CLZERO);
-}
-
-struct rec *ft_result_open(const struct wl_ctx *ctx, const char *variant, const struct cpuset *set,
-			   uint64_t bytes, bool flushed, const char *suffix)
-{
-	(void)ctx;
-	struct rec *r = params_open(variant, set, bytes);
-	flushcheck_params(r, flushed, suffix);
-	rec_obj_end(r);
-	return r;
-}
-
-void ft_skip(const char *variant, const char *why)
-{
-	struct rec *r = report_result_open("first-touch", variant, 0);
-	report_result_close(r, "skipped", why);
-	kprintf("  %-22s skipped: %s\n", variant, why);
-}
-
-double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_kind kind, const uint64_t *per,
+double ft_report_pages(struct wl_item *c, const char *variant, enum ft_measure kind, const uint64_t *per,
 		       uint64_t n, uint64_t page, const struct demand_region *r, bool ok, const char *fail,
 		       const struct instr_thread *span)
 {
-	bool faults = kind == FT_KIND_FAULT || kind == FT_KIND_TRAP;
-	bool bytes = faults || kind == FT_KIND_ZERO || kind == FT_KIND_TLB;
+	const struct wl_ctx *ctx = wl_ctx(c);
+	bool faults = kind == FT_M_FAULT || kind == FT_M_TRAP;
+	bool bytes = faults || kind == FT_M_ZERO || kind == FT_M_TLB;
 	struct stats st;
 	n = MIN(n, (uint64_t)FT_MAX_SAMPLES);
 	stats_compute(per, n, scratch, &st);
 	/* Who served a region's 2 MiB pages defines what its figure is of. */
-	struct rec *rec = params_open(variant, ft_bsp(ctx), faults ? n * page : 0);
+	struct rec *rec = ft_params_open(c, variant, ft_bsp(ctx), faults ? n * page : 0);
 	if (r && r->huge_source)
 		rec_str(rec, "huge_source", r->huge_source);
 	flushcheck_params(rec, true, 0);
@@ -201,134 +162,116 @@ double ft_report_pages(const struct wl_ctx *ctx, const char *variant, enum ft_ki
 			rec_null(rec, "zero_ticks_per_fault");
 		}
 	}
-	seq_item_report(rec, 0);
-	report_result_close(rec, ok ? "ok" : "fail", ok ? 0 : fail);
+	wl_result_close(c, rec, ok ? WL_OK : WL_ERR_FAIL, fail);
 	kprintf("  %-22s %s%s\n", variant, text, ok ? "" : "  CHECK FAILED");
 	return first;
 }
 
-double ft_fault_costs(const struct wl_ctx *ctx, uint32_t *cursor)
+const char *const ft_fault_names[FT_FAULTS] = { "page-fault-entry", "demand-zero-4k", "demand-zero-2m" };
+
+double ft_fault_run(struct wl_item *c)
 {
-	static const struct { const char *variant; uint64_t page; enum demand_zeroing z; enum ft_kind kind; } kinds[] = {
-		{ "page-fault-entry", DEMAND_PAGE_4K, DEMAND_PREZEROED, FT_KIND_TRAP },
-		{ "demand-zero-4k", DEMAND_PAGE_4K, DEMAND_ZERO_STOSB, FT_KIND_FAULT },
-		{ "demand-zero-2m", DEMAND_PAGE_2M, DEMAND_ZERO_STOSB, FT_KIND_FAULT },
+	static const struct { uint64_t page; enum demand_zeroing z; enum ft_measure kind; } steps[FT_FAULTS] = {
+		[FT_FAULT_ENTRY] = { DEMAND_PAGE_4K, DEMAND_PREZEROED, FT_M_TRAP },
+		[FT_FAULT_4K] = { DEMAND_PAGE_4K, DEMAND_ZERO_STOSB, FT_M_FAULT },
+		[FT_FAULT_2M] = { DEMAND_PAGE_2M, DEMAND_ZERO_STOSB, FT_M_FAULT },
 	};
-	double fault_4k = -1;
-	for (unsigned k = 0; k < ARRAY_SIZE(kinds); k++) {
-		if (kinds[k].z == DEMAND_PREZEROED && !ctx->has_fault_internals) {
-			/* User space sees only whole faults: no prezeroed pool, no handler clock. */
-			ft_skip(kinds[k].variant, "needs the kernel's fault handler (ring 0)");
-			continue;
-		}
-		const char *skip;
-		const struct plan_item *it = ft_take(ctx, cursor, &skip);
-		if (skip) {
-			ft_skip(kinds[k].variant, skip);
-			continue;
-		}
-		uint64_t pages = it->units;
-		const char *why = 0, *fail = 0;
-		struct demand_region *r = demand_create(pages * kinds[k].page, kinds[k].page, DEMAND_FIRST_TOUCH,
-							kinds[k].z, 0, &why);
-		if (!r) {
-			ft_skip(kinds[k].variant, why);
-			continue;
-		}
-		run_flush(ft_bsp(ctx));
-		struct instr_mark mark;
-		struct instr_thread span;
-		instr_begin(&mark);
-		bool ok = touch_pages(r, kinds[k].page, pages, &fail);
-		instr_end(&mark, &span);
-		/* Our handler maps the whole page or the check fails; an OS may fall
-		 * back to 4 KiB pages, whose faults are left out of the 2 MiB figure. */
-		uint64_t kept = pages;
-		small_faults = 0;
-		if (whole_count == DEMAND_WHOLE_UNKNOWN) {
-			ft_skip(kinds[k].variant, whole_how); /* neither a 2 MiB figure nor a count of 4 KiB faults */
-			demand_destroy(r);
-			continue;
-		}
-		if (whole_count < pages && (ctx->has_fault_internals || kinds[k].page == FT_PAGE)) {
-			fail = ok ? "a first write did not map the whole page" : fail;
-			ok = false;
-		} else if (whole_count < pages) {
-			kept = keep_whole(pages);
-			small_faults = pages - kept;
-		}
-		if (small_faults && (kept < MIN_WHOLE_PAGES || kept * 2 < pages)) {
-			char short_why[WHY_LEN];
-			fmt_snprintf(short_why, sizeof(short_why), "the OS gave 4 KiB pages: %llu of %llu first writes "
-				     "mapped less than 2 MiB (%s)", (unsigned long long)small_faults,
-				     (unsigned long long)pages, whole_how);
-			ft_skip(kinds[k].variant, short_why);
-			demand_destroy(r);
-			continue;
-		} else if (small_faults) {
-			kprintf("  %-22s (%llu of %llu first writes mapped less than 2 MiB: left out; %s)\n",
-				kinds[k].variant, (unsigned long long)small_faults, (unsigned long long)pages, whole_how);
-		}
-		double v = ft_report_pages(ctx, kinds[k].variant, kinds[k].kind, samples, kept, kinds[k].page, r, ok,
-					   fail, &span);
-		if (kinds[k].page == DEMAND_PAGE_4K && kinds[k].kind == FT_KIND_FAULT)
-			fault_4k = v;
-		demand_destroy(r);
+	const struct wl_ctx *ctx = wl_ctx(c);
+	unsigned k = WL_OWN_CONST(wl_cfg(c), struct ft_cfg)->which;
+	const char *variant = ft_fault_names[k];
+	uint64_t pages = wl_units(c);
+	const char *why = 0, *fail = 0;
+	struct demand_region *r = demand_create(pages * steps[k].page, steps[k].page, DEMAND_FIRST_TOUCH, steps[k].z, 0,
+						&why);
+	if (!r) {
+		wl_result_skip(c, variant, why);
+		return -1;
 	}
-	return fault_4k;
+	run_flush(ft_bsp(ctx));
+	struct instr_mark mark;
+	struct instr_thread span;
+	instr_begin(&mark);
+	bool ok = touch_pages(r, steps[k].page, pages, &fail);
+	instr_end(&mark, &span);
+	/* Our handler maps the whole page or the check fails; an OS may fall
+	 * back to 4 KiB pages, whose faults are left out of the 2 MiB figure. */
+	uint64_t kept = pages;
+	small_faults = 0;
+	if (whole_count == DEMAND_WHOLE_UNKNOWN) {
+		wl_result_skip(c, variant, whole_how); /* neither a 2 MiB figure nor a count of 4 KiB faults */
+		demand_destroy(r);
+		return -1;
+	}
+	if (whole_count < pages && (ctx->has_fault_internals || steps[k].page == FT_PAGE)) {
+		fail = ok ? "a first write did not map the whole page" : fail;
+		ok = false;
+	} else if (whole_count < pages) {
+		kept = keep_whole(pages);
+		small_faults = pages - kept;
+	}
+	if (small_faults && (kept < MIN_WHOLE_PAGES || kept * 2 < pages)) {
+		char short_why[WHY_LEN];
+		fmt_snprintf(short_why, sizeof(short_why), "the OS gave 4 KiB pages: %llu of %llu first writes "
+			     "mapped less than 2 MiB (%s)", (unsigned long long)small_faults,
+			     (unsigned long long)pages, whole_how);
+		wl_result_skip(c, variant, short_why);
+		demand_destroy(r);
+		return -1;
+	} else if (small_faults) {
+		kprintf("  %-22s (%llu of %llu first writes mapped less than 2 MiB: left out; %s)\n",
+			variant, (unsigned long long)small_faults, (unsigned long long)pages, whole_how);
+	}
+	double v = ft_report_pages(c, variant, steps[k].kind, samples, kept, steps[k].page, r, ok, fail, &span);
+	demand_destroy(r);
+	return v;
 }
 
-void ft_zeroing_costs(const struct wl_ctx *ctx, uint32_t *cursor, uint64_t n)
+const char *const ft_zero_names[FT_ZEROS] = { "zero-rep-stosb", "zero-nt", "zero-clzero" };
+
+bool ft_zero_setup(const struct wl_ctx *ctx, uint64_t pages, const char **why)
 {
-	static const struct { const char *variant; void (*fn)(void *, uint64_t); } ways[] = {
-		{ "zero-rep-stosb", zero_rep_stosb },
-		{ "zero-nt", zero_nt },
-		{ "zero-clzero", zero_clzero },
-	};
-	bool amd = cpu_vendor_is_amd(cpuid_snap_vendor(ctx->bsp_cpuid));
 	/* In whole 2 MiB pages on both platforms: the kernel maps RAM so, and the
 	 * twin asks Linux for transparent huge pages there; a 4 KiB mapping would
 	 * add a TLB miss to every page zeroed. */
-	uint64_t held = ALIGN_UP(n * FT_PAGE, DEMAND_PAGE_2M) / FT_PAGE;
+	zero_held = ALIGN_UP(pages * FT_PAGE, DEMAND_PAGE_2M) / FT_PAGE;
 	uint64_t phys = ctx->fail & OPT_FAIL_ZEROING ? 0 /* fail=zeroing (debug): as if memory were short */
-		      : pmm_alloc(held, (int)ctx->topo->cpu[0].node, DEMAND_PAGE_2M, 0, PMM_WORKLOAD);
+		      : pmm_alloc(zero_held, (int)ctx->topo->cpu[0].node, DEMAND_PAGE_2M, 0, PMM_WORKLOAD);
 	if (!phys && !(ctx->fail & OPT_FAIL_ZEROING)) /* no whole 2 MiB page free there: 4 KiB-aligned pages, as before */
-		phys = pmm_alloc(held, (int)ctx->topo->cpu[0].node, FT_PAGE, 0, PMM_WORKLOAD);
-	uint8_t *pages = (uint8_t *)(uintptr_t)phys;
-	for (unsigned w = 0; w < ARRAY_SIZE(ways); w++) {
-		if (w == 2 && !ft_has_clzero(ctx)) {
-			ft_skip(ways[w].variant, amd ? "CPUID Fn8000_0008 EBX[0] (CLZERO) is clear" : "CLZERO is an AMD instruction");
-			continue;
-		}
-		/* Every planned way takes its own item, with pages or without: the
-		 * steps after these must not take the zeroing items' entries. */
-		const char *skip;
-		const struct plan_item *it = ft_take(ctx, cursor, &skip);
-		if (!skip && !phys)
-			skip = "no memory for the pages";
-		if (skip) {
-			ft_skip(ways[w].variant, skip);
-			continue;
-		}
-		uint64_t pages_now = MIN(n, it->units);
-		memset(pages, FILL_BYTE, pages_now * FT_PAGE);
-		run_evict_lines(pages, pages_now * FT_PAGE); /* its own data in memory, whatever the flush does */
-		run_flush(ft_bsp(ctx));
-		struct instr_mark mark;
-		struct instr_thread span;
-		instr_begin(&mark);
-		for (uint64_t i = 0; i < pages_now; i++) {
-			uint64_t t0 = tsc_start();
-			ways[w].fn(pages + i * FT_PAGE, FT_PAGE);
-			uint64_t t1 = tsc_end();
-			samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
-		}
-		instr_end(&mark, &span);
-		bool ok = ft_first_nonzero((const volatile uint64_t *)pages, pages_now * FT_PAGE / sizeof(uint64_t),
-					   UINT64_MAX) == pages_now * FT_PAGE / sizeof(uint64_t);
-		ft_report_pages(ctx, ways[w].variant, FT_KIND_ZERO, samples, pages_now, FT_PAGE, 0, ok,
-				"a page was not zeroed", &span);
+		phys = pmm_alloc(zero_held, (int)ctx->topo->cpu[0].node, FT_PAGE, 0, PMM_WORKLOAD);
+	zero_pages = (uint8_t *)(uintptr_t)phys;
+	*why = "no memory for the pages";
+	return phys != 0;
+}
+
+void ft_zero_teardown(const struct wl_ctx *ctx)
+{
+	(void)ctx;
+	pmm_free((uint64_t)(uintptr_t)zero_pages, zero_held, PMM_WORKLOAD);
+	zero_pages = 0;
+}
+
+void ft_zero_run(struct wl_item *c)
+{
+	static void (*const ways[FT_ZEROS])(void *, uint64_t) = { zero_rep_stosb, zero_nt, zero_clzero };
+	const struct wl_ctx *ctx = wl_ctx(c);
+	unsigned w = WL_OWN_CONST(wl_cfg(c), struct ft_cfg)->which;
+	uint64_t pages_now = MIN(zero_held, wl_units(c));
+	uint8_t *pages = zero_pages;
+	memset(pages, FILL_BYTE, pages_now * FT_PAGE);
+	run_evict_lines(pages, pages_now * FT_PAGE); /* its own data in memory, whatever the flush does */
+	run_flush(ft_bsp(ctx));
+	struct instr_mark mark;
+	struct instr_thread span;
+	instr_begin(&mark);
+	for (uint64_t i = 0; i < pages_now; i++) {
+		uint64_t t0 = tsc_start();
+		ways[w](pages + i * FT_PAGE, FT_PAGE);
+		uint64_t t1 = tsc_end();
+		samples[i] = t1 - t0 > tsc_overhead() ? t1 - t0 - tsc_overhead() : 0;
 	}
-	if (phys)
-		pmm_free(phys, held, PMM_WORKLOAD);
+	instr_end(&mark, &span);
+	bool ok = ft_first_nonzero((const volatile uint64_t *)pages, pages_now * FT_PAGE / sizeof(uint64_t),
+				   UINT64_MAX) == pages_now * FT_PAGE / sizeof(uint64_t);
+	ft_report_pages(c, ft_zero_names[w], FT_M_ZERO, samples, pages_now, FT_PAGE, 0, ok, "a page was not zeroed",
+			&span);
 }

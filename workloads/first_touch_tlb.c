@@ -13,15 +13,18 @@ static uint64_t samples[FT_MAX_SAMPLES > HOT_ACCESSES ? FT_MAX_SAMPLES : HOT_ACC
 /* ---- Public Functions ----------------------------------------------------- */
 /* First access to a mapped, never-touched page (TLB miss and page walk; data
  * cold or already in cache) against an access to a hot page. */
-void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t n)
+void ft_tlb_run(struct wl_item *c)
 {
+	const struct wl_ctx *ctx = wl_ctx(c);
+	const struct cpuset *bsp = ft_bsp(ctx);
+	uint64_t n = wl_units(c);
 	const char *why = 0;
 	struct demand_region *r = demand_create(n * FT_PAGE, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0, &why);
 	if (!r || !demand_populate(r, (int)ctx->topo->cpu[0].node)) {
 		demand_destroy(r);
-		ft_skip("tlb-miss", why ? why : "out of memory");
-		ft_skip("tlb-miss-cached", why ? why : "out of memory");
-		ft_skip("hot-access", why ? why : "out of memory");
+		wl_result_skip(c, "tlb-miss", why ? why : "out of memory");
+		wl_result_skip(c, "tlb-miss-cached", why ? why : "out of memory");
+		wl_result_skip(c, "hot-access", why ? why : "out of memory");
 		return;
 	}
 	volatile uint8_t *base = demand_base(r);
@@ -55,7 +58,7 @@ void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t n
 		}
 		instr_end(&mark, &span);
 		bool faulted = demand_faults(r) != 0;
-		ft_report_pages(ctx, cached ? "tlb-miss-cached" : "tlb-miss", FT_KIND_TLB, samples, n, FT_PAGE, 0,
+		ft_report_pages(c, cached ? "tlb-miss-cached" : "tlb-miss", FT_M_TLB, samples, n, FT_PAGE, 0,
 				!faulted && sink == 0,
 				faulted ? "the populated region took page faults" : "a populated page did not read as zero",
 				&span);
@@ -79,7 +82,7 @@ void ft_tlb_costs(const struct wl_ctx *ctx, const struct cpuset *bsp, uint64_t n
 	}
 	instr_end(&mark, &span);
 	bool faulted = demand_faults(r) != 0;
-	ft_report_pages(ctx, "hot-access", FT_KIND_ACCESS, samples, HOT_ACCESSES, FT_PAGE, 0, hot_ok && !faulted,
+	ft_report_pages(c, "hot-access", FT_M_ACCESS, samples, HOT_ACCESSES, FT_PAGE, 0, hot_ok && !faulted,
 			faulted ? "the hot page took a page fault" : "a chain of hot reads did not end at the word", &span);
 	demand_destroy(r);
 }

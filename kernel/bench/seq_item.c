@@ -28,15 +28,21 @@ static struct wl_item *outer_of(struct wl_item *c)
 	return c->outer ? c->outer : c;
 }
 
-/* The variants a configuration of kind kd writes: the kind's, or its own. */
+/* The variants a configuration of kind kd writes: its own when it names
+ * one (a kind's single variant that a machine lacks is absent alone), else
+ * the kind's, else its name. */
 static unsigned variants_of(const struct wl_kind *kd, const struct wl_cfg *cfg, const char **out, unsigned cap)
 {
 	unsigned n = 0;
-	if (kd->variants) {
+	if (!cap)
+		return 0;
+	if (cfg->variant) {
+		out[n++] = cfg->variant;
+	} else if (kd->variants) {
 		for (const char *const *v = kd->variants; *v && n < cap; v++)
 			out[n++] = *v;
-	} else if (cap) {
-		out[n++] = cfg->variant ? cfg->variant : cfg->name;
+	} else {
+		out[n++] = cfg->name;
 	}
 	return n;
 }

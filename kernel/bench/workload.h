@@ -69,7 +69,8 @@ enum wl_err {
 #define WL_CFG_OWN_BYTES 32
 struct wl_cfg {
 	char name[PLAN_NAME_LEN];      /* "packed 4 threads compact", for the plan */
-	const char *variant;           /* its result's variant (NULL: the kind's variants) */
+	const char *variant;           /* its result's variant (NULL: the kind's variants; set in a kind with
+					  several, one of them alone, as a variant a machine lacks) */
 	union {
 		uint64_t align;
 		unsigned char bytes[WL_CFG_OWN_BYTES];

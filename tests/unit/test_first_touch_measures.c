@@ -19,7 +19,7 @@ static char text[128];
 
 /* One result of kind whose figure is st (noisy or not): its record in
  * `last`, its serial text in `text`; returns the primary measure. */
-static double one(enum ft_kind kind, uint64_t page, uint64_t bytes, double cores, const struct stats *st, bool noisy)
+static double one(enum ft_measure kind, uint64_t page, uint64_t bytes, double cores, const struct stats *st, bool noisy)
 {
 	static struct cpuset set = { .n = 1, .cpu = { 0 } };
 	struct ft_measures fm;
@@ -47,7 +47,7 @@ TEST(a_zero_page_read_at_hundreds_of_gbps_fails)
 	hz = TWIN_HZ;
 	n_failed = 0;
 	struct stats st = at(11476);
-	one(FT_KIND_FAULT, 2097152, 0, 1, &st, false);
+	one(FT_M_FAULT, 2097152, 0, 1, &st, false);
 	CHECK(strstr(last, "\"check\":\"fail\",\"reason\":\"implausible: 383 GB/s of zeroing on one core; no machine "
 			   "does more than 200 GB/s (limit zero_gbps)\""));
 	CHECK(strstr(last, "\"ns_per_page\":{\"unit\":\"ns/page\",\"median\":5475.2"));
@@ -63,7 +63,7 @@ TEST(real_write_faults_pass)
 	hz = TWIN_HZ;
 	n_failed = 0;
 	struct stats st = { .n = 256, .min = 25000, .q1 = 29900, .median = 31510, .q3 = 33600, .mean = 32000, .max = 90000 };
-	double v = one(FT_KIND_FAULT, 4096, 0, 1, &st, false);
+	double v = one(FT_M_FAULT, 4096, 0, 1, &st, false);
 	CHECK(v > 15033 && v < 15034);
 	CHECK(strstr(last, "\"check\":\"ok\""));
 	CHECK(strstr(last, "\"gb_per_s\":{\"unit\":\"GB/s\",\"median\":0.272460,"));
@@ -78,23 +78,23 @@ TEST(each_kind_checks_its_limit)
 {
 	hz = 1000000000; /* a tick is a nanosecond */
 	struct stats five = at(5), fast = at(1000), slow = at(400000);
-	one(FT_KIND_TRAP, 4096, 0, 1, &five, false);
+	one(FT_M_TRAP, 4096, 0, 1, &five, false);
 	CHECK(strstr(last, "\"reason\":\"implausible: 5.0 ns per exception round trip; no machine does less than "
 			   "10.0 ns (limit trap_ns)\""));
 	CHECK(!strstr(last, "gb_per_s")); /* nothing is zeroed */
-	one(FT_KIND_ZERO, 4096, 0, 1, &five, false);
+	one(FT_M_ZERO, 4096, 0, 1, &five, false);
 	CHECK(strstr(last, "(limit zero_gbps)"));
-	one(FT_KIND_COPY, 4096, 2097152, 1, &fast, false); /* 2 MiB in 1 us: 2097 GB/s */
+	one(FT_M_COPY, 4096, 2097152, 1, &fast, false); /* 2 MiB in 1 us: 2097 GB/s */
 	CHECK(strstr(last, "(limit copy_gbps)"));
-	one(FT_KIND_COPY, 4096, 2097152, 1, &slow, false);
+	one(FT_M_COPY, 4096, 2097152, 1, &slow, false);
 	CHECK(strstr(last, "\"check\":\"ok\""));
 	CHECK(strstr(last, "\"ns_per_page\":{\"unit\":\"ns/page\",\"median\":781.2")); /* 400 us / 512 pages, ties to even */
 	CHECK_STR(text, "781 ns/page, 5.24 GB/s of copying");
 	/* 16 MiB summed in 10 us: 1678 GB/s, past one core's 1000, within two cores' 2000. */
 	struct stats sum = at(10000);
-	one(FT_KIND_SUM, 4096, 16777216, 1, &sum, false);
+	one(FT_M_SUM, 4096, 16777216, 1, &sum, false);
 	CHECK(strstr(last, "(limit read_gbps)"));
-	one(FT_KIND_SUM, 4096, 16777216, 2, &sum, false);
+	one(FT_M_SUM, 4096, 16777216, 2, &sum, false);
 	CHECK(strstr(last, "\"check\":\"ok\""));
 	CHECK_STR(text, "2.44 ns/page, 1678 GB/s of reading"); /* 10 us / 4096 pages */
 	hz = 0;
@@ -107,15 +107,15 @@ TEST(single_accesses_and_hot_chains)
 {
 	hz = TWIN_HZ;
 	struct stats zero = at(0);
-	one(FT_KIND_TLB, 4096, 0, 1, &zero, false);
+	one(FT_M_TLB, 4096, 0, 1, &zero, false);
 	CHECK(strstr(last, "\"measures\":{\"ns_per_page\":"));
 	CHECK(!strstr(last, "gb_per_s"));
 	CHECK(strstr(last, "\"check\":\"ok\""));
 	struct stats chain = at(FT_HOT_CHAIN * 4); /* 4 ticks a read: about 1.9 ns at the twin's 2.1 GHz */
-	one(FT_KIND_ACCESS, 4096, 0, 1, &chain, false);
+	one(FT_M_ACCESS, 4096, 0, 1, &chain, false);
 	CHECK(strstr(last, "\"measures\":{\"ns_per_access\":{\"unit\":\"ns/access\",\"median\":1.9"));
 	CHECK(strstr(last, "\"check\":\"ok\""));
-	one(FT_KIND_ACCESS, 4096, 0, 1, &zero, false); /* a chain of 32 loads in no time: impossible */
+	one(FT_M_ACCESS, 4096, 0, 1, &zero, false); /* a chain of 32 loads in no time: impossible */
 	CHECK(strstr(last, "\"check\":\"fail\",\"reason\":\"implausible: 0.000000 ns per dependent load"));
 	hz = 0;
 }
@@ -126,19 +126,19 @@ TEST(text_marks_noise_and_falls_back)
 {
 	hz = TWIN_HZ;
 	struct stats st = at(31510);
-	one(FT_KIND_FAULT, 4096, 0, 1, &st, true);
+	one(FT_M_FAULT, 4096, 0, 1, &st, true);
 	CHECK_STR(text, "15033 ns/page, 0.272 GB/s of zeroing (noisy)");
 	hz = 0;
-	CHECK(one(FT_KIND_FAULT, 4096, 0, 1, &st, false) < 0);
+	CHECK(one(FT_M_FAULT, 4096, 0, 1, &st, false) < 0);
 	CHECK_STR(text, "31510 ticks per page");
 	CHECK(strstr(last, "\"measures\":null,\"measures_note\":\"the TSC frequency is unknown\""));
-	one(FT_KIND_COPY, 4096, 2097152, 1, &st, true);
+	one(FT_M_COPY, 4096, 2097152, 1, &st, true);
 	CHECK_STR(text, "31510 ticks per iteration (noisy)");
 	static struct cpuset set = { .n = 1, .cpu = { 0 } };
 	struct ft_measures fm;
 	struct rec *r = report_result_open("first-touch", "v", &set);
 	report_figure_set(NULL, NULL, false);
-	ft_measures_of(FT_KIND_ACCESS, 4096, 0, 1, &fm);
+	ft_measures_of(FT_M_ACCESS, 4096, 0, 1, &fm);
 	CHECK(ft_write_measures(r, &fm, text, sizeof(text)) < 0);
 	report_result_close(r, "ok", NULL);
 	CHECK_STR(text, "not measured");
