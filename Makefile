@@ -349,7 +349,7 @@ $(SB_FILES)/.ok: tools/sbfiles tools/debfetch.py | $(BUILD)/.deps-ok
 	tools/sbfiles $(SB_FILES) >/dev/null
 
 IMAGE_DEPS := $(BUILD)/quietbench.efi $(BUILD)/quietbench-mb2.elf tools/mkimage tools/qbsecureboot.py \
-	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c $(SB_FILES)/.ok $(EPOCH_STAMP)
+	boot/grub/grub.cfg boot/grub/quietbench.cfg workloads/registry.c $(WL_SRCS) $(SB_FILES)/.ok $(EPOCH_STAMP)
 MKIMAGE := tools/mkimage --efi $(BUILD)/quietbench.efi --mb2 $(BUILD)/quietbench-mb2.elf --secureboot $(SB_FILES)
 # A key is made only where QuietBench chose the place; one the user named must exist.
 SIGNING_CREATE := $(if $(filter file,$(origin SIGNING_KEY)),--create)
