@@ -308,7 +308,8 @@ static void add(struct wl_plan *p, enum ft_row row, unsigned which, const char *
 		enum ft_group group, bool essential, uint64_t want, uint64_t min, double unit_s, double once_s)
 {
 	struct wl_cfg cfg = { .variant = variant };
-	fmt_snprintf(cfg.name, sizeof(cfg.name), "%s", variant ? variant : "");
+	/* A kind of several results (the TLB steps) is named by them all. */
+	fmt_snprintf(cfg.name, sizeof(cfg.name), "%s", variant ? variant : "tlb-miss, tlb-miss-cached, hot-access");
 	*WL_OWN(&cfg, struct ft_cfg) = (struct ft_cfg){ (uint8_t)row, (uint8_t)which, size };
 	bool per_page = row == FT_FAULT || row == FT_ZERO || row == FT_TLB;
 	struct wl_cost cost = {
