@@ -27,7 +27,6 @@
 #include "pmm.h"
 #include "report.h"
 #include "reps.h"
-#include "sequence.h"
 #include "stats.h"
 #include "tsc.h"
 
@@ -36,6 +35,11 @@ static uint32_t slot_line[QB_MAX_CPUS] __attribute__((aligned(64)));
 static double summary[LOC_N_SIZES][LOC_N_STARTS][LOC_N_VARIANTS][LOC_N_ACCS]; /* median ticks at all CPUs, compact */
 static bool summarised[LOC_N_SIZES][LOC_N_STARTS];    /* a column of the summary was run */
 static double last_median;                              /* of the last configuration reported */
+/* The run's own, from its set-up: the array on one node (phys, 0 when
+ * placed per configuration), and each size's total. */
+static uint64_t run_phys;
+static bool run_placed;
+static uint64_t size_total[LOC_N_SIZES];
 
 /* ---- Public Variables (the workload's own, locality.h) --------------------- */
 struct loc_job loc_job;
@@ -47,12 +51,12 @@ const char *const loc_start_names[LOC_N_STARTS] = { "cold", "resident" };
 
 /* ---- Private Functions ---------------------------------------------------- */
 /* The "size", where it holds "size_role", and "start" params of a result. */
-static void size_params(struct rec *r, unsigned sz, unsigned st)
+static void size_params(struct rec *r, const struct loc_cfg *f)
 {
-	rec_str(r, "size", loc_sizes.name[sz][0] ? loc_sizes.name[sz] : "-");
-	if (size_role_name(loc_sizes.role[sz]))
-		rec_str(r, "size_role", size_role_name(loc_sizes.role[sz]));
-	rec_str(r, "start", loc_start_names[st]);
+	rec_str(r, "size", f->size_name[0] ? f->size_name : "-");
+	if (size_role_name((enum size_role)f->role))
+		rec_str(r, "size_role", size_role_name((enum size_role)f->role));
+	rec_str(r, "start", loc_start_names[f->start]);
 }
 
 static void loc_thread(const struct run_thread *t)
@@ -85,25 +89,25 @@ static bool totals_ok(uint64_t expect)
 	return loc_job.acc == LOC_PRIVATE ? sum == expect : (uint32_t)sum == (uint32_t)expect;
 }
 
-/* Warm-up, then reps timed repetitions while the deadline allows; false
- * with a reason on any failure. */
-static bool measure(const struct wl_ctx *ctx, const struct plan_item *it, uint64_t expect, const char **why,
-		    struct reps **out)
+/* Warm-up, then the timed repetitions while the deadline allows; false
+ * with the error and a reason on any failure. */
+static bool measure(struct wl_item *c, uint64_t total, enum wl_err *err, const char **why, struct reps **out)
 {
 	struct reps *log = reps_begin(loc_set.n);
 	*out = log;
-	for (uint32_t r = 0; r <= it->reps && seq_rep_fits(); r++) {
-		enum run_status st = loc_pass(ctx, seq_timeout_ms(it));
-		seq_tick();
+	while (wl_rep(c)) {
+		enum run_status st = loc_pass(wl_ctx(c), wl_bound_ms(c));
 		if (st != RUN_OK) {
+			*err = st == RUN_OVERRUN ? WL_ERR_OVERRUN : WL_ERR_FAIL;
 			*why = st == RUN_OVERRUN ? "overrun: a pass passed the bound" : run_status_name(st);
 			return false;
 		}
-		if (!totals_ok(expect)) {
+		if (!totals_ok(total)) {
+			*err = WL_ERR_FAIL;
 			*why = "the thread totals do not add up to the array's total";
 			return false;
 		}
-		if (r > 0) /* the first is an untimed warm-up */
+		if (wl_timed(c)) /* the first is an untimed warm-up */
 			reps_add(log, loc_job.ticks, run_last()->instr);
 	}
 	return true;
@@ -120,16 +124,18 @@ static void loc_measures(struct report_measure m[2], uint32_t threads)
 					threads };
 }
 
-static void report(const struct wl_ctx *ctx, const struct plan_item *it, unsigned sz, const char *placement,
-		   bool same, bool ok, const char *why, struct reps *log)
+static void report(struct wl_item *c, const struct loc_cfg *f, const char *placement, enum wl_err err,
+		   const char *why, struct reps *log)
 {
+	const struct wl_ctx *ctx = wl_ctx(c);
+	bool ok = err == WL_OK, same = f->same;
 	struct stats st = *reps_figure(log);
 	last_median = st.n ? st.median : -1;
 	uint64_t bytes = loc_job.n * sizeof(uint32_t);
-	struct rec *r = report_result_open("locality", loc_variant_names[loc_job.variant], &loc_set);
+	struct rec *r = wl_result_open(c, loc_variant_names[loc_job.variant], &loc_set);
 	rec_obj_begin(r, "params");
 	rec_str(r, "accumulator", loc_acc_names[loc_job.acc]);
-	size_params(r, sz, loc_job.start);
+	size_params(r, f);
 	rec_u64(r, "ints", loc_job.n);
 	rec_u64(r, "bytes", bytes);
 	rec_str(r, "placement", placement);
@@ -165,56 +171,45 @@ static void report(const struct wl_ctx *ctx, const struct plan_item *it, unsigne
 	rec_arr_end(r);
 	rec_f64(r, "slowest_ticks", slowest, 1);
 	rec_u64(r, "slowest_thread", slowest_t);
-	seq_item_report(r, it);
-	bool overrun = !ok && why && !strncmp(why, "overrun", 7);
-	report_result_close(r, ok ? "ok" : overrun ? "overrun" : "fail", ok ? 0 : why);
+	wl_result_close(c, r, err, why);
 	double ns = st.n ? report_measure_value(&m[0], st.median) : -1, gbs = st.n ? report_measure_value(&m[1], st.median) : -1;
 	char mem[96];
 	loc_mem_line(ctx, mem, sizeof(mem));
-	kprintf("  %-7s %10llu %-8s %3u %-15s %-16s %-12s %10.3f %8.2f%s%s%s\n", loc_sizes.name[sz],
+	kprintf("  %-7s %10llu %-8s %3u %-15s %-16s %-12s %10.3f %8.2f%s%s%s\n", f->size_name,
 		(unsigned long long)bytes, loc_start_names[loc_job.start], loc_set.n, same ? "compact=scatter" : placement,
 		loc_variant_names[loc_job.variant], loc_acc_names[loc_job.acc], ns, gbs, mem, log->noisy ? "  noisy" : "",
 		ok ? "" : "  CHECK FAILED");
 }
 
-/* A skipped result of one configuration (threads, placement and memory
- * placement when it has them). */
-static void report_skipped(unsigned sz, unsigned st, unsigned v, int ac, uint32_t threads, const char *placement,
-			   const char *memory, const char *why)
-{
-	struct rec *r = report_result_open("locality", loc_variant_names[v], 0);
-	rec_obj_begin(r, "params");
-	if (ac >= 0)
-		rec_str(r, "accumulator", loc_acc_names[ac]);
-	size_params(r, sz, st);
-	if (threads)
-		rec_u64(r, "threads", threads);
-	if (placement)
-		rec_str(r, "placement", placement);
-	if (memory)
-		rec_str(r, "memory_placement", memory);
-	rec_obj_end(r);
-	report_result_close(r, "skipped", why);
-}
-
-/* The memory placement a planned configuration has or would have had: NULL
- * on one node, or where its CPUs are gone. */
-static const char *item_memory(const struct wl_ctx *ctx, const struct plan_item *it)
+/* The memory placement a configuration has or would have had: NULL on one
+ * node, or where its CPUs are gone. */
+static const char *cfg_memory(const struct wl_ctx *ctx, const struct loc_cfg *f)
 {
 	static struct cpuset set;
 	uint64_t nodes;
-	unsigned pl = it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
-	if (!loc_mem_placed(ctx) || !place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, it->param[1], &set))
+	if (!loc_mem_placed(ctx) || !place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)f->placement, f->threads, &set))
 		return 0;
-	return loc_mem_text(loc_mem_kind(ctx, &set, it->param[2] & LOC_THREAD_LOCAL, &nodes), nodes);
+	return loc_mem_text(loc_mem_kind(ctx, &set, f->thread_local, &nodes), nodes);
 }
 
-/* A size (and start) that is not measured at all: one skipped result per variant. */
-static void skip_size(unsigned sz, unsigned st, const char *why)
+/* A skipped or absent result's params: the accumulator, size and start,
+ * threads, placement and memory placement where it has them (a whole size
+ * not measured: its size and start alone). */
+static void skipped_params(const struct wl_ctx *ctx, const struct wl_cfg *cfg, struct rec *r)
 {
-	for (unsigned v = 0; v < LOC_N_VARIANTS; v++)
-		report_skipped(sz, st, v, -1, 0, 0, 0, why);
-	kprintf("  %-7s %-8s skipped: %s\n", loc_sizes.name[sz], loc_start_names[st], why);
+	const struct loc_cfg *f = WL_OWN_CONST(cfg, struct loc_cfg);
+	rec_obj_begin(r, "params");
+	if (!f->whole_size)
+		rec_str(r, "accumulator", loc_acc_names[f->acc]);
+	size_params(r, f);
+	if (!f->whole_size) {
+		const char *memory = cfg_memory(ctx, f);
+		rec_u64(r, "threads", f->threads);
+		rec_str(r, "placement", place_name((enum place_kind)f->placement));
+		if (memory)
+			rec_str(r, "memory_placement", memory);
+	}
+	rec_obj_end(r);
 }
 
 /* The seed's comparison: foo and bar in seconds (ticks without a known TSC
@@ -250,20 +245,6 @@ static void print_summary(uint32_t p)
 	}
 }
 
-/* The plan skipped the workload whole: every configuration says so, nothing is allocated. */
-static void skip_all(const struct wl_ctx *ctx)
-{
-	uint32_t cursor = 0;
-	struct plan_item *it;
-	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-		seq_item_begin(ctx, it);
-		report_skipped(it->param[0], it->param[3] >> 16, it->param[3] & 0xff, (int)((it->param[3] >> 8) & 0xff),
-			       it->param[1],
-			       place_name((enum place_kind)(it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL))),
-			       item_memory(ctx, it), seq_skip_reason(it));
-	}
-}
-
 /* Before a pass: the slots zeroed, and from a cold start they and a
  * cache-sized array evicted to memory on both platforms (then the run's flush). */
 static void prepare_pass(const struct wl_ctx *ctx)
@@ -285,95 +266,52 @@ enum run_status loc_pass(const struct wl_ctx *ctx, uint64_t timeout_ms)
 	return run_on(&loc_set, loc_thread, &loc_job, cold ? RUN_FLUSH : 0, timeout_ms, 0);
 }
 
-static void locality_run(const struct wl_ctx *ctx)
+/* ---- The workload's table --------------------------------------------------- */
+/* The run's sizes decided again (free memory now), the array (one node) or
+ * the placements (several), each size's total, and the header. */
+static bool locality_setup(const struct wl_ctx *ctx, const char **why)
 {
-	const struct topo *tp = ctx->topo;
-	if (seq_workload_skipped(ctx)) {
-		skip_all(ctx);
-		return;
-	}
-	bool placed = loc_mem_placed(ctx);
-	uint64_t want = loc_sizes.alloc;
-	uint64_t phys = want && !placed ? loc_alloc_array(want, (int)tp->cpu[0].node) : 0;
-	if (!want || (!placed && !phys)) {
-		console_error("locality", "no memory for the %llu-byte array planned", (unsigned long long)want);
+	static char no_memory[96];
+	run_placed = loc_mem_placed(ctx);
+	run_phys = 0;
+	if (!loc_decide_sizes(ctx, &run_phys)) {
+		fmt_snprintf(no_memory, sizeof(no_memory), "no memory for the %llu-byte array",
+			     (unsigned long long)MAX(loc_sizes.bytes[LOC_L2], loc_sizes.bytes[LOC_LLC]));
+		console_error("locality", "%s", no_memory);
 		finish_mark_failed("locality: out of memory");
-		return;
+		*why = no_memory;
+		return false;
 	}
-	uint64_t expect[LOC_N_SIZES];
-	uint32_t *a = (uint32_t *)(uintptr_t)phys;
-	if (!placed)
+	uint64_t want = loc_sizes.alloc;
+	uint32_t *a = (uint32_t *)(uintptr_t)run_phys;
+	if (!run_placed)
 		loc_fill(a, want / sizeof(uint32_t));
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) /* several nodes: each placement fills its own array */
-		expect[sz] = placed ? loc_fill_total(loc_sizes.bytes[sz] / sizeof(uint32_t))
-				    : loc_total(a, loc_sizes.bytes[sz] / sizeof(uint32_t));
-
+		size_total[sz] = run_placed ? loc_fill_total(loc_sizes.bytes[sz] / sizeof(uint32_t))
+					: loc_total(a, loc_sizes.bytes[sz] / sizeof(uint32_t));
 	kprintf("locality: sizes %llu / %llu / %llu bytes, repetitions as planned, flush=%s, ",
 		(unsigned long long)loc_sizes.bytes[LOC_L2], (unsigned long long)loc_sizes.bytes[LOC_LLC],
 		loc_sizes.have_dram ? (unsigned long long)loc_sizes.bytes[LOC_DRAM] : 0ull, wl_flush_name(ctx));
-	if (placed)
+	if (run_placed)
 		kprintf("memory where the threads are (%u nodes):\n  on their node, else interleaved over their nodes; "
 			"thread-local: each block on its thread's node (pages per node at the end of each line)\n",
 			ctx->nodes);
 	else
-		kprintf("array on node %d\n", pmm_node_of(phys));
+		kprintf("array on node %d\n", pmm_node_of(run_phys));
 	kprintf("  (cold: the data starts in memory; resident: read just before by the same threads, nothing flushed)\n");
 	kprintf("  %-7s %10s %-8s %3s %-15s %-16s %-12s %10s %8s%s\n", "size", "bytes", "start", "P", "placing", "variant",
-		"accumulator", "ns/elt", "GB/s", placed ? "  memory node:pages" : "");
+		"accumulator", "ns/elt", "GB/s", run_placed ? "  memory node:pages" : "");
 	kprintf("  (medians of the clean repetitions; noisy: fewer than half were clean, the median of all)\n");
 	for (unsigned i = 0; i < sizeof(summary) / sizeof(summary[0][0][0][0]); i++)
 		(&summary[0][0][0][0])[i] = -1;
 	memset(summarised, 0, sizeof(summarised));
-	uint32_t cursor = 0;
-	struct plan_item *it;
 	loc_job.a = a;
-	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-		unsigned sz = it->param[0], pl = it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
-		bool same = it->param[2] & LOC_SAME_PLACEMENTS, tl = it->param[2] & LOC_THREAD_LOCAL;
-		uint32_t threads = it->param[1];
-		loc_job.variant = (enum loc_variant)(it->param[3] & 0xff);
-		loc_job.acc = (enum loc_acc)((it->param[3] >> 8) & 0xff);
-		loc_job.start = (enum loc_start)(it->param[3] >> 16);
-		loc_job.n = loc_sizes.bytes[sz] / sizeof(uint32_t);
-		seq_item_begin(ctx, it);
-		const char *why = it->skip ? seq_skip_reason(it) : "the placement is gone";
-		bool there = !it->skip && place_set(tp, ctx->cpu_of_topo, (enum place_kind)pl, threads, &loc_set);
-		uint64_t nodes = 0;
-		enum loc_mem mem = LOC_MEM_NODE;
-		double placed_s; /* the plan priced it (once_s) */
-		if (there && placed) {
-			mem = loc_mem_kind(ctx, &loc_set, tl, &nodes);
-			there = loc_mem_place(mem, nodes, loc_sizes.bytes[sz], &placed_s, &why);
-		}
-		if (!there) {
-			report_skipped(sz, loc_job.start, loc_job.variant, loc_job.acc, threads, place_name((enum place_kind)pl),
-				       item_memory(ctx, it), why);
-			continue;
-		}
-		struct reps *log = 0;
-		why = 0;
-		bool ok = measure(ctx, it, expect[sz], &why, &log);
-		const char *where_why = 0;
-		if (placed && !loc_mem_read_back(ctx, loc_sizes.bytes[sz], &where_why) && ok) {
-			ok = false;
-			why = where_why;
-		}
-		report(ctx, it, sz, place_name((enum place_kind)pl), same, ok, why, log);
-		if (threads == tp->ncpu && pl == PLACE_COMPACT && !tl) {
-			summary[sz][loc_job.start][loc_job.variant][loc_job.acc] = ok ? last_median : -1;
-			summarised[sz][loc_job.start] = true;
-		}
-	}
-	if (!ctx->flush) /* nothing can start cold: the cold configurations are not run */
-		for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
-			if (sz != LOC_DRAM || loc_sizes.have_dram)
-				skip_size(sz, LOC_COLD, "flush=none: a cold start needs the flush");
-	if (!loc_sizes.have_dram) {
-		char why[96];
-		fmt_snprintf(why, sizeof(why), "not enough free memory for %llu MiB (4x the largest L3)",
-			     (unsigned long long)(loc_sizes.dram_min >> 20));
-		skip_size(LOC_DRAM, ctx->flush ? LOC_COLD : LOC_RESIDENT, why);
-	}
+	return true;
+}
+
+static void locality_teardown(const struct wl_ctx *ctx)
+{
+	const struct topo *tp = ctx->topo;
 	print_summary(tp->ncpu);
 	unsigned big = loc_sizes.have_dram ? LOC_DRAM : LOC_LLC, st = ctx->flush ? LOC_COLD : LOC_RESIDENT;
 	double foo = summary[big][st][LOC_INTERLEAVED][LOC_SHARED_SLOT];
@@ -382,17 +320,67 @@ static void locality_run(const struct wl_ctx *ctx)
 	console_summary("locality   %s %s, %u threads: bar/foo %.2fx with shared result slots (as the original), %.2fx private",
 			loc_sizes.name[big], loc_start_names[st], tp->ncpu, foo > 0 ? bar / foo : 0,
 			foo_p > 0 ? bar_p / foo_p : 0);
-	if (placed)
+	if (run_placed)
 		loc_mem_end();
 	else
-		pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);
+		pmm_free(run_phys, loc_sizes.held, PMM_WORKLOAD);
 }
 
+/* One configuration: its array where its threads are (several nodes), its passes, its result. */
+static void pass_run(struct wl_item *c)
+{
+	const struct wl_ctx *ctx = wl_ctx(c);
+	const struct topo *tp = ctx->topo;
+	const struct loc_cfg *f = WL_OWN_CONST(wl_cfg(c), struct loc_cfg);
+	unsigned sz = f->size;
+	const char *placement = place_name((enum place_kind)f->placement);
+	loc_job.variant = (enum loc_variant)f->variant;
+	loc_job.acc = (enum loc_acc)f->acc;
+	loc_job.start = (enum loc_start)f->start;
+	loc_job.n = f->bytes / sizeof(uint32_t);
+	if (f->bytes != loc_sizes.bytes[sz]) { /* free memory changed between the plan and the run */
+		wl_result_skip(c, loc_variant_names[f->variant], "the size planned no longer fits the memory free now");
+		return;
+	}
+	const char *why = "the placement is gone";
+	bool there = place_set(tp, ctx->cpu_of_topo, (enum place_kind)f->placement, f->threads, &loc_set);
+	double placed_s; /* the plan priced it (once_s) */
+	if (there && run_placed) {
+		uint64_t nodes = 0;
+		enum loc_mem mem = loc_mem_kind(ctx, &loc_set, f->thread_local, &nodes);
+		there = loc_mem_place(mem, nodes, f->bytes, wl_bound_ms(c), &placed_s, &why);
+	}
+	if (!there) {
+		wl_result_skip(c, loc_variant_names[f->variant], why);
+		return;
+	}
+	struct reps *log = 0;
+	enum wl_err err = WL_OK;
+	why = 0;
+	measure(c, size_total[sz], &err, &why, &log);
+	const char *where_why = 0;
+	if (run_placed && !loc_mem_read_back(ctx, f->bytes, &where_why) && err == WL_OK) {
+		err = WL_ERR_FAIL;
+		why = where_why;
+	}
+	report(c, f, placement, err, why, log);
+	if (f->threads == tp->ncpu && f->placement == PLACE_COMPACT && !f->thread_local) {
+		summary[sz][loc_job.start][loc_job.variant][loc_job.acc] = err == WL_OK ? last_median : -1;
+		summarised[sz][loc_job.start] = true;
+	}
+}
+
+static const struct wl_kind loc_kinds[LOC_ROWS] = {
+	[LOC_PASS] = { .name = "pass", .measures = "P threads sum one array in one order with one accumulator, from one start",
+		       .unit = PLAN_UNIT_PASSES, .stop = WL_STOP_REPS, .run = pass_run, .params = skipped_params },
+};
 const struct workload wl_locality = {
 	.name = "locality",
 	.summary = "interleaved vs blocked summing, shared-slot vs private accumulators, L2 to DRAM sizes, cold and resident",
 	.counters = PMU_GOAL_LLC,
-	.measures_faults = false,
-	.legacy_plan = locality_plan,
-	.legacy_run = locality_run,
+	.kinds = loc_kinds,
+	.n_kinds = LOC_ROWS,
+	.plan = locality_plan,
+	.setup = locality_setup,
+	.teardown = locality_teardown,
 };

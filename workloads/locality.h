@@ -18,19 +18,29 @@ enum loc_size { LOC_L2, LOC_LLC, LOC_DRAM, LOC_N_SIZES };
  * flushed, as in the gist's 64 Ki-int run. */
 enum loc_start { LOC_COLD, LOC_RESIDENT, LOC_N_STARTS };
 
-#define LOC_SAME_PLACEMENTS 0x100u     /* a plan item's placement: scatter is the same CPUs */
-#define LOC_THREAD_LOCAL 0x200u        /* a plan item's placement: each thread's block on its own node */
 
 /* Where a configuration's array lives on a machine of several nodes
  * (locality_mem.c): on its threads' one node, interleaved over their nodes,
  * or each blocked thread's part on its own node. */
 enum loc_mem { LOC_MEM_NODE, LOC_MEM_INTERLEAVED, LOC_MEM_THREAD_LOCAL, LOC_N_MEMS };
 
-/* A plan item's param[3]: variant, accumulator and start. */
-static inline uint32_t loc_param3(enum loc_variant v, enum loc_acc ac, enum loc_start st)
-{
-	return (uint32_t)v | (uint32_t)ac << 8 | (uint32_t)st << 16;
-}
+/* A configuration (kernel/bench/workload.h's wl_cfg, WL_OWN): a size from
+ * a start, its variant and accumulator, on threads placed compact or
+ * scatter (same: both pick the same CPUs), the array thread-local; or a
+ * whole size and start that is absent (whole_size: no variant, accumulator,
+ * threads or placement of its own). */
+struct loc_cfg {
+	uint8_t size;                  /* enum loc_size */
+	uint8_t start;                 /* enum loc_start */
+	uint8_t variant;               /* enum loc_variant */
+	uint8_t acc;                   /* enum loc_acc */
+	uint8_t placement;             /* enum place_kind */
+	uint8_t role;                  /* enum size_role of its size */
+	bool same, thread_local, whole_size;
+	uint32_t threads;
+	uint64_t bytes;                /* the size's bytes as planned */
+	char size_name[SIZE_NAME_LEN]; /* the size's name ("l2", "2mib") */
+};
 
 /* One pass of every thread: what they sum and where each puts its total. */
 struct loc_job {
@@ -44,7 +54,7 @@ struct loc_job {
 	uint64_t ticks[QB_MAX_CPUS];
 };
 
-/* The sizes, decided once at planning and kept for the run. */
+/* The sizes: decided at planning for the plan, and again at the run's set-up for the run. */
 struct loc_sizes {
 	uint64_t bytes[LOC_N_SIZES];
 	char name[LOC_N_SIZES][SIZE_NAME_LEN];    /* the role's name where it holds, else the size */
@@ -76,6 +86,11 @@ uint64_t loc_alloc_array(uint64_t bytes, int node);
  * the slots and a cache-sized array CLFLUSHed, then the run's flush). */
 enum run_status loc_pass(const struct wl_ctx *ctx, uint64_t timeout_ms);
 
+/* Decide the sizes into loc_sizes and, on one node, allocate the array
+ * (*phys); false without memory. On several nodes nothing is allocated:
+ * each configuration's placement takes its own (locality_plan.c). */
+bool loc_decide_sizes(const struct wl_ctx *ctx, uint64_t *phys);
+
 /* ---- Memory placement (locality_mem.c) ---------------------------------- */
 
 /* Whether the array is placed per configuration: more than one NUMA node.
@@ -90,10 +105,12 @@ enum loc_mem loc_mem_kind(const struct wl_ctx *ctx, const struct cpuset *set, bo
 
 /* Point loc_job.a at an array of at least `bytes` placed as kind over nodes
  * (thread-local: for the blocks of loc_set's threads over exactly that
- * many bytes), every page mapped and the array filled (loc_fill). Keeps the
+ * many bytes, prefaulted by each within bound_ms), every page mapped and the
+ * array filled (loc_fill). Keeps the
  * array when its slot already holds it; else places it anew, *placed_s
  * the seconds that took (0 when kept). false with *why on failure. */
-bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, double *placed_s, const char **why);
+bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, uint64_t bound_ms, double *placed_s,
+		   const char **why);
 
 /* After a configuration: read back where each page of [0, bytes) is. false
  * with *why when a page is not present (a timed pass may have faulted) or,
@@ -120,6 +137,10 @@ void loc_mem_line(const struct wl_ctx *ctx, char *buf, size_t cap);
 void loc_mem_end(void);
 
 /* The plan: sizes, calibration and every configuration (locality_plan.c). */
-void locality_plan(const struct wl_ctx *ctx);
+struct wl_plan;
+void locality_plan(const struct wl_ctx *ctx, struct wl_plan *p);
+
+/* The kinds of configuration (locality.c's table): a pass, and a size that is not measured at all. */
+enum loc_row { LOC_PASS, LOC_ROWS };
 
 #endif

@@ -27,7 +27,6 @@
 #include "lib.h"
 #include "locality_loops.h"
 #include "pmm.h"
-#include "sequence.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -138,7 +137,7 @@ static struct demand_region *create(enum loc_mem kind, uint64_t nodes, uint64_t 
 }
 
 /* Place slot s anew: a region of bytes, every page mapped as kind asks, filled. */
-static bool place(struct slot *s, enum loc_mem kind, uint64_t nodes, uint64_t bytes, const char **why)
+static bool place(struct slot *s, enum loc_mem kind, uint64_t nodes, uint64_t bytes, uint64_t bound_ms, const char **why)
 {
 	demand_destroy(s->r);
 	memset(s, 0, sizeof(*s));
@@ -153,7 +152,7 @@ static bool place(struct slot *s, enum loc_mem kind, uint64_t nodes, uint64_t by
 	bool ok;
 	if (kind == LOC_MEM_THREAD_LOCAL) {
 		s->set = loc_set;
-		ok = run_on(&loc_set, prefault_thread, s, 0, run_default_timeout_ms, 0) == RUN_OK;
+		ok = run_on(&loc_set, prefault_thread, s, 0, bound_ms, 0) == RUN_OK;
 		for (uint32_t t = 0; ok && t < loc_set.n; t++)
 			ok = !short_of_memory[t];
 	} else {
@@ -203,7 +202,7 @@ enum loc_mem loc_mem_kind(const struct wl_ctx *ctx, const struct cpuset *set, bo
 	return LOC_MEM_INTERLEAVED;
 }
 
-bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, double *placed_s,
+bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, uint64_t bound_ms, double *placed_s,
 		   const char **why)
 {
 	struct slot *s = &slots[kind];
@@ -211,9 +210,9 @@ bool loc_mem_place(enum loc_mem kind, uint64_t nodes, uint64_t bytes, double *pl
 	last.slot = 0;
 	if (!holds(s, kind, nodes, bytes)) {
 		uint64_t t0 = tsc_read();
-		if (!place(s, kind, nodes, bytes, why))
+		if (!place(s, kind, nodes, bytes, bound_ms, why))
 			return false;
-		*placed_s = seq_seconds(tsc_read() - t0);
+		*placed_s = tsc_seconds(tsc_read() - t0);
 	}
 	loc_job.a = demand_base(s->r);
 	last.kind = kind;

@@ -1,4 +1,4 @@
-/* locality_plan.c - the locality workload's sizes and plan: every size x start x thread count x placement x variant x accumulator a configuration, each pass timed once (workloads/sequence.h).
+/* locality_plan.c - the locality workload's sizes and plan: every size x start x thread count x placement x variant x accumulator a configuration, each pass timed once (kernel/bench/workload.h).
  *
  * Sizes, each chosen for a role: the seed's 64 Ki ints (for the L2), half
  * the smallest L3 (the LLC) and the seed's 512 Mi ints, capped by free
@@ -25,7 +25,6 @@
 #include "placement.h"
 #include "pmm.h"
 #include "reps.h"
-#include "sequence.h"
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
@@ -43,8 +42,7 @@
 #define DRAM_FULL_RATIO_MAX 4.0               /* a whole pass's cost per byte against the prefix's, at most */
 #define CALIB_DRAM_DIVISOR 16                 /* calibrate DRAM passes on a sixteenth of the array, twice ... */
 #define CALIB_REPS 1                          /* passes timed after a first, untimed one */
-#define REC_BYTES 1300                        /* one result record and its text line */
-#define REC_BYTES_PER_THREAD 12
+#define REC_BYTES_PER_THREAD 12               /* a result's per-thread figures and CPU list */
 #define SETUP_SAMPLE_BYTES (8ull << 20)       /* the fill timed at planning, then scaled to the array */
 
 static const enum size_role size_want[LOC_N_SIZES] = { SIZE_ROLE_L2, SIZE_ROLE_LLC, SIZE_ROLE_DRAM };
@@ -65,7 +63,7 @@ static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 	*fixed = *spread = 0;
 	for (unsigned r = 0; r <= CALIB_REPS; r++) {
 		uint64_t w0 = tsc_read();
-		if (loc_pass(ctx, SEQ_CALIB_TIMEOUT_MS) != RUN_OK) {
+		if (loc_pass(ctx, WL_CALIB_TIMEOUT_MS) != RUN_OK) {
 			console_error("locality", "a calibration pass failed");
 			return 0;
 		}
@@ -73,13 +71,13 @@ static double time_pass(const struct wl_ctx *ctx, double *fixed, double *spread)
 		for (uint32_t t = 0; t < loc_set.n; t++)
 			slow = MAX(slow, loc_job.ticks[t]);
 		if (r > 0) {
-			double s = seq_seconds(slow);
+			double s = tsc_seconds(slow);
 			lo = got ? MIN(lo, s) : s;
 			hi = got ? MAX(hi, s) : s;
 			sum += s;
-			wall += seq_seconds(tsc_read() - w0);
+			wall += tsc_seconds(tsc_read() - w0);
 			got++;
-			if (seq_seconds(slow) >= SEQ_CALIB_TARGET_S)
+			if (tsc_seconds(slow) >= WL_CALIB_TARGET_S)
 				break; /* long enough to say what a pass costs */
 		}
 	}
@@ -101,10 +99,7 @@ static uint64_t dram_cap(const struct wl_ctx *ctx)
 	return cap;
 }
 
-/* Decide the sizes (once, at planning) and, on one node, allocate the
- * array (*phys); false without memory. On several nodes nothing is
- * allocated here: each configuration's placement takes its own. */
-static bool decide_sizes(const struct wl_ctx *ctx, uint64_t *phys_out)
+bool loc_decide_sizes(const struct wl_ctx *ctx, uint64_t *phys_out)
 {
 	const struct topo *tp = ctx->topo;
 	struct loc_sizes *s = &loc_sizes;
@@ -143,7 +138,7 @@ static bool decide_sizes(const struct wl_ctx *ctx, uint64_t *phys_out)
 		t0 = tsc_read();
 		phys = placed ? 0 : loc_alloc_array(want, node);
 	}
-	s->alloc_s = seq_seconds(tsc_read() - t0);
+	s->alloc_s = tsc_seconds(tsc_read() - t0);
 	s->alloc = phys || placed ? want : 0;
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) {
 		if (sz == LOC_DRAM && !s->have_dram)
@@ -158,13 +153,11 @@ static bool decide_sizes(const struct wl_ctx *ctx, uint64_t *phys_out)
 /* "llc resident P=16 blocked-strided shared-slot compact=scatter" (with
  * "thread-local" before the placement for that memory placement): what
  * tells configurations apart first, since PLAN_NAME_LEN may cut the end. */
-static void describe(char *buf, size_t cap, unsigned sz, unsigned st, uint32_t threads, unsigned pl, unsigned v,
-		     unsigned ac)
+static void describe(char *buf, size_t cap, const struct loc_cfg *f)
 {
-	unsigned k = pl & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
-	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s%s", loc_sizes.name[sz], loc_start_names[st], threads,
-		     loc_variant_names[v], loc_acc_names[ac], pl & LOC_THREAD_LOCAL ? "thread-local " : "",
-		     pl & LOC_SAME_PLACEMENTS ? "compact=scatter" : place_name((enum place_kind)k));
+	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s%s", f->size_name, loc_start_names[f->start], f->threads,
+		     loc_variant_names[f->variant], loc_acc_names[f->acc], f->thread_local ? "thread-local " : "",
+		     f->same ? "compact=scatter" : place_name((enum place_kind)f->placement));
 }
 
 /* Several nodes: place the array for loc_set's threads as the run will
@@ -178,7 +171,7 @@ static void place_for_calibration(const struct wl_ctx *ctx, bool thread_local, u
 	double took;
 	const char *why = 0;
 	enum loc_mem kind = loc_mem_kind(ctx, &loc_set, thread_local, &nodes);
-	if (!loc_mem_place(kind, nodes, bytes, &took, &why)) {
+	if (!loc_mem_place(kind, nodes, bytes, WL_CALIB_TIMEOUT_MS, &took, &why)) {
 		console_error("locality", "calibration: cannot place the array %s: %s", loc_mem_text(kind, nodes), why);
 		return;
 	}
@@ -206,8 +199,8 @@ static double setup_cost(uint64_t phys)
 	uint64_t summed = 0;
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
 		summed += sz == LOC_DRAM && !loc_sizes.have_dram ? 0 : loc_sizes.bytes[sz];
-	return loc_sizes.alloc_s + seq_seconds(t1 - t0) * (double)loc_sizes.alloc / (double)bytes +
-	       seq_seconds(t2 - t1) * (double)summed / (double)bytes;
+	return loc_sizes.alloc_s + tsc_seconds(t1 - t0) * (double)loc_sizes.alloc / (double)bytes +
+	       tsc_seconds(t2 - t1) * (double)summed / (double)bytes;
 }
 
 /* A pass over the prefix does not cost a pass over the whole array, scaled
@@ -217,8 +210,8 @@ static double setup_cost(uint64_t phys)
  * compact from the size's start, corrects the size's configurations of that
  * many threads (one thread: those of one; more: those of more) by their
  * ratio, within [1/DRAM_FULL_RATIO_MAX, DRAM_FULL_RATIO_MAX]. */
-static void scale_to_full(const struct wl_ctx *ctx, unsigned sz, enum loc_start st, uint64_t calib, uint64_t bytes,
-			  uint32_t threads)
+static void scale_to_full(const struct wl_ctx *ctx, struct wl_plan *p, unsigned sz, enum loc_start st, uint64_t calib,
+			  uint64_t bytes, uint32_t threads)
 {
 	if (!place_set(ctx->topo, ctx->cpu_of_topo, PLACE_COMPACT, threads, &loc_set))
 		return;
@@ -239,49 +232,71 @@ static void scale_to_full(const struct wl_ctx *ctx, unsigned sz, enum loc_start 
 	double ratio = whole / (part * (double)bytes / (double)calib);
 	if (ratio > DRAM_FULL_RATIO_MAX || ratio < 1 / DRAM_FULL_RATIO_MAX)
 		return; /* something else happened: keep the prefix's estimate */
-	uint32_t cursor = 0;
-	struct plan_item *it;
-	while ((it = plan_next(ctx->plan, ctx->index, &cursor)))
-		if (it->param[0] == sz && it->param[3] >> 16 == (uint32_t)st && (threads > 1) == (it->param[1] > 1)) {
-			it->unit_s *= ratio;
-			it->unit_spread_s *= ratio;
+	uint32_t n;
+	struct plan_item *it = wl_planned(p, &n);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct loc_cfg *f = WL_OWN_CONST(wl_planned_cfg(p, k), struct loc_cfg);
+		if (f->size == sz && f->start == st && (threads > 1) == (f->threads > 1)) {
+			it[k].unit_s *= ratio;
+			it[k].unit_spread_s *= ratio;
 		}
+	}
+}
+
+/* A configuration's own description. */
+static struct loc_cfg cfg_of(unsigned sz, enum loc_start st, uint32_t threads, unsigned pl, bool same, bool tl,
+			     unsigned v, unsigned ac)
+{
+	struct loc_cfg f = { (uint8_t)sz, (uint8_t)st, (uint8_t)v, (uint8_t)ac, (uint8_t)pl, (uint8_t)loc_sizes.role[sz],
+			     same, tl, false, threads, loc_sizes.bytes[sz], "" };
+	fmt_snprintf(f.size_name, sizeof(f.size_name), "%s", loc_sizes.name[sz]);
+	return f;
 }
 
 /* One configuration in the plan, its pass timed from its own start. */
-static void add_config(const struct wl_ctx *ctx, unsigned sz, enum loc_start st, uint32_t threads, unsigned pl,
-		       bool same, unsigned v, unsigned ac, uint64_t calib)
+static void add_config(const struct wl_ctx *ctx, struct wl_plan *p, unsigned sz, enum loc_start st, uint32_t threads,
+		       unsigned pl, bool same, bool tl, unsigned v, unsigned ac, uint64_t calib)
 {
-	char name[PLAN_NAME_LEN];
-	describe(name, sizeof(name), sz, st, threads, pl | (same ? LOC_SAME_PLACEMENTS : 0), v, ac);
-	struct plan_item *it = plan_add(ctx->plan, ctx->index, name);
-	if (!it)
-		return;
+	struct wl_cfg cfg = { .variant = loc_variant_names[v] };
+	struct loc_cfg *f = WL_OWN(&cfg, struct loc_cfg);
+	*f = cfg_of(sz, st, threads, pl, same, tl, v, ac);
+	describe(cfg.name, sizeof(cfg.name), f);
 	uint64_t bytes = loc_sizes.bytes[sz];
-	it->unit = PLAN_UNIT_PASSES;
-	it->kind = (uint8_t)sz;
-	/* The least form of a size: the seed's foo and bar (shared-slot) at
-	 * every CPU, placed compact, from the run's first start (cold unless
-	 * flush=none). */
-	it->essential = threads == ctx->topo->ncpu && pl == PLACE_COMPACT && ac == LOC_SHARED_SLOT &&
-			v != LOC_BLOCKED && st == (ctx->flush ? LOC_COLD : LOC_RESIDENT);
-	it->want_units = it->min_units = 1;
-	it->want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX);
-	it->out_bytes = REC_BYTES + REC_BYTES_PER_THREAD * threads;
-	it->param[0] = sz;
-	it->param[1] = threads;
-	it->param[2] = pl | (same ? LOC_SAME_PLACEMENTS : 0);
-	it->param[3] = loc_param3((enum loc_variant)v, (enum loc_acc)ac, st);
+	struct wl_cost cost = {
+		.group = (uint8_t)sz,
+		/* The least form of a size: the seed's foo and bar (shared-slot) at
+		 * every CPU, placed compact, from the run's first start (cold unless
+		 * flush=none). */
+		.essential = threads == ctx->topo->ncpu && pl == PLACE_COMPACT && !tl && ac == LOC_SHARED_SLOT &&
+			     v != LOC_BLOCKED && st == (ctx->flush ? LOC_COLD : LOC_RESIDENT),
+		.want_units = 1, .min_units = 1,
+		.want_reps = MIN(ctx->reps, (uint32_t)REPS_MAX),
+		.out_bytes = REC_BYTES_PER_THREAD * threads,
+	};
 	loc_job.variant = (enum loc_variant)v;
 	loc_job.acc = (enum loc_acc)ac;
 	loc_job.start = st;
 	loc_job.n = calib / sizeof(uint32_t);
 	if (loc_mem_placed(ctx))
-		place_for_calibration(ctx, pl & LOC_THREAD_LOCAL, calib);
+		place_for_calibration(ctx, tl, calib);
 	double fixed, spread;
-	it->unit_s = time_pass(ctx, &fixed, &spread) * (double)bytes / (double)calib;
-	it->unit_spread_s = spread * (double)bytes / (double)calib;
-	it->rep_fixed_s = fixed;
+	cost.unit_s = time_pass(ctx, &fixed, &spread) * (double)bytes / (double)calib;
+	cost.unit_spread_s = spread * (double)bytes / (double)calib;
+	cost.rep_fixed_s = fixed;
+	wl_add(p, LOC_PASS, &cfg, &cost);
+}
+
+/* A size and start that is not measured at all: absent, one result per variant. */
+static void absent_size(struct wl_plan *p, unsigned sz, enum loc_start st, const char *why)
+{
+	for (unsigned v = 0; v < LOC_N_VARIANTS; v++) {
+		struct wl_cfg cfg = { .variant = loc_variant_names[v] };
+		struct loc_cfg *f = WL_OWN(&cfg, struct loc_cfg);
+		*f = cfg_of(sz, st, 0, 0, false, false, v, 0);
+		f->whole_size = true;
+		fmt_snprintf(cfg.name, sizeof(cfg.name), "%s %s %s", f->size_name, loc_start_names[st], loc_variant_names[v]);
+		wl_absent(p, LOC_PASS, &cfg, why);
+	}
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
@@ -323,21 +338,23 @@ static bool thread_local_planned(const struct wl_ctx *ctx, uint32_t threads, uin
 /* What placing arrays will cost the run: walking the plan in its order, as
  * loc_mem_place keeps or replaces each slot, a configuration that places
  * its array anew carries the bytes placed at the rate planning measured. */
-static void price_placements(const struct wl_ctx *ctx)
+static void price_placements(const struct wl_ctx *ctx, struct wl_plan *p)
 {
 	struct {
 		bool used;
 		uint64_t nodes, bytes, key;
 	} slot[LOC_N_MEMS] = { { 0 } };
-	uint32_t cursor = 0;
-	struct plan_item *it;
-	while ((it = plan_next(ctx->plan, ctx->index, &cursor))) {
-		unsigned sz = it->param[0], pl = it->param[2] & ~(LOC_SAME_PLACEMENTS | LOC_THREAD_LOCAL);
-		if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, it->param[1], &loc_set))
+	uint32_t n;
+	struct plan_item *items = wl_planned(p, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		struct plan_item *it = &items[i];
+		const struct loc_cfg *f = WL_OWN_CONST(wl_planned_cfg(p, i), struct loc_cfg);
+		unsigned sz = f->size, pl = f->placement;
+		if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, f->threads, &loc_set))
 			continue;
-		uint64_t nodes, bytes = loc_sizes.bytes[sz];
-		enum loc_mem k = loc_mem_kind(ctx, &loc_set, it->param[2] & LOC_THREAD_LOCAL, &nodes);
-		uint64_t key = k == LOC_MEM_THREAD_LOCAL ? (uint64_t)sz << 40 | (uint64_t)it->param[1] << 8 | pl : 0;
+		uint64_t nodes, bytes = f->bytes;
+		enum loc_mem k = loc_mem_kind(ctx, &loc_set, f->thread_local, &nodes);
+		uint64_t key = k == LOC_MEM_THREAD_LOCAL ? (uint64_t)sz << 40 | (uint64_t)f->threads << 8 | pl : 0;
 		if (slot[k].used && slot[k].nodes == nodes && slot[k].key == key &&
 		    (k == LOC_MEM_THREAD_LOCAL ? slot[k].bytes == bytes : slot[k].bytes >= bytes))
 			continue;
@@ -357,17 +374,17 @@ static double totals_cost(void)
 	uint64_t t0 = tsc_read();
 	volatile uint64_t sink = loc_fill_total(n);
 	(void)sink;
-	double per = seq_seconds(tsc_read() - t0) / (double)SETUP_SAMPLE_BYTES;
+	double per = tsc_seconds(tsc_read() - t0) / (double)SETUP_SAMPLE_BYTES;
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
 		summed += sz == LOC_DRAM && !loc_sizes.have_dram ? 0 : loc_sizes.bytes[sz];
 	return per * (double)summed;
 }
 
-void locality_plan(const struct wl_ctx *ctx)
+void locality_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 {
 	uint64_t phys;
 	bool placed = loc_mem_placed(ctx);
-	if (!decide_sizes(ctx, &phys)) {
+	if (!loc_decide_sizes(ctx, &phys)) {
 		console_error("locality", "no memory for even the %llu-byte array",
 			      (unsigned long long)MAX(loc_sizes.bytes[LOC_L2], loc_sizes.bytes[LOC_LLC]));
 		return;
@@ -377,11 +394,11 @@ void locality_plan(const struct wl_ctx *ctx)
 	loc_job.a = (const uint32_t *)(uintptr_t)phys; /* unfilled: calibration only times the passes */
 	place_rate = 0;
 	place_rate_bytes = 0;
-	plan_set_setup(ctx->plan, ctx->index, placed ? totals_cost() : setup_cost(phys));
+	wl_set_setup(p, placed ? totals_cost() : setup_cost(phys));
 	for (unsigned sz = 0; sz < LOC_N_SIZES; sz++) {
 		if (sz == LOC_DRAM && !loc_sizes.have_dram)
 			continue;
-		plan_kind(ctx->plan, ctx->index, (uint8_t)sz, loc_sizes.name[sz]);
+		wl_group(p, (uint8_t)sz, loc_sizes.name[sz]);
 		/* A DRAM pass is timed on a prefix still far past the L3, then scaled. */
 		uint64_t bytes = loc_sizes.bytes[sz], calib = bytes;
 		if (sz == LOC_DRAM)
@@ -402,26 +419,39 @@ void locality_plan(const struct wl_ctx *ctx)
 						continue;
 					for (unsigned v = 0; v < LOC_N_VARIANTS; v++)
 						for (unsigned ac = 0; ac < LOC_N_ACCS; ac++)
-							add_config(ctx, sz, (enum loc_start)st, counts[c], pl, same, v, ac, calib);
+							add_config(ctx, p, sz, (enum loc_start)st, counts[c], pl, same, false, v, ac,
+								   calib);
 					if (!thread_local_planned(ctx, counts[c], bytes))
 						continue;
 					/* The blocked variants with each block on its thread's node
 					 * (the quick profile: the sequential one only). */
 					for (unsigned v = ctx->quick ? LOC_BLOCKED : LOC_BLOCKED_STRIDED; v <= LOC_BLOCKED; v++)
 						for (unsigned ac = 0; ac < LOC_N_ACCS; ac++)
-							add_config(ctx, sz, (enum loc_start)st, counts[c], pl | LOC_THREAD_LOCAL, same,
-								   v, ac, calib);
+							add_config(ctx, p, sz, (enum loc_start)st, counts[c], pl, same, true, v, ac,
+								   calib);
 				}
 			}
 			if (calib < bytes) {
-				scale_to_full(ctx, sz, (enum loc_start)st, calib, bytes, 1);
+				scale_to_full(ctx, p, sz, (enum loc_start)st, calib, bytes, 1);
 				if (ctx->topo->ncpu > 1)
-					scale_to_full(ctx, sz, (enum loc_start)st, calib, bytes, ctx->topo->ncpu);
+					scale_to_full(ctx, p, sz, (enum loc_start)st, calib, bytes, ctx->topo->ncpu);
 			}
 		}
 	}
+	/* What is not measured at all, after the rest, as the run reports it:
+	 * the cold starts under flush=none, DRAM without the memory for it. */
+	if (!ctx->flush)
+		for (unsigned sz = 0; sz < LOC_N_SIZES; sz++)
+			if (sz != LOC_DRAM || loc_sizes.have_dram)
+				absent_size(p, sz, LOC_COLD, "flush=none: a cold start needs the flush");
+	if (!loc_sizes.have_dram) {
+		char why[96];
+		fmt_snprintf(why, sizeof(why), "not enough free memory for %llu MiB (4x the largest L3)",
+			     (unsigned long long)(loc_sizes.dram_min >> 20));
+		absent_size(p, LOC_DRAM, ctx->flush ? LOC_COLD : LOC_RESIDENT, why);
+	}
 	if (placed) {
-		price_placements(ctx);
+		price_placements(ctx, p);
 		loc_mem_end();
 	} else {
 		pmm_free(phys, loc_sizes.held, PMM_WORKLOAD);

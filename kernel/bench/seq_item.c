@@ -184,6 +184,11 @@ void wl_set_setup(struct wl_plan *wp, double seconds)
 	plan_set_setup(wp->p, wp->w, seconds);
 }
 
+void wl_group(struct wl_plan *wp, uint8_t group, const char *name)
+{
+	plan_kind(wp->p, wp->w, group, name);
+}
+
 struct plan_item *wl_planned(struct wl_plan *wp, uint32_t *n)
 {
 	*n = wp->p->n - wp->first;

@@ -66,7 +66,7 @@ enum wl_err {
  * framework beside the plan item and handed back to the kind's run: each
  * workload defines a struct of at most WL_CFG_OWN_BYTES and reads it with
  * WL_OWN (its size checked at compile time). */
-#define WL_CFG_OWN_BYTES 32
+#define WL_CFG_OWN_BYTES 48
 struct wl_cfg {
 	char name[PLAN_NAME_LEN];      /* "packed 4 threads compact", for the plan */
 	const char *variant;           /* its result's variant (NULL: the kind's variants; set in a kind with
@@ -161,6 +161,7 @@ static inline const char *wl_flush_name(const struct wl_ctx *x)
 void wl_add(struct wl_plan *p, unsigned kind, const struct wl_cfg *cfg, const struct wl_cost *cost);
 void wl_absent(struct wl_plan *p, unsigned kind, const struct wl_cfg *cfg, const char *why);
 void wl_set_setup(struct wl_plan *p, double seconds);   /* the workload's set-up, once, at pace 1 */
+void wl_group(struct wl_plan *p, uint8_t group, const char *name); /* name a group decided at plan time (else .groups) */
 struct plan_item *wl_planned(struct wl_plan *p, uint32_t *n); /* its items so far (corrections after the fact) */
 const struct wl_cfg *wl_planned_cfg(struct wl_plan *p, uint32_t k); /* the configuration of its k-th item */
 
