@@ -117,7 +117,7 @@ void seq_item_walk(struct plan *p, uint16_t w, const struct workload *wl, const 
 		if (it->workload != w)
 			continue;
 		emit_absent(wl, w, x, &a, k);
-		seq_item_begin(x, it); /* pace, refit, deadline: read it->skip, units and reps after this */
+		seq_item_begin(it); /* pace, refit, deadline: read it->skip, units and reps after this */
 		const struct wl_kind *kd = &wl->kinds[it->row];
 		const char *no = it->skip ? seq_skip_reason(it)
 			       : kd->stop == WL_STOP_ONCE && !seq_once_fits() ? seq_stop_reason() : 0;
@@ -285,8 +285,7 @@ struct rec *wl_result_open(struct wl_item *c, const char *variant, const struct 
 void wl_fields(struct wl_item *c, struct rec *r)
 {
 	struct wl_item *o = outer_of(c);
-	if (o->it)
-		seq_item_report(r, o->it); /* planned_s, measured_s, reps; arms short, skipped and the budget's cut */
+	seq_item_fields(r, o->it, &o->mark); /* planned_s, measured_s, reps; what its results close as */
 }
 
 void wl_record_close(struct wl_item *c, struct rec *r, enum wl_err err, const char *why)
@@ -304,14 +303,17 @@ void wl_record_close(struct wl_item *c, struct rec *r, enum wl_err err, const ch
 void wl_result_close(struct wl_item *c, struct rec *r, enum wl_err err, const char *why)
 {
 	wl_fields(c, r);
-	report_result_close(r, err == WL_OK ? "ok" : err == WL_ERR_OVERRUN ? "overrun" : "fail", err == WL_OK ? 0 : why);
+	report_result_close_marked(r, err == WL_OK ? "ok" : err == WL_ERR_OVERRUN ? "overrun" : "fail",
+				   err == WL_OK ? 0 : why, &outer_of(c)->mark);
 }
 
 void wl_result_short(struct wl_item *c, struct rec *r, const char *why)
 {
 	wl_fields(c, r);
-	report_result_demote("short", why);
-	report_result_close(r, "ok", 0);
+	struct report_mark m = outer_of(c)->mark;
+	m.ok_as = "short";
+	m.ok_why = why;
+	report_result_close_marked(r, "ok", 0, &m);
 }
 
 void wl_result_skip(struct wl_item *c, const char *variant, const char *why)

@@ -64,7 +64,7 @@ static uint64_t ms_ticks(uint64_t ms)
 /* Seconds since the run started: the budget's clock. */
 static double now_s(void)
 {
-	return seq_seconds(ticks_now() - cur->start_tsc);
+	return tsc_seconds(ticks_now() - cur->start_tsc);
 }
 
 static bool budgeted(void)
@@ -81,7 +81,7 @@ static void slow_pad(void)
 	if (!slowing)
 		return;
 	uint64_t now = ticks_now();
-	double pad = (double)(cur->slow - 1) * seq_seconds(now - slow_mark);
+	double pad = (double)(cur->slow - 1) * tsc_seconds(now - slow_mark);
 	if (budgeted())
 		pad = MIN(pad, dl.end_s - now_s());
 	pad = MIN(pad, SLOW_PAD_MAX_S);
@@ -100,7 +100,7 @@ static double remaining_s(void)
 	const struct plan *p = &the_plan;
 	double left = plan_left_s(p, next_item);
 	if (cur_item) {
-		double in = seq_seconds(ticks_now() - item_start);
+		double in = tsc_seconds(ticks_now() - item_start);
 		left += cur_item->planned_s > in ? cur_item->planned_s - in : 0;
 	}
 	return left;
@@ -110,7 +110,7 @@ static void progress(bool text)
 {
 	char el[DUR_LEN], left[DUR_LEN], line[LINE_LEN];
 	uint64_t now = ticks_now();
-	seq_dur(el, sizeof(el), seq_seconds(now - cur->start_tsc));
+	seq_dur(el, sizeof(el), tsc_seconds(now - cur->start_tsc));
 	if (calibrating.name) { /* no plan yet: nothing to count down, no configuration "0 of n" */
 		fmt_snprintf(line, sizeof(line), "%s elapsed: calibrating %s (workload %u of %u), before the plan", el,
 			     calibrating.name, calibrating.k, calibrating.n);
@@ -193,7 +193,7 @@ static void item_end(void)
 	if (!it)
 		return;
 	cur_item = 0;
-	double took = seq_seconds(ticks_now() - item_start);
+	double took = tsc_seconds(ticks_now() - item_start);
 	it->spent_s = took;
 	bool ran = it->reps ? deadline_reps_kept(&dl) > 0 : !dl.stopped || dl.units_done > 0;
 	if (it->skip || !ran)
@@ -236,7 +236,7 @@ static void save(struct seq_run *s)
 		return;
 	uint64_t t0 = ticks_now();
 	s->after_workload(); /* the kernel saves the log to the stick: a crash keeps what came before */
-	longest_save_s = MAX(longest_save_s, seq_seconds(ticks_now() - t0));
+	longest_save_s = MAX(longest_save_s, tsc_seconds(ticks_now() - t0));
 	if (budgeted())
 		dl.end_s = s->budget_s - end_reserve_s - END_SAVE_MARGIN * longest_save_s;
 }
@@ -251,18 +251,14 @@ static void run_one(struct seq_run *s, unsigned i, unsigned k, unsigned total)
 	unsigned long fails0 = finish_failures(), errors0 = console_errors();
 	instr_goal(wl->counters);
 	reps_faults_measured(wl->measures_faults);
-	s->ctx.index = (uint16_t)i;
 	uint64_t t0 = ticks_now();
 	reps_tally_take();
 	if (the_plan.share[i].skip) /* its configurations say so too, each a skipped result */
 		kprintf("%s skipped: %s\n", wl->name, the_plan.share[i].why);
-	if (wl->kinds)
-		seq_item_walk(&the_plan, (uint16_t)i, wl, &s->ctx);
-	else
-		wl->legacy_run(&s->ctx);
+	seq_item_walk(&the_plan, (uint16_t)i, wl, &s->ctx);
 	slow_pad();
 	item_end();
-	uint64_t ms = (uint64_t)(seq_seconds(ticks_now() - t0) * 1000);
+	uint64_t ms = (uint64_t)(tsc_seconds(ticks_now() - t0) * 1000);
 	uint32_t n, sk;
 	double planned = plan_workload_seconds(&the_plan, (uint16_t)i, &n, &sk);
 	kprintf("== %s finished in %llu ms (planned %.0f ms)\n", wl->name, (unsigned long long)ms,
@@ -334,7 +330,6 @@ void seq_go(struct seq_run *s)
 	end_reserve_s = s->budget_s > 0 ? end_reserve(s) : 0;
 	p->end_reserve_s = end_reserve_s;
 	deadline_start(&dl, s->budget_s > 0 ? s->budget_s - end_reserve_s : 0);
-	s->ctx.plan = p;
 
 	/* Calibration: each workload adds its configurations and their unit costs. */
 	unsigned total = 0;
@@ -347,7 +342,6 @@ void seq_go(struct seq_run *s)
 	seq_item_reset();
 	kprintf("\nplan: calibrating %u workload(s)\n", total);
 	console_status("calibrating: what one unit of each loop costs");
-	uint64_t saved_bound = run_default_timeout_ms;
 	calibrating.n = total;
 	for (unsigned i = 0; i < s->n_table && i < PLAN_MAX_WORKLOADS; i++) {
 		if (!((s->workloads >> i) & 1))
@@ -355,18 +349,12 @@ void seq_go(struct seq_run *s)
 		const struct workload *wl = s->table[i];
 		calibrating.name = wl->name;
 		calibrating.k++;
-		s->ctx.index = (uint16_t)i;
-		run_default_timeout_ms = SEQ_CALIB_TIMEOUT_MS; /* LEGACY: a workload that walks the plan itself */
 		instr_goal(PMU_GOAL_COUNT); /* no counters while calibrating */
 		uint64_t t0 = ticks_now();
-		if (wl->kinds)
-			seq_item_plan(p, (uint16_t)i, wl, &s->ctx);
-		else
-			wl->legacy_plan(&s->ctx);
+		seq_item_plan(p, (uint16_t)i, wl, &s->ctx);
 		if (i < PLAN_MAX_WORKLOADS)
-			p->share[i].calibration_s = seq_seconds(ticks_now() - t0);
+			p->share[i].calibration_s = tsc_seconds(ticks_now() - t0);
 	}
-	run_default_timeout_ms = saved_bound;
 	calibrating.name = 0;
 	p->spent_s = now_s();
 	plan_fit(p);
@@ -388,7 +376,6 @@ void seq_go(struct seq_run *s)
 		}
 	cur_item = 0;
 	slowing = false;
-	run_default_timeout_ms = saved_bound;
 	char el[DUR_LEN], est[DUR_LEN];
 	seq_dur(el, sizeof(el), now_s());
 	seq_dur(est, sizeof(est), first_estimate);
@@ -405,9 +392,8 @@ void seq_final_line(const char *line)
 	fmt_snprintf(final_line, sizeof(final_line), "%s", line ? line : "");
 }
 
-void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)
+void seq_item_begin(const struct plan_item *it)
 {
-	(void)ctx;
 	struct plan *p = &the_plan;
 	slow_pad();
 	item_end();
@@ -425,7 +411,6 @@ void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it)
 	deadline_item(&dl, now_s(), it->planned_s, plan_left_s(p, k), plan_rep_seconds(p, it), it->reps,
 		      it->reps ? plan_least_reps(it) : (uint32_t)MIN(it->min_units, (uint64_t)UINT32_MAX), steps, p->pace);
 	item_start = ticks_now();
-	run_default_timeout_ms = seq_timeout_ms(it);
 	seq_tick();
 }
 
@@ -455,11 +440,6 @@ bool seq_once_fits(void)
 const char *seq_stop_reason(void)
 {
 	return dl.stopped ? dl.why : "";
-}
-
-bool seq_workload_skipped(const struct wl_ctx *ctx)
-{
-	return ctx->index < PLAN_MAX_WORKLOADS && the_plan.share[ctx->index].skip;
 }
 
 bool seq_item_short(void)
@@ -495,43 +475,34 @@ void seq_tick(void)
 		progress(false);
 }
 
-void seq_item_report(struct rec *r, const struct plan_item *it)
+void seq_item_fields(struct rec *r, const struct plan_item *it, struct report_mark *m)
 {
-	if (!it)
-		it = cur_item;
+	static char why[96];
+	*m = (struct report_mark){ 0 };
 	if (!it)
 		return;
 	rec_f64(r, "planned_s", it->planned_s, 3);
-	rec_f64(r, "measured_s", seq_seconds(ticks_now() - item_start), 3);
-	if (cur_item == it && it->reps) {
+	rec_f64(r, "measured_s", tsc_seconds(ticks_now() - item_start), 3);
+	if (cur_item != it)
+		return;
+	if (it->reps) {
 		rec_u64(r, "reps_planned", it->reps);
 		rec_u64(r, "reps_kept", deadline_reps_kept(&dl));
 	}
-	if (cur_item == it && dl.stopped)
+	if (dl.stopped)
 		rec_str(r, "stopped", dl.why);
-	seq_item_mark();
-}
-
-void seq_item_mark(void)
-{
-	if (!cur_item)
-		return;
-	bool none = cur_item->reps ? !deadline_reps_kept(&dl) : !dl.units_done;
+	bool none = it->reps ? !deadline_reps_kept(&dl) : !dl.units_done;
 	if (bound_cut_s > 0) {
-		static char why[96];
 		fmt_snprintf(why, sizeof(why), "stopped at the budget's end: a repetition ran past the %.1f s that were left",
 			     bound_cut_s);
-		report_result_budget_cut(none ? "skipped" : "short", why);
+		m->overrun_as = none ? "skipped" : "short";
+		m->overrun_why = why;
 	}
 	if (!dl.stopped)
 		return;
-	if (none)
-		report_result_demote("skipped", dl.why);
-	else if (deadline_short(&dl))
-		report_result_demote("short", dl.why);
+	if (none || deadline_short(&dl)) {
+		m->ok_as = none ? "skipped" : "short";
+		m->ok_why = dl.why;
+	}
 }
 
-double seq_seconds(uint64_t ticks)
-{
-	return tsc_seconds(ticks);
-}

@@ -10,11 +10,8 @@
  * is left when it begins, its repetitions stop when the next would pass it,
  * and the plan is refitted at the pace the run really goes (between
  * workloads, and inside one when the pace is off by a quarter).
- *
- * LEGACY: the seq_item_* and seq_*_fits calls below are what a workload
- * that walks the plan itself (struct workload's legacy_plan/legacy_run)
- * calls; the wl_* services are built on them. They leave the public
- * interface with the last such workload. */
+ * The configuration under way and its deadline are the framework's own
+ * (seq_item.h); a workload sees them only through the wl_* services. */
 #ifndef QB_BENCH_SEQUENCE_H
 #define QB_BENCH_SEQUENCE_H
 
@@ -34,7 +31,7 @@
 #define SEQ_SLOW_MAX 16              /* slow=: the most a repetition is slowed */
 
 struct seq_run {
-	struct wl_ctx ctx;           /* what every workload gets; plan and index are set here */
+	struct wl_ctx ctx;           /* what every workload gets, read only */
 	const struct workload *const *table; /* the run's workloads, in order (start's registry) */
 	unsigned n_table;
 	uint32_t workloads;          /* bit i: table[i] runs */
@@ -58,70 +55,5 @@ void seq_from_options(struct seq_run *s, const struct options *o);
 /* Calibrate, fit, emit the `plan` record and the plan text, then (unless
  * plan_only) run every chosen workload with a `workload` record after each. */
 void seq_go(struct seq_run *s);
-
-/* ---- For the workloads -------------------------------------------------------- */
-
-/* A configuration starts: the last one's time is taken into the pace, the
- * plan is refitted if the run is off its pace (so check it->skip, units and
- * reps after this), it gets its deadline, and run_default_timeout_ms
- * becomes its bound. */
-void seq_item_begin(const struct wl_ctx *ctx, const struct plan_item *it);
-
-/* Before each repetition of the configuration begun, the untimed warm-up
- * first: whether it fits before the deadline. False: stop there (the
- * result then says how many were kept, and why). Always true outside a
- * configuration (calibration) and without a budget. */
-bool seq_rep_fits(void);
-
-/* Before each step of a one-shot configuration that can stop between steps
- * (the counter matrix's pairs). */
-bool seq_step_fits(void);
-
-/* Right after seq_item_begin, for a one-shot that cannot stop halfway (a
- * first-touch copy): whether its planned time fits what the run has left.
- * False: do not start it; report it skipped with seq_stop_reason(). */
-bool seq_once_fits(void);
-
-/* Why the configuration under way stopped or did not start ("" if it did not). */
-const char *seq_stop_reason(void);
-
-/* The plan skipped this workload whole (its least form does not fit): do
- * no set-up, and report every configuration skipped with seq_skip_reason. */
-bool seq_workload_skipped(const struct wl_ctx *ctx);
-
-/* The configuration stopped early with fewer repetitions (or steps) than a statistic needs. */
-bool seq_item_short(void);
-
-/* The bound for one repetition of it now: its planned time x
- * SEQ_BOUND_MARGIN, at least SEQ_BOUND_FLOOR_MS, or run_timeout_ms= when
- * given; never past the run's end. */
-uint64_t seq_timeout_ms(const struct plan_item *it);
-
-/* Between repetitions of a long configuration: progress text when due. */
-void seq_tick(void);
-
-/* Into a result record of configuration it (NULL: the one under way):
- * "planned_s" against "measured_s" (since seq_item_begin), and for a configuration with repetitions "reps_planned",
- * "reps_kept" and, when its deadline stopped it, "stopped" (why). A result
- * that would close "ok" with fewer than a statistic needs closes `short`
- * (none at all: `skipped`), with the reason. */
-void seq_item_report(struct rec *r, const struct plan_item *it);
-
-/* The same short/skipped mark for another result of the configuration
- * (selftest's start-skew), without the plan's fields. */
-void seq_item_mark(void);
-
-/* A skipped configuration's reason, e.g. for its `skipped` result. */
-static inline const char *seq_skip_reason(const struct plan_item *it)
-{
-	return it->why[0] ? it->why : "skipped by the plan";
-}
-
-/* The line that ends the run's text and its summary screen, after every
- * workload (the noise workload's: "noise: 0.4 ppm, longest gap 2.1 us, ..."). */
-void seq_final_line(const char *line);
-
-/* Ticks to seconds (0 without a TSC frequency). */
-double seq_seconds(uint64_t ticks);
 
 #endif

@@ -42,10 +42,6 @@ struct wl_ctx {
 	const char *platform;          /* "bare-metal" or "linux" */
 	bool has_wbinvd;               /* the platform's own flush is WBINVD (else an eviction read from every CPU) */
 	bool has_fault_internals;      /* page-fault handler timings, prezeroed pools, TLB flushes on demand */
-	/* LEGACY (until every workload is a table): the plan, for a workload
-	 * that still walks it itself (legacy_plan/legacy_run). */
-	struct plan *plan;
-	uint16_t index;                /* the workload's index in the run's table: its items in the plan */
 };
 
 /* Where the budget may stop a configuration. */
@@ -133,11 +129,6 @@ struct workload {
 	bool (*setup)(const struct wl_ctx *x, const char **why); /* once, before its first that runs (optional) */
 	void (*teardown)(const struct wl_ctx *x);                /* after its last, when set up (optional) */
 	void (*finish)(const struct wl_ctx *x);                  /* its summary line, last (optional) */
-	/* LEGACY (until every workload is a table): a workload that adds its
-	 * items to ctx->plan itself and walks them in run() with plan_next and
-	 * the seq_item_* calls of sequence.h. Set these and leave kinds NULL. */
-	void (*legacy_plan)(const struct wl_ctx *x);
-	void (*legacy_run)(const struct wl_ctx *x);
 };
 
 /* How the run empties caches before a repetition, for the text: the

@@ -26,10 +26,6 @@ static struct {
 	const char *of;
 	bool noisy;
 	char implausible[200];
-	const char *demote_check;    /* report_result_demote: what an ok closes as */
-	char demote_reason[160];
-	const char *cut_check;       /* report_result_budget_cut: what an overrun closes as */
-	char cut_reason[160];
 	double clock_mhz;            /* report_clock_set: > 0 when known */
 	const char *clock_why;
 } cur;
@@ -183,18 +179,6 @@ double report_measures(struct rec *r, const struct report_measure *m, unsigned n
 	return first;
 }
 
-void report_result_demote(const char *check, const char *reason)
-{
-	cur.demote_check = check;
-	fmt_snprintf(cur.demote_reason, sizeof(cur.demote_reason), "%s", reason ? reason : "");
-}
-
-void report_result_budget_cut(const char *check, const char *reason)
-{
-	cur.cut_check = check;
-	fmt_snprintf(cur.cut_reason, sizeof(cur.cut_reason), "%s", reason ? reason : "");
-}
-
 bool report_check_consistent(const char *check, const char *reason)
 {
 	return strcmp(check, "ok") != 0 || reason == 0;
@@ -269,17 +253,22 @@ static void lava_line(const struct rec *r, const char *check)
 
 void report_result_close(struct rec *r, const char *check, const char *reason)
 {
+	report_result_close_marked(r, check, reason, 0);
+}
+
+void report_result_close_marked(struct rec *r, const char *check, const char *reason, const struct report_mark *m)
+{
 	if (!strcmp(check, "ok") && cur.implausible[0]) { /* past what any machine can do */
 		check = "fail";
 		reason = cur.implausible;
 	}
-	if (!strcmp(check, "ok") && cur.demote_check) { /* the budget cut it short (or it never started) */
-		check = cur.demote_check;
-		reason = cur.demote_reason;
+	if (m && !strcmp(check, "ok") && m->ok_as) { /* the budget cut it short (or it never started) */
+		check = m->ok_as;
+		reason = m->ok_why;
 	}
-	if (!strcmp(check, "overrun") && cur.cut_check) { /* its bound was the budget's end */
-		check = cur.cut_check;
-		reason = cur.cut_reason;
+	if (m && !strcmp(check, "overrun") && m->overrun_as) { /* its bound was the budget's end */
+		check = m->overrun_as;
+		reason = m->overrun_why;
 	}
 	bool consistent = report_check_consistent(check, reason);
 	if (cur.clock_mhz > 0) {

@@ -81,27 +81,30 @@ double report_measure_value(const struct report_measure *m, double t);
  * since "ok" never has a failure reason. */
 bool report_check_consistent(const char *check, const char *reason);
 
-/* Before closing: a result that would close "ok" closes as check instead
- * ("short": the budget's deadline stopped it with fewer repetitions than a
- * statistic needs; "skipped": it never started), with reason. The sequence
- * sets it (seq_item_report); forgotten at the next report_result_open. */
-void report_result_demote(const char *check, const char *reason);
-
-/* Before closing: a result that would close "overrun" against a bound that
- * the budget's end had cut (seq_timeout_ms gave less than the repetition's
- * own bound) closes as check ("short" with repetitions kept, "skipped"
- * without) with reason: the budget stopped it, as it stops any other. An
- * overrun against the repetition's own bound stays an overrun. */
-void report_result_budget_cut(const char *check, const char *reason);
+/* What the framework (kernel/bench) decided of a result before it closes:
+ * one that would close "ok" closes as ok_as ("short": the budget's deadline
+ * stopped it with fewer repetitions than a statistic needs; "skipped": it
+ * never started) with ok_why; one that would close "overrun" against a bound
+ * that the budget's end had cut closes as overrun_as ("short" with
+ * repetitions kept, "skipped" without) with overrun_why: the budget stopped
+ * it, as it stops any other. An overrun against the repetition's own bound
+ * stays an overrun. NULL fields: no change. */
+struct report_mark {
+	const char *ok_as, *ok_why;
+	const char *overrun_as, *overrun_why;
+};
 
 /* Close the record with "clock_mhz" (null, with "clock_note", when the
  * clock is unknown) and check "ok", "fail", "overrun" or "skipped" (+
  * reason); a failed check marks the run failed (a short one does not). An
  * "ok" result whose figure broke a physical limit (report_measures) is
- * closed as "fail" with the limit's reason, one the budget cut short as
- * report_result_demote said. An "ok" with a reason is a bug: the reason is
- * left out and an `error` record says so (the Linux twin asserts). */
+ * closed as "fail" with the limit's reason. An "ok" with a reason is a bug:
+ * the reason is left out and an `error` record says so (the Linux twin
+ * asserts). */
 void report_result_close(struct rec *r, const char *check, const char *reason);
+
+/* The same, with the framework's mark (m NULL: none). */
+void report_result_close_marked(struct rec *r, const char *check, const char *reason, const struct report_mark *m);
 
 /* lava=on: a plain line per result for LAVA's monitors test action (tools/lava/):
  * "qb-lava: <workload>-<n>-<variant>-<threads>t <pass|fail|skip> <median> <unit>",

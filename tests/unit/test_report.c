@@ -53,20 +53,19 @@ TEST(fail_and_skipped_keep_their_reason)
 TEST(overrun_at_the_budgets_end_is_the_budgets_stop)
 {
 	n_errors = n_failed = 0;
+	struct report_mark cut = { 0, 0, "short", "stopped at the budget's end: a repetition ran past the 0.4 s that were left" };
+	struct report_mark never = { 0, 0, "skipped", "stopped at the budget's end" };
 	struct rec *r = report_result_open("counter", "padded", NULL);
-	report_result_budget_cut("short", "stopped at the budget's end: a repetition ran past the 0.4 s that were left");
-	report_result_close(r, "overrun", "overrun: a repetition passed its bound");
+	report_result_close_marked(r, "overrun", "overrun: a repetition passed its bound", &cut);
 	CHECK(strstr(last, "\"check\":\"short\",\"reason\":\"stopped at the budget's end") != NULL);
 	r = report_result_open("counter", "padded", NULL);
 	report_result_close(r, "overrun", "overrun: a repetition passed its bound");
 	CHECK(strstr(last, "\"check\":\"overrun\"") != NULL);
 	r = report_result_open("counter", "padded", NULL);
-	report_result_budget_cut("skipped", "stopped at the budget's end");
-	report_result_close(r, "ok", NULL);
+	report_result_close_marked(r, "ok", NULL, &never);
 	CHECK(strstr(last, "\"check\":\"ok\"") != NULL && strstr(last, "\"reason\"") == NULL);
 	r = report_result_open("counter", "padded", NULL);
-	report_result_budget_cut("skipped", "stopped at the budget's end");
-	report_result_close(r, "fail", "the sum was wrong");
+	report_result_close_marked(r, "fail", "the sum was wrong", &never);
 	CHECK(strstr(last, "\"check\":\"fail\",\"reason\":\"the sum was wrong\"") != NULL);
 	CHECK_EQ_U(n_errors, 0);
 }
