@@ -54,7 +54,7 @@ static bool flush_fallback, flush_noop;
 static uint32_t flush_partial_pct, n_partial;
 static struct { const volatile uint8_t *p; uint64_t bytes; } partial[RUN_PARTIAL_TARGETS];
 const unsigned long run_job_bytes = sizeof(struct run_job);
-uint64_t run_default_timeout_ms = 60000;
+const uint64_t run_default_timeout_ms = 60000;
 
 /* ---- Private Functions ---------------------------------------------------- */
 static void participate(struct run_job *j, uint32_t t, uint32_t cpu, bool coordinator)

@@ -155,7 +155,9 @@ const char *run_status_name(enum run_status s);
  * check-in and the loop's first look is run, not missed. */
 void run_ap_loop(uint64_t seen) __attribute__((noreturn));
 
-/* Default bound for a workload's run, from the options. */
-extern uint64_t run_default_timeout_ms;
+/* The bound of the start-up's own runs (the MTRR check, the state records,
+ * TLB shoot-downs, the flush check's rounds): never a workload's, whose
+ * bounds come from its plan item (kernel/bench/workload.h, wl_bound_ms). */
+extern const uint64_t run_default_timeout_ms;
 
 #endif

@@ -19,7 +19,7 @@ struct fake_platform fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread uint32_t this_cpu_no;  /* the fake runner's thread: the CPU it plays */
 
-uint64_t run_default_timeout_ms = 60000;
+const uint64_t run_default_timeout_ms = 60000;
 bool tsc_have_rdtscp, tsc_mfence;
 
 uint64_t tsc_overhead(void) { return 0; }

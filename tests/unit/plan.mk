@@ -1,2 +1,2 @@
 UNIT_TESTS += plan
-plan_SRCS := tests/unit/test_plan.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/lib/fmt.c kernel/lib/fmt_dec.c workloads/placement.c kernel/measure/topo.c kernel/measure/topo_cache.c kernel/arch/cpuid_snap.c
+plan_SRCS := tests/unit/test_plan.c kernel/measure/plan.c kernel/measure/plan_fit.c kernel/lib/fmt.c kernel/lib/fmt_dec.c

@@ -13,7 +13,6 @@
 
 #include "check.h"
 #include "lib.h"
-#include "placement.h"
 #include "plan_fit.h"
 
 #define W_SELFTEST 0
@@ -78,12 +77,25 @@ static struct plan_item *kitem(uint16_t w, uint8_t kind, bool essential, const c
 	return it;
 }
 
+/* The thread counts the sweeps list on n CPUs: 1, 2, 4, ... up to n, and n
+ * itself (workloads/placement.c's place_thread_counts, modelled here: a
+ * test of the plan, layer 6, compiles nothing of the workloads above it). */
+static uint32_t thread_counts(uint32_t n, uint32_t *out, uint32_t max)
+{
+	uint32_t count = 0;
+	for (uint64_t p = 1; p <= n && count < max; p *= 2)
+		out[count++] = (uint32_t)p;
+	if (n && (n & (n - 1)) && count < max)
+		out[count++] = n;
+	return count;
+}
+
 /* What the five workloads list on this machine (profile=full), with the
  * kinds and least forms the workloads give them. */
 static void build(const struct model *m, double budget_s)
 {
 	uint32_t counts[16];
-	uint32_t nc = place_thread_counts(m->ncpu, counts, 16);
+	uint32_t nc = thread_counts(m->ncpu, counts, 16);
 	double fixed = m->fixed_us * 1e-6;
 	plan_reset(&P, budget_s, SERIAL_BPS);
 	kitem(W_SELFTEST, 0, true, "padded-increment", PLAN_UNIT_ITERS, 100000000, 10000, FULL_REPS,

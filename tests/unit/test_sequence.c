@@ -76,7 +76,7 @@ void reps_faults_measured(bool on) { (void)on; }
 struct reps_tally reps_tally_take(void) { return (struct reps_tally){ 0 }; }
 bool reps_samples_on(void) { return false; }
 void reps_keep_samples(bool on) { (void)on; }
-uint64_t run_default_timeout_ms = 1000;
+const uint64_t run_default_timeout_ms = 1000;
 const char *memtype_result_type(const uint32_t *cpus, uint32_t n) { (void)cpus; (void)n; return "WB"; }
 const char *flushcheck_run_flush(void) { return "wbinvd"; }
 uint64_t tsc_to_us(uint64_t t) { return t / (HZ / 1000000); }
