@@ -40,6 +40,7 @@
 #define BLOCK_WORDS 16                /* 128 bytes: one padded block */
 #define MAX_COUNTS 16                 /* thread counts in a sweep (2^15 > QB_MAX_CPUS) */
 #define CALIB_REPS 3                  /* timed repetitions of a calibration run, after its warm-up */
+#define QUICK_CALIB_REPS 1            /* the quick profile (no budget to keep): one, its plan an estimate */
 #define REC_BYTES_PER_THREAD 12       /* a result's per-thread figures and CPU list */
 
 enum layout { PACKED, PADDED, ARRAY_PACKED, ARRAY_HEADER, ARRAY_HEADER_PADDED, SHARED_ATOMIC, N_LAYOUTS };
@@ -379,7 +380,7 @@ struct calib {
 static bool calib_run(void *arg, uint64_t units, double *loop_s)
 {
 	struct calib *cb = arg;
-	measure(wl_inner(0, cb->ctx, units, CALIB_REPS), cb->l, cb->s);
+	measure(wl_inner(0, cb->ctx, units, cb->ctx->quick ? QUICK_CALIB_REPS : CALIB_REPS), cb->l, cb->s);
 	/* The median: a repetition the host preempted does not count twice. */
 	*loop_s = tsc_seconds((uint64_t)reps_stats(out.reps)->median);
 	return out.ok;

@@ -47,7 +47,9 @@
 #define MIN_PAGES 64                     /* fewer pages give no usable median */
 #define MIN_LARGE_PAGES 2
 #define CALIB_PAGES 32                   /* 4 KiB faults timed at planning */
-#define CALIB_COPY_BYTES (16ull << 20)   /* bytes copied at planning: past the TLB's reach of 4 KiB pages, as the copies are */
+#define CALIB_COPY_BYTES (16ull << 20)   /* bytes copied at planning at most: past the TLB's reach of 4 KiB pages, as the
+					    full profile's copies are; the copies' own size when smaller (quick: 2 MiB),
+					    so that the timing is of what the run does and costs no more */
 #define NUMA_PASSES 4                    /* two placement cases, each written then read */
 #define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */
 #define SAMPLE_BYTES 11                  /* one number of a samples list (up to 10 digits and a comma) */
@@ -252,27 +254,27 @@ struct ft_costs {
 
 /* On demand regions of 4 KiB pages, as copy_case's: both faulted in by a
  * first copy, then one iteration timed (its flush, copy and checksum). */
-static void time_copy(const struct wl_ctx *ctx, struct ft_costs *c)
+static void time_copy(const struct wl_ctx *ctx, uint64_t bytes, struct ft_costs *c)
 {
 	const char *why = 0;
-	struct demand_region *s = demand_create(CALIB_COPY_BYTES, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0,
+	struct demand_region *s = demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH, DEMAND_ZERO_STOSB, 0,
 						&why);
-	struct demand_region *d = s ? demand_create(CALIB_COPY_BYTES, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH,
+	struct demand_region *d = s ? demand_create(bytes, DEMAND_PAGE_4K, DEMAND_FIRST_TOUCH,
 						    DEMAND_ZERO_STOSB, 0, &why) : 0;
 	if (!s || !d) {
 		demand_destroy(s);
 		return;
 	}
 	uint32_t *src = demand_base(s), *dst = demand_base(d);
-	uint64_t n = CALIB_COPY_BYTES / sizeof(uint32_t);
+	uint64_t n = bytes / sizeof(uint32_t);
 	const uint32_t *sp = src; /* the copy loop as copy_case writes it */
 	for (uint64_t i = 0; i < n; i++)
 		src[i] = (uint32_t)i * SRC_PATTERN;
 	for (uint64_t i = 0; i < n; i++)
 		dst[i] = sp[i];
 	uint64_t tc = tsc_read();
-	run_evict_lines(src, CALIB_COPY_BYTES);
-	run_evict_lines(dst, CALIB_COPY_BYTES);
+	run_evict_lines(src, bytes);
+	run_evict_lines(dst, bytes);
 	uint64_t t0 = tsc_read();
 	run_flush(ft_bsp(ctx));
 	uint64_t t1 = tsc_read();
@@ -284,10 +286,10 @@ static void time_copy(const struct wl_ctx *ctx, struct ft_costs *c)
 	uint64_t t3 = tsc_read();
 	demand_destroy(d);
 	demand_destroy(s);
-	c->clflush_b = tsc_seconds(t0 - tc) / (double)(2 * CALIB_COPY_BYTES);
+	c->clflush_b = tsc_seconds(t0 - tc) / (double)(2 * bytes);
 	c->flush_s = tsc_seconds(t1 - t0);
-	c->copy_b = tsc_seconds(t2 - t1) / (double)CALIB_COPY_BYTES;
-	c->sum_b = tsc_seconds(t3 - t2) / (double)CALIB_COPY_BYTES;
+	c->copy_b = tsc_seconds(t2 - t1) / (double)bytes;
+	c->sum_b = tsc_seconds(t3 - t2) / (double)bytes;
 }
 
 /* One copy case: ITERATIONS of (CLFLUSH of both buffers, flush, copy,
@@ -389,8 +391,9 @@ static void ft_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 	(void)time_faults(DEMAND_PAGE_2M, 1);
 	c.large_s = time_faults(DEMAND_PAGE_2M, 1);
 	struct ft_costs c1 = c;
-	time_copy(ctx, &c1);
-	time_copy(ctx, &c);
+	uint64_t calib_bytes = MIN(CALIB_COPY_BYTES, ALIGN_UP(sz.ints * sizeof(uint32_t), FT_PAGE));
+	time_copy(ctx, calib_bytes, &c1);
+	time_copy(ctx, calib_bytes, &c);
 	double fault = c.fault_s, large = c.large_s, copy = c.copy_b;
 	uint64_t bytes = sz.ints * sizeof(uint32_t);
 	for (int k = 0; k < N_CASES; k++) {
