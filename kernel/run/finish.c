@@ -188,8 +188,9 @@ void finish_now(bool ok)
 	ok = ok && !failed;
 	uint64_t elapsed = tsc_to_us(tsc_read() - start_tsc) / 1000;
 
-	report_done(ok, first_failure, smp_cpus_found(), smp_cpus_online(), smp_cpus_lost(),
-		    (int64_t)pmm_lost_bytes(), (int64_t)paging_unmapped_ram(), start_tsc);
+	struct report_cpus counts;
+	smp_cpu_counts(&counts);
+	report_done(ok, first_failure, &counts, (int64_t)pmm_lost_bytes(), (int64_t)paging_unmapped_ram(), start_tsc);
 	char cpus[48], left_out[64];
 	kprintf("quietbench: done, status %s, %s%s\n", ok ? "ok" : "FAIL", cpus_text(cpus, sizeof(cpus)),
 		left_out_text(left_out, sizeof(left_out)));

@@ -295,22 +295,26 @@ void report_result_close_marked(struct rec *r, const char *check, const char *re
 }
 
 
-void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
-		 int64_t lost_bytes, int64_t unmapped_bytes, uint64_t start_tsc)
+void report_cpu_counts(struct rec *r, const struct report_cpus *c)
+{
+	static const char *const keys[] = { "cpus_found", "cpus_online", "cpus_parked", "cpus_not_started", "cpus_lost" };
+	const uint32_t v[] = { c->found, c->online, c->parked, c->not_started, c->lost };
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (c->known)
+			rec_u64(r, keys[i], v[i]);
+		else /* the run stopped before the CPUs were counted (bad options): unknown, not none */
+			rec_null(r, keys[i]);
+	}
+}
+
+void report_done(bool ok, const char *reason, const struct report_cpus *cpus, int64_t lost_bytes,
+		 int64_t unmapped_bytes, uint64_t start_tsc)
 {
 	struct rec *r = console_rec_open("done");
 	rec_str(r, "status", ok ? "ok" : "fail");
 	if (!ok && reason)
 		rec_str(r, "reason", reason);
-	if (found) {
-		rec_u64(r, "cpus_found", found);
-		rec_u64(r, "cpus_online", online);
-	} else { /* the run stopped before the CPUs were counted (bad options): unknown, not none */
-		rec_null(r, "cpus_found");
-		rec_null(r, "cpus_online");
-	}
-	if (lost_cpus >= 0)
-		rec_u64(r, "cpus_lost", (uint64_t)lost_cpus);
+	report_cpu_counts(r, cpus);
 	if (lost_bytes >= 0)
 		rec_u64(r, "memory_lost_bytes", (uint64_t)lost_bytes); /* frees the allocator could not keep */
 	if (unmapped_bytes >= 0)

@@ -114,12 +114,26 @@ void report_result_close_marked(struct rec *r, const char *check, const char *re
  * Turning it on first prints the machine's lines (report_lava_machine). */
 void report_lava_lines(bool on);
 
-/* The `done` record, the last of a run: status and reason, the CPUs found
- * and online (null when found is 0: the run stopped before counting them), those lost, the memory the allocator lost
- * and the RAM left out of the page tables (a platform without them passes -1:
- * left out), elapsed_ms since start_tsc (null without a TSC frequency), and
- * the records and errors counted. */
-void report_done(bool ok, const char *reason, uint32_t found, uint32_t online, int64_t lost_cpus,
-		 int64_t lost_bytes, int64_t unmapped_bytes, uint64_t start_tsc);
+/* The CPUs as the boot and done records count them: each CPU found is in
+ * exactly one of online (running the run: on bare metal, halted at its end
+ * too), parked (left out on purpose: cpus=), not started (it did not check
+ * in within the start bound, checked in after it and parked itself, or
+ * never got a slot) and lost (stopped answering in a run), so that found
+ * is their sum. known false: the run stopped before the CPUs were counted. */
+struct report_cpus {
+	bool known;
+	uint32_t found, online, parked, not_started, lost;
+};
+
+/* cpus_found, cpus_online, cpus_parked, cpus_not_started and cpus_lost (nulls when not known). */
+void report_cpu_counts(struct rec *r, const struct report_cpus *c);
+
+/* The `done` record, the last of a run: status and reason, the CPUs
+ * (report_cpu_counts), the memory the allocator lost and the RAM left out
+ * of the page tables (a platform without them passes -1: left out),
+ * elapsed_ms since start_tsc (null without a TSC frequency), and the
+ * records and errors counted. */
+void report_done(bool ok, const char *reason, const struct report_cpus *cpus, int64_t lost_bytes,
+		 int64_t unmapped_bytes, uint64_t start_tsc);
 
 #endif

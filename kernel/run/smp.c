@@ -366,6 +366,11 @@ uint32_t smp_cpus_parked(void)
 	return n_parked;
 }
 
+void smp_cpu_counts(struct report_cpus *c)
+{
+	smp_count(percpu, n_slots, n_found, c);
+}
+
 uint32_t smp_stop_others(void)
 {
 	uint32_t me = this_cpu()->index, n = 0;

@@ -46,6 +46,10 @@ void smp_park_aps(void);
  * on), started once and halted in QuietBench's park loop. */
 uint32_t smp_cpus_parked(void);
 
+/* Every CPU found, counted once: online, parked, not started, lost (smp_slot.h's smp_count). */
+struct report_cpus;
+void smp_cpu_counts(struct report_cpus *c);
+
 /* Stop every other CPU that QuietBench started and that is still online,
  * one NMI each by APIC ID (never a shorthand: CPUs we did not start must not
  * be touched). Returns how many were sent. For the fault path. */

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "percpu.h"
+#include "report.h"
 
 /* What a waking AP is to smp.c. */
 enum smp_waker {
@@ -17,5 +18,12 @@ enum smp_waker {
  * on makes the AP late; else it is a stray. *slot is untouched unless
  * SMP_WAKER_STARTING is returned. */
 enum smp_waker smp_slot_find(const struct percpu *pc, uint32_t n_slots, uint32_t apic_id, uint32_t *slot);
+
+/* The CPUs counted as the boot and done records give them (report.h's
+ * report_cpus) from the n_slots slots' states and the n_found CPUs the
+ * firmware lists: online or halted at the end, online; parked, parked; lost,
+ * lost; failed (not checked in within the bound, or after it), still
+ * starting, excluded but not parked, or without a slot, not started. */
+void smp_count(const struct percpu *pc, uint32_t n_slots, uint32_t n_found, struct report_cpus *out);
 
 #endif

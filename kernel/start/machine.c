@@ -122,9 +122,9 @@ void machine_report_boot(const struct boot_info *bi, const struct acpi_info *ai,
 	rec_us(r, "paging_setup_us", paging_setup_ticks());      /* the kernel's own tables */
 	rec_us(r, "handoff_paging_us", bi->handoff_pt_ticks);    /* the boot path's */
 	rec_hex(r, "ap_trampoline", bi->trampoline_phys); /* where parked CPUs halt */
-	rec_u64(r, "cpus_found", smp_cpus_found());
-	rec_u64(r, "cpus_online", smp_cpus_online());
-	rec_u64(r, "cpus_parked", smp_cpus_parked());
+	struct report_cpus cpus;
+	smp_cpu_counts(&cpus);
+	report_cpu_counts(r, &cpus);                      /* found = online + parked + not started + lost */
 	rec_str(r, "apic_mode", apic_mode_name());
 	rec_u64(r, "paging_levels", (uint64_t)paging_levels());
 	report_boot_topology(r, topo_online());

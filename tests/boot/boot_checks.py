@@ -69,6 +69,21 @@ def check_bad_options(recs, errors):
           % (d.get("cpus_found"), d.get("cpus_online")), errors)
 
 
+CPU_COUNTS = ("cpus_online", "cpus_parked", "cpus_not_started", "cpus_lost")
+
+
+def check_cpu_counts(recs, errors):
+    """The boot and done records count every CPU found once: online, parked, not started (checked in late, or
+    never), lost; cpus_found is their sum (null all together when nothing was counted)."""
+    for kind, r in (("boot", next(iter(qbrecords.of_kind(recs, "boot")), None)), ("done", qbrecords.done(recs))):
+        if r is None or r.get("cpus_found") is None:
+            continue
+        parts = [r.get(k) for k in CPU_COUNTS]
+        check(all(isinstance(p, int) for p in parts) and sum(parts) == r.get("cpus_found"),
+              "%s: cpus_found %s is not online + parked + not started + lost %s" % (kind, r.get("cpus_found"), parts),
+              errors)
+
+
 def check_fault(cpu_of_case):
     def check_it(recs, errors):
         ex = [r for r in qbrecords.of_kind(recs, "error") if r.get("what") == "exception"]

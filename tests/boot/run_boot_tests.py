@@ -144,6 +144,7 @@ def check_common(case, recs, problems, errors):
     for r in qbrecords.of_kind(recs, "error"):
         check(r.get("what") != "report", "report bug: %s" % r.get("detail"), errors)
     check_clock(recs, errors)
+    check_cpu_counts(recs, errors)
     if "workloads=" not in case.args and case.expect_done == "ok":
         check_noise_result(recs, errors, case.smp - case.down)
     # Memory types: the buffers are write-back, every result says so, and the

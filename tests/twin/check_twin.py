@@ -161,6 +161,11 @@ def check_run(recs, problems, args, t):
         t.check(len(cpus) == b.get("cpus_found"), "%d cpu records for %s CPUs found" % (len(cpus), b.get("cpus_found")))
         online = sorted(c["index"] for c in cpus if c.get("online"))
         t.check(len(online) == b.get("cpus_online"), "%d online cpu records, boot says %s" % (len(online), b.get("cpus_online")))
+        d = qbrecords.done(recs) or {}
+        for kind, r in (("boot", b), ("done", d)):  # every CPU found counted once (issue 36)
+            parts = [r.get(k) for k in ("cpus_online", "cpus_parked", "cpus_not_started", "cpus_lost")]
+            t.check(all(isinstance(p, int) for p in parts) and sum(parts) == r.get("cpus_found"),
+                    "%s: cpus_found %s is not online + parked + not started + lost %s" % (kind, r.get("cpus_found"), parts))
         for level in (1, 2):
             covered = sorted(i for k in qbrecords.of_kind(recs, "cache")
                              if k.get("level") == level and k.get("type") != "instruction" for i in k["shared_by"])

@@ -75,15 +75,20 @@ TEST(overrun_at_the_budgets_end_is_the_budgets_stop)
  * saying 0; bare metal says how much RAM its page tables left out. */
 TEST(done_record_for_both_platforms)
 {
-	report_done(false, "exception", 4, 3, 1, 0, 0, 0);
+	report_done(false, "exception", &(struct report_cpus){ true, 4, 3, 0, 0, 1 }, 0, 0, 0);
 	CHECK(strstr(last, "\"kind\":\"done\",\"status\":\"fail\",\"reason\":\"exception\",\"cpus_found\":4,"
-			   "\"cpus_online\":3,\"cpus_lost\":1,\"memory_lost_bytes\":0,\"unmapped_ram_bytes\":0,"
+			   "\"cpus_online\":3,\"cpus_parked\":0,\"cpus_not_started\":0,\"cpus_lost\":1,"
+			   "\"memory_lost_bytes\":0,\"unmapped_ram_bytes\":0,"
 			   "\"elapsed_ms\":null,\"records\":42,\"errors\":2}") != NULL);
-	report_done(true, "ok", 4, 4, 0, 0, 2199023255552ll, 0);
+	report_done(true, "ok", &(struct report_cpus){ true, 4, 4, 0, 0, 0 }, 0, 2199023255552ll, 0);
 	CHECK(strstr(last, "\"memory_lost_bytes\":0,\"unmapped_ram_bytes\":2199023255552,") != NULL);
-	report_done(true, "never shown when ok", 2, 2, -1, -1, -1, 0);
-	CHECK(strstr(last, "\"status\":\"ok\",\"cpus_found\":2,\"cpus_online\":2,\"elapsed_ms\":null") != NULL);
-	CHECK(!strstr(last, "cpus_lost") && !strstr(last, "reason") && !strstr(last, "unmapped"));
+	report_done(true, "never shown when ok", &(struct report_cpus){ true, 2, 2, 0, 0, 0 }, -1, -1, 0);
+	CHECK(strstr(last, "\"status\":\"ok\",\"cpus_found\":2,\"cpus_online\":2,\"cpus_parked\":0,"
+			   "\"cpus_not_started\":0,\"cpus_lost\":0,\"elapsed_ms\":null") != NULL);
+	CHECK(!strstr(last, "reason") && !strstr(last, "unmapped"));
+	report_done(false, "bad options", &(struct report_cpus){ false }, -1, -1, 0); /* before the CPUs were counted */
+	CHECK(strstr(last, "\"cpus_found\":null,\"cpus_online\":null,\"cpus_parked\":null,\"cpus_not_started\":null,"
+			   "\"cpus_lost\":null") != NULL);
 }
 
 /* The boot record's hypervisor fields: null on bare metal, with no note; the

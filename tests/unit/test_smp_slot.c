@@ -65,11 +65,47 @@ TEST(a_starting_slot_wins_over_a_failed_one_of_the_same_id)
 	CHECK_EQ_U(slot, n);
 }
 
+/* The counts of the boot and done records (issue 36): QEMU 10's 288 CPUs with cpus=16 and a start bound of
+ * 150 ms: 15 APs online beside the BSP, 272 parked by cpus=, one AP that checked in after the bound (its slot
+ * failed, it parked itself) not started; every CPU in exactly one count, and found their sum. A CPU lost in a
+ * run, one still starting, one excluded that did not park, and one the firmware lists without a slot are
+ * counted too, and an absent slot is not a CPU. */
+TEST(every_cpu_found_is_counted_once)
+{
+	struct report_cpus c;
+	uint32_t n = 288;
+	for (uint32_t i = 0; i < n; i++)
+		pc[i].state = i < 16 ? CPU_ONLINE : CPU_PARKED;
+	pc[15].state = CPU_FAILED; /* the late one */
+	smp_count(pc, n, n, &c);
+	CHECK(c.known);
+	CHECK_EQ_U(c.found, 288);
+	CHECK_EQ_U(c.online, 15);
+	CHECK_EQ_U(c.parked, 272);
+	CHECK_EQ_U(c.not_started, 1);
+	CHECK_EQ_U(c.lost, 0);
+	CHECK_EQ_U(c.online + c.parked + c.not_started + c.lost, c.found);
+	pc[1].state = CPU_LOST;
+	pc[2].state = CPU_HALTED;      /* online to the end of the run, halted after it */
+	pc[3].state = CPU_STARTING;
+	pc[16].state = CPU_EXCLUDED;   /* to be parked, and it did not */
+	pc[17].state = CPU_ABSENT;     /* no CPU */
+	smp_count(pc, n, n, &c);       /* 288 listed, one of the slots absent: one found without a slot */
+	CHECK_EQ_U(c.online, 13);
+	CHECK_EQ_U(c.lost, 1);
+	CHECK_EQ_U(c.parked, 270);
+	CHECK_EQ_U(c.not_started, 4);
+	CHECK_EQ_U(c.online + c.parked + c.not_started + c.lost, c.found);
+	smp_count(pc, 0, 0, &c);
+	CHECK(!c.known);
+}
+
 int main(void)
 {
 	RUN(a_starting_slot_is_found_with_its_index);
 	RUN(one_the_bsp_gave_up_on_is_late);
 	RUN(one_nobody_started_is_a_stray);
 	RUN(a_starting_slot_wins_over_a_failed_one_of_the_same_id);
+	RUN(every_cpu_found_is_counted_once);
 	return check_summary("smp_slot");
 }

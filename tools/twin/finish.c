@@ -54,7 +54,9 @@ void finish_now(bool ok)
 	if (hostsys_restore())  /* a run stopped early (Ctrl-C, a crash) still puts boost and NUMA balancing back */
 		kprintf("state: boost and NUMA balancing put back as they were\n");
 
-	report_done(ok, first_failure, hostcpu_found(), hostcpu_online(), -1, -1, -1, start_tsc);
+	struct report_cpus cpus;
+	hostcpu_counts(&cpus);
+	report_done(ok, first_failure, &cpus, -1, -1, start_tsc);
 	kprintf("quietbench: done, status %s, %u of %u CPUs online\n", ok ? "ok" : "FAIL", hostcpu_online(),
 		hostcpu_found());
 	/* The worker threads (lost ones included) end with the process. */

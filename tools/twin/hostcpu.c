@@ -1,6 +1,7 @@
 /* hostcpu.c - the Linux twin's CPUs: affinity mask, pinned threads with a bounded check-in, TSC offsets (sched_setaffinity(2), pthread_setaffinity_np(3)); see hostcpu.h. */
 #define _GNU_SOURCE
 #include "hostcpu.h"
+#include "report.h"
 #include "tsc_sync.h"
 #include <errno.h>
 #include <sched.h>
@@ -193,6 +194,20 @@ void hostcpu_measure_tsc_offsets(void)
 
 uint32_t hostcpu_found(void) { return n_found; }
 uint32_t hostcpu_online(void) { return n_online; }
+
+void hostcpu_counts(struct report_cpus *c)
+{
+	*c = (struct report_cpus){ .known = n_found > 0, .found = n_found };
+	for (uint32_t i = 0; i < n_slots; i++) {
+		switch (hostcpu[i].state) {
+		case HOSTCPU_ONLINE: c->online++; break;
+		case HOSTCPU_EXCLUDED: c->parked++; break; /* left out by cpus=: never started */
+		case HOSTCPU_LOST: c->lost++; break;
+		default: c->not_started++; break;      /* no thread, not pinned, or it did not check in */
+		}
+	}
+	c->not_started += n_found - n_slots;           /* beyond QB_MAX_CPUS */
+}
 uint32_t hostcpu_slots(void) { return n_slots; }
 uint64_t hostcpu_startup_us(void) { return startup_us; }
 uint32_t hostcpu_self(void) { return self; }

@@ -63,6 +63,11 @@ void hostcpu_measure_tsc_offsets(void);
 /* CPUs in the affinity mask, CPUs that checked in, slots used. */
 uint32_t hostcpu_found(void);
 uint32_t hostcpu_online(void);
+
+/* Every CPU found, counted once (kernel/run/report.h's report_cpus): online,
+ * parked (left out by cpus=), not started, lost. */
+struct report_cpus;
+void hostcpu_counts(struct report_cpus *c);
 uint32_t hostcpu_slots(void);
 
 /* Microseconds from the first thread created to the last check-in. */

@@ -92,8 +92,9 @@ void hostmachine_report_boot(const char *cmdline)
 	report_boot_cpu(r, cmdline, s, ram);
 	rec_nulls(r, kernel_only, ARRAY_SIZE(kernel_only));
 	rec_u64(r, "ap_startup_us", hostcpu_startup_us());
-	rec_u64(r, "cpus_found", hostcpu_found());
-	rec_u64(r, "cpus_online", hostcpu_online());
+	struct report_cpus cpus;
+	hostcpu_counts(&cpus);
+	report_cpu_counts(r, &cpus);                      /* found = online + parked + not started + lost */
 	rec_nulls(r, acpi, ARRAY_SIZE(acpi));
 	report_boot_topology(r, topo_online());
 	rec_nulls(r, tables, ARRAY_SIZE(tables));
