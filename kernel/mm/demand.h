@@ -127,18 +127,40 @@ static inline int demand_interleave_node(uint64_t nodes, uint64_t index)
 	return __builtin_ctzll(nodes);
 }
 
+/* The platform's region maker (kernel/mm/demand.c, tools/twin/demand.c): a
+ * region of policy over node (fixed or first touch) or the node mask nodes
+ * (an interleave); demand_create and demand_create_interleaved below check
+ * their arguments once for both platforms and call it. */
+struct demand_region *demand_create_region(uint64_t size, uint64_t page, enum demand_policy policy,
+					   enum demand_zeroing zeroing, int node, uint64_t nodes, const char **why);
+
 /* Create a region of `size` bytes (rounded up to whole pages) with the given
  * page size, policy and zeroing. Page tables are built now, every entry
  * not-present; with DEMAND_PREZEROED, size/page zeroed pages are reserved on
  * `node` (or any node) now. Returns NULL with *why set on failure. */
-struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
-				    enum demand_zeroing zeroing, int node, const char **why);
+static inline struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
+						  enum demand_zeroing zeroing, int node, const char **why)
+{
+	if (policy == DEMAND_INTERLEAVE) {
+		*why = "an interleave needs its nodes: demand_create_interleaved";
+		return 0;
+	}
+	return demand_create_region(size, page, policy, zeroing, node, 0, why);
+}
 
 /* The same with policy DEMAND_INTERLEAVE over the node mask `nodes` (bit n:
  * node n; at least one). The twin binds the range with mbind(MPOL_INTERLEAVE)
  * over those nodes and reads the policy back (get_mempolicy). */
-struct demand_region *demand_create_interleaved(uint64_t size, uint64_t page, enum demand_zeroing zeroing,
-						uint64_t nodes, const char **why);
+static inline struct demand_region *demand_create_interleaved(uint64_t size, uint64_t page,
+							      enum demand_zeroing zeroing, uint64_t nodes,
+							      const char **why)
+{
+	if (!nodes) {
+		*why = "no nodes to interleave over";
+		return 0;
+	}
+	return demand_create_region(size, page, DEMAND_INTERLEAVE, zeroing, -1 /* any node */, nodes, why);
+}
 
 /* The region's first byte. */
 static inline void *demand_base(const struct demand_region *r)

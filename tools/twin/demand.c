@@ -165,7 +165,7 @@ static uint64_t count_present(struct demand_region *r)
 }
 
 /* demand_create and demand_create_interleaved: nodes is the interleave's mask. */
-static struct demand_region *create(uint64_t size, uint64_t page, enum demand_policy policy,
+struct demand_region *demand_create_region(uint64_t size, uint64_t page, enum demand_policy policy,
 				    enum demand_zeroing zeroing, int node, uint64_t nodes, const char **why)
 {
 	unsigned slot = DEMAND_MAX_REGIONS;
@@ -220,25 +220,6 @@ static struct demand_region *create(uint64_t size, uint64_t page, enum demand_po
 }
 
 /* ---- Public Functions ----------------------------------------------------- */
-struct demand_region *demand_create(uint64_t size, uint64_t page, enum demand_policy policy,
-				    enum demand_zeroing zeroing, int node, const char **why)
-{
-	if (policy == DEMAND_INTERLEAVE) {
-		*why = "an interleave needs its nodes: demand_create_interleaved";
-		return 0;
-	}
-	return create(size, page, policy, zeroing, node, 0, why);
-}
-
-struct demand_region *demand_create_interleaved(uint64_t size, uint64_t page, enum demand_zeroing zeroing,
-						uint64_t nodes, const char **why)
-{
-	if (!nodes) {
-		*why = "no nodes to interleave over";
-		return 0;
-	}
-	return create(size, page, DEMAND_INTERLEAVE, zeroing, -1, nodes, why);
-}
 
 void demand_reset(struct demand_region *r)
 {
