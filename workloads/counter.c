@@ -59,7 +59,7 @@ enum counter_group { CG_SWEEP, CG_PAIRS, CG_MATRIX };
 static const char *const counter_groups[] = { "sweep", "pairs", "matrix", 0 };
 
 /* A configuration of any kind but the matrix: its layout, threads, and
- * placement (a sweep's enum place_kind, a pair's enum topo_rel); same: the
+ * placement (a sweep's enum place_how, a pair's enum topo_rel); same: the
  * two placements pick the same CPUs (run once, reported as both). */
 struct counter_cfg {
 	uint8_t row;                  /* enum counter_row */
@@ -257,7 +257,7 @@ static bool item_set(const struct wl_ctx *ctx, enum counter_row k, uint32_t thre
 {
 	switch (k) {
 	case C_SWEEP:
-		return place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)how, threads, s);
+		return place_set(ctx->topo, ctx->cpu_of_topo, (enum place_how)how, threads, s);
 	case C_BASE:
 		s->n = 1;
 		s->cpu[0] = ctx->cpu_of_topo[0];
@@ -338,7 +338,7 @@ static void placement_of(const struct counter_cfg *f, char *buf, size_t cap)
 	if (f->row == C_PAIR)
 		pair_name(buf, cap, (enum topo_rel)f->how);
 	else
-		fmt_snprintf(buf, cap, "%s", f->row == C_BASE ? "compact" : place_name((enum place_kind)f->how));
+		fmt_snprintf(buf, cap, "%s", f->row == C_BASE ? "compact" : place_name((enum place_how)f->how));
 }
 
 /* A skipped or absent configuration's params: its placement. */
@@ -484,11 +484,11 @@ static void counter_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 			for (unsigned pl = 0; pl < (same[i] ? 1u : 2u); pl++) {
 				if (!item_set(ctx, C_SWEEP, counts[i], pl, &set)) {
 					console_error("counter", "no %s placement of %u threads",
-						      place_name((enum place_kind)pl), counts[i]);
+						      place_name((enum place_how)pl), counts[i]);
 					continue;
 				}
 				fmt_snprintf(name, sizeof(name), "%s %u threads %s", layout_names[l], counts[i],
-					     same[i] ? "compact = scatter" : place_name((enum place_kind)pl));
+					     same[i] ? "compact = scatter" : place_name((enum place_how)pl));
 				cfg_of(ctx, C_SWEEP, (enum layout)l, counts[i], pl, same[i], name, &cfg, &cost);
 				calibrate(ctx, name, &cost, (enum layout)l, &set, l == SHARED_ATOMIC ? calib * counts[i] : calib);
 				wl_add(p, C_SWEEP, &cfg, &cost);

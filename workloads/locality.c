@@ -187,9 +187,9 @@ static const char *cfg_memory(const struct wl_ctx *ctx, const struct loc_cfg *f)
 {
 	static struct cpuset set;
 	uint64_t nodes;
-	if (!loc_mem_placed(ctx) || !place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)f->placement, f->threads, &set))
+	if (!loc_mem_placed(ctx) || !place_set(ctx->topo, ctx->cpu_of_topo, (enum place_how)f->placement, f->threads, &set))
 		return 0;
-	return loc_mem_text(loc_mem_kind(ctx, &set, f->thread_local, &nodes), nodes);
+	return loc_mem_text(loc_mem_of(ctx, &set, f->thread_local, &nodes), nodes);
 }
 
 /* A skipped or absent result's params: the accumulator, size and start,
@@ -205,7 +205,7 @@ static void skipped_params(const struct wl_ctx *ctx, const struct wl_cfg *cfg, s
 	if (!f->whole_size) {
 		const char *memory = cfg_memory(ctx, f);
 		rec_u64(r, "threads", f->threads);
-		rec_str(r, "placement", place_name((enum place_kind)f->placement));
+		rec_str(r, "placement", place_name((enum place_how)f->placement));
 		if (memory)
 			rec_str(r, "memory_placement", memory);
 	}
@@ -333,7 +333,7 @@ static void pass_run(struct wl_item *c)
 	const struct topo *tp = ctx->topo;
 	const struct loc_cfg *f = WL_OWN_CONST(wl_cfg(c), struct loc_cfg);
 	unsigned sz = f->size;
-	const char *placement = place_name((enum place_kind)f->placement);
+	const char *placement = place_name((enum place_how)f->placement);
 	loc_job.variant = (enum loc_variant)f->variant;
 	loc_job.acc = (enum loc_acc)f->acc;
 	loc_job.start = (enum loc_start)f->start;
@@ -343,11 +343,11 @@ static void pass_run(struct wl_item *c)
 		return;
 	}
 	const char *why = "the placement is gone";
-	bool there = place_set(tp, ctx->cpu_of_topo, (enum place_kind)f->placement, f->threads, &loc_set);
+	bool there = place_set(tp, ctx->cpu_of_topo, (enum place_how)f->placement, f->threads, &loc_set);
 	double placed_s; /* the plan priced it (once_s) */
 	if (there && run_placed) {
 		uint64_t nodes = 0;
-		enum loc_mem mem = loc_mem_kind(ctx, &loc_set, f->thread_local, &nodes);
+		enum loc_mem mem = loc_mem_of(ctx, &loc_set, f->thread_local, &nodes);
 		there = loc_mem_place(mem, nodes, f->bytes, wl_bound_ms(c), &placed_s, &why);
 	}
 	if (!there) {

@@ -34,7 +34,7 @@ struct loc_cfg {
 	uint8_t start;                 /* enum loc_start */
 	uint8_t variant;               /* enum loc_variant */
 	uint8_t acc;                   /* enum loc_acc */
-	uint8_t placement;             /* enum place_kind */
+	uint8_t placement;             /* enum place_how */
 	uint8_t role;                  /* enum size_role of its size */
 	bool same, thread_local, whole_size;
 	uint32_t threads;
@@ -101,7 +101,7 @@ bool loc_mem_placed(const struct wl_ctx *ctx);
  * node, else LOC_MEM_THREAD_LOCAL when asked, else LOC_MEM_INTERLEAVED;
  * *nodes the node mask it names (an interleave's: the threads' nodes that
  * have memory, or all of them when none has). */
-enum loc_mem loc_mem_kind(const struct wl_ctx *ctx, const struct cpuset *set, bool thread_local, uint64_t *nodes);
+enum loc_mem loc_mem_of(const struct wl_ctx *ctx, const struct cpuset *set, bool thread_local, uint64_t *nodes);
 
 /* Point loc_job.a at an array of at least `bytes` placed as kind over nodes
  * (thread-local: for the blocks of loc_set's threads over exactly that

@@ -185,7 +185,7 @@ bool loc_mem_placed(const struct wl_ctx *ctx)
 	return ctx->nodes > 1;
 }
 
-enum loc_mem loc_mem_kind(const struct wl_ctx *ctx, const struct cpuset *set, bool thread_local, uint64_t *nodes)
+enum loc_mem loc_mem_of(const struct wl_ctx *ctx, const struct cpuset *set, bool thread_local, uint64_t *nodes)
 {
 	uint64_t m = threads_nodes(ctx, set);
 	*nodes = m;

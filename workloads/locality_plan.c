@@ -157,7 +157,7 @@ static void describe(char *buf, size_t cap, const struct loc_cfg *f)
 {
 	fmt_snprintf(buf, cap, "%s %s P=%u %s %s %s%s", f->size_name, loc_start_names[f->start], f->threads,
 		     loc_variant_names[f->variant], loc_acc_names[f->acc], f->thread_local ? "thread-local " : "",
-		     f->same ? "compact=scatter" : place_name((enum place_kind)f->placement));
+		     f->same ? "compact=scatter" : place_name((enum place_how)f->placement));
 }
 
 /* Several nodes: place the array for loc_set's threads as the run will
@@ -170,7 +170,7 @@ static void place_for_calibration(const struct wl_ctx *ctx, bool thread_local, u
 	uint64_t nodes;
 	double took;
 	const char *why = 0;
-	enum loc_mem kind = loc_mem_kind(ctx, &loc_set, thread_local, &nodes);
+	enum loc_mem kind = loc_mem_of(ctx, &loc_set, thread_local, &nodes);
 	if (!loc_mem_place(kind, nodes, bytes, WL_CALIB_TIMEOUT_MS, &took, &why)) {
 		console_error("locality", "calibration: cannot place the array %s: %s", loc_mem_text(kind, nodes), why);
 		return;
@@ -331,7 +331,7 @@ static bool thread_local_planned(const struct wl_ctx *ctx, uint32_t threads, uin
 	uint64_t nodes;
 	if (!loc_mem_placed(ctx) || (ctx->quick && threads != ctx->topo->ncpu))
 		return false;
-	return loc_mem_kind(ctx, &loc_set, true, &nodes) == LOC_MEM_THREAD_LOCAL &&
+	return loc_mem_of(ctx, &loc_set, true, &nodes) == LOC_MEM_THREAD_LOCAL &&
 	       ALIGN_UP(bytes, LARGE_ALIGN) / LARGE_ALIGN >= (uint64_t)demand_node_count(nodes);
 }
 
@@ -350,10 +350,10 @@ static void price_placements(const struct wl_ctx *ctx, struct wl_plan *p)
 		struct plan_item *it = &items[i];
 		const struct loc_cfg *f = WL_OWN_CONST(wl_planned_cfg(p, i), struct loc_cfg);
 		unsigned sz = f->size, pl = f->placement;
-		if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, f->threads, &loc_set))
+		if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_how)pl, f->threads, &loc_set))
 			continue;
 		uint64_t nodes, bytes = f->bytes;
-		enum loc_mem k = loc_mem_kind(ctx, &loc_set, f->thread_local, &nodes);
+		enum loc_mem k = loc_mem_of(ctx, &loc_set, f->thread_local, &nodes);
 		uint64_t key = k == LOC_MEM_THREAD_LOCAL ? (uint64_t)sz << 40 | (uint64_t)f->threads << 8 | pl : 0;
 		if (slot[k].used && slot[k].nodes == nodes && slot[k].key == key &&
 		    (k == LOC_MEM_THREAD_LOCAL ? slot[k].bytes == bytes : slot[k].bytes >= bytes))
@@ -415,7 +415,7 @@ void locality_plan(const struct wl_ctx *ctx, struct wl_plan *p)
 					continue;
 				bool same = place_scatter_is_compact(ctx->topo, ctx->cpu_of_topo, counts[c]);
 				for (unsigned pl = 0; pl < (same ? 1u : 2u); pl++) {
-					if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_kind)pl, counts[c], &loc_set))
+					if (!place_set(ctx->topo, ctx->cpu_of_topo, (enum place_how)pl, counts[c], &loc_set))
 						continue;
 					for (unsigned v = 0; v < LOC_N_VARIANTS; v++)
 						for (unsigned ac = 0; ac < LOC_N_ACCS; ac++)

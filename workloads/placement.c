@@ -176,7 +176,7 @@ static uint32_t place_dense(const uint32_t *cpu_of_topo, uint32_t topo_cpu)
 
 /* ---- Public Functions ------------------------------------------------------ */
 
-const char *place_name(enum place_kind k)
+const char *place_name(enum place_how k)
 {
 	switch (k) {
 	case PLACE_COMPACT:
@@ -187,7 +187,7 @@ const char *place_name(enum place_kind k)
 	return "?";
 }
 
-uint32_t place_order(const struct topo *t, enum place_kind k, uint32_t *out)
+uint32_t place_order(const struct topo *t, enum place_how k, uint32_t *out)
 {
 	uint32_t n = t->ncpu;
 
@@ -204,7 +204,7 @@ uint32_t place_order(const struct topo *t, enum place_kind k, uint32_t *out)
 }
 
 bool place_set(const struct topo *t, const uint32_t *cpu_of_topo,
-	       enum place_kind k, uint32_t n, struct cpuset *set)
+	       enum place_how k, uint32_t n, struct cpuset *set)
 {
 	set->n = 0;
 	if (n == 0 || n > t->ncpu)

@@ -11,13 +11,13 @@
 #include "topo.h"
 
 /* How the threads of a run are laid out over the machine. */
-enum place_kind {
+enum place_how {
 	PLACE_COMPACT,	/* fill an SMT core, then an L2, an L3, a package, a node */
 	PLACE_SCATTER,	/* one thread per package and L3 first, SMT siblings last */
 };
 
 /* Returns "compact" or "scatter" ("?" for any other value). */
-const char *place_name(enum place_kind k);
+const char *place_name(enum place_how k);
 
 /*
  * Writes every topology CPU (topo numbers) in the order of kind k to
@@ -30,7 +30,7 @@ const char *place_name(enum place_kind k);
  * unknown kind or a topology above QB_MAX_CPUS. Not reentrant: scatter uses
  * a static scratch array (call it from one CPU at a time).
  */
-uint32_t place_order(const struct topo *t, enum place_kind k, uint32_t *out);
+uint32_t place_order(const struct topo *t, enum place_how k, uint32_t *out);
 
 /*
  * Fills set with the first n CPUs of place_order(t, k) as dense CPU numbers
@@ -39,7 +39,7 @@ uint32_t place_order(const struct topo *t, enum place_kind k, uint32_t *out);
  * above t->ncpu.
  */
 bool place_set(const struct topo *t, const uint32_t *cpu_of_topo,
-	       enum place_kind k, uint32_t n, struct cpuset *set);
+	       enum place_how k, uint32_t n, struct cpuset *set);
 
 /*
  * Fills set with one pair of CPUs whose closest relation is exactly rel

@@ -102,15 +102,15 @@ void seq_item_reset(void)
 void seq_item_plan(struct plan *p, uint16_t w, const struct workload *wl, const struct wl_ctx *x)
 {
 	struct wl_plan wp = { p, w, wl, p->n };
-	for (unsigned g = 0; wl->groups && wl->groups[g] && g < PLAN_MAX_KINDS; g++)
-		plan_kind(p, w, (uint8_t)g, wl->groups[g]);
+	for (unsigned g = 0; wl->groups && wl->groups[g] && g < PLAN_MAX_GROUPS; g++)
+		plan_group(p, w, (uint8_t)g, wl->groups[g]);
 	wl->plan(x, &wp);
 }
 
 void seq_item_walk(struct plan *p, uint16_t w, const struct workload *wl, const struct wl_ctx *x)
 {
-	signed char wl_up = 0, kind_up[PLAN_MAX_KINDS] = { 0 }; /* 0 not tried, 1 set up, -1 failed */
-	const char *wl_why = 0, *kind_why[PLAN_MAX_KINDS] = { 0 };
+	signed char wl_up = 0, kind_up[PLAN_MAX_GROUPS] = { 0 }; /* 0 not tried, 1 set up, -1 failed */
+	const char *wl_why = 0, *kind_why[PLAN_MAX_GROUPS] = { 0 };
 	uint32_t a = 0;
 	for (uint32_t k = 0; k < p->n; k++) {
 		struct plan_item *it = &p->item[k];
@@ -139,7 +139,7 @@ void seq_item_walk(struct plan *p, uint16_t w, const struct workload *wl, const 
 			console_error(wl->name, "%s wrote no result", it->name);
 	}
 	emit_absent(wl, w, x, &a, UINT32_MAX);
-	for (unsigned r = 0; r < wl->n_kinds && r < PLAN_MAX_KINDS; r++)
+	for (unsigned r = 0; r < wl->n_kinds && r < PLAN_MAX_GROUPS; r++)
 		if (kind_up[r] > 0 && wl->kinds[r].teardown)
 			wl->kinds[r].teardown(x);
 	if (wl_up > 0 && wl->teardown)
@@ -160,7 +160,7 @@ void wl_add(struct wl_plan *wp, unsigned kind, const struct wl_cfg *cfg, const s
 	cfgs[it - wp->p->item] = *cfg;
 	const char *v[8];
 	it->row = (uint8_t)kind;
-	it->kind = cost->group;
+	it->group = cost->group;
 	it->unit = (uint8_t)kd->unit;
 	it->essential = cost->essential;
 	it->want_units = cost->want_units;
@@ -186,7 +186,7 @@ void wl_set_setup(struct wl_plan *wp, double seconds)
 
 void wl_group(struct wl_plan *wp, uint8_t group, const char *name)
 {
-	plan_kind(wp->p, wp->w, group, name);
+	plan_group(wp->p, wp->w, group, name);
 }
 
 struct plan_item *wl_planned(struct wl_plan *wp, uint32_t *n)

@@ -13,7 +13,7 @@
  * short budget drops most, each with a reason of about 100 bytes: 300 to a
  * record could pass CONSOLE_REC_BUF, and the record would be lost. */
 #define PLAN_CONFIG_MAX_BYTES (sizeof("{\"name\":\"\",\"kind\":\"\",\"least\":true,\"skipped\":\"\"},") - 1 + \
-			       PLAN_NAME_LEN + PLAN_KIND_LEN + PLAN_WHY_LEN)
+			       PLAN_NAME_LEN + PLAN_GROUP_LEN + PLAN_WHY_LEN)
 #define PLAN_CONFIGS_HEAD_BYTES 128  /* the record's prefix, kind, workload name, first, brackets and CRC */
 _Static_assert(PLAN_CONFIGS_PER_RECORD * PLAN_CONFIG_MAX_BYTES + PLAN_CONFIGS_HEAD_BYTES <= CONSOLE_REC_BUF,
 	       "a plan_configs record of skipped configurations at their longest fits the record buffer");
@@ -49,8 +49,8 @@ static void emit_workload(struct rec *r, const struct plan *p, unsigned w)
 	if (s->skip)
 		rec_str(r, "skip_reason", s->why);
 	rec_arr_begin(r, "kinds");
-	for (unsigned k = 0; k < PLAN_MAX_KINDS; k++) {
-		const struct plan_kind_fit *kf = &s->kind[k];
+	for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++) {
+		const struct plan_group_fit *kf = &s->group[k];
 		if (!kf->n)
 			continue;
 		rec_obj_begin(r, 0);
@@ -121,7 +121,7 @@ static void emit_records(const struct plan *p, uint32_t workloads, bool plan_onl
 			for (uint32_t k = 0; it && k < PLAN_CONFIGS_PER_RECORD; k++, listed++) {
 				rec_obj_begin(r, 0);
 				rec_str(r, "name", it->name);
-				rec_str(r, "kind", p->share[w].kind[it->kind].name);
+				rec_str(r, "kind", p->share[w].group[it->group].name);
 				if (it->least)
 					rec_bool(r, "least", true);
 				if (it->skip) {
@@ -140,12 +140,12 @@ static void emit_records(const struct plan *p, uint32_t workloads, bool plan_onl
 	}
 }
 
-static void print_kinds(const struct plan *p, unsigned w)
+static void print_groups(const struct plan *p, unsigned w)
 {
 	const struct plan_share *s = &p->share[w];
 	char d[DUR_LEN];
-	for (unsigned k = 0; k < PLAN_MAX_KINDS; k++) {
-		const struct plan_kind_fit *kf = &s->kind[k];
+	for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++) {
+		const struct plan_group_fit *kf = &s->group[k];
 		if (!kf->n || !kf->name[0])
 			continue;
 		seq_dur(d, sizeof(d), kf->planned_s);
@@ -225,7 +225,7 @@ static void print_text(const struct plan *p, uint32_t workloads, bool plan_only,
 		else
 			kprintf("  %-12s %4u configurations, about %s\n", names[w], n, e);
 		if (!s->skip)
-			print_kinds(p, w);
+			print_groups(p, w);
 		if (plan_only)
 			print_configs(p, w);
 	}

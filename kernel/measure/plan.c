@@ -38,10 +38,10 @@ struct plan_item *plan_add(struct plan *p, uint16_t workload, const char *name)
 	return it;
 }
 
-void plan_kind(struct plan *p, uint16_t workload, uint8_t kind, const char *name)
+void plan_group(struct plan *p, uint16_t workload, uint8_t group, const char *name)
 {
-	if (workload < PLAN_MAX_WORKLOADS && kind < PLAN_MAX_KINDS)
-		fmt_snprintf(p->share[workload].kind[kind].name, PLAN_KIND_LEN, "%s", name ? name : "");
+	if (workload < PLAN_MAX_WORKLOADS && group < PLAN_MAX_GROUPS)
+		fmt_snprintf(p->share[workload].group[group].name, PLAN_GROUP_LEN, "%s", name ? name : "");
 }
 
 void plan_set_setup(struct plan *p, uint16_t workload, double seconds)

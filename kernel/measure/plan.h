@@ -10,7 +10,7 @@
  * multiplied by `pace`, how much slower than calibrated the run has gone so
  * far (1 until the run measures otherwise).
  *
- * The fit (plan_fit.h) gives every workload and every kind of experiment in
+ * The fit (plan_fit.h) gives every workload and every group of experiments in
  * it a fair share of the budget.
  * Nothing is ever shrunk below its minimum: it runs at the minimum or not at all. */
 #ifndef QB_KERNEL_PLAN_H
@@ -21,8 +21,8 @@
 
 #define PLAN_MAX_ITEMS 2048
 #define PLAN_MAX_WORKLOADS 16
-#define PLAN_MAX_KINDS 8
-#define PLAN_KIND_LEN 16
+#define PLAN_MAX_GROUPS 8
+#define PLAN_GROUP_LEN 16
 #define PLAN_NAME_LEN 56
 #define PLAN_MIN_REPS 5          /* fewer repetitions give no usable median and spread */
 #define PLAN_WHY_LEN 112
@@ -41,7 +41,8 @@ enum plan_unit {
 struct plan_item {
 	uint16_t workload;               /* index in the run's workload table (< PLAN_MAX_WORKLOADS) */
 	uint8_t unit;                    /* enum plan_unit */
-	uint8_t kind;                    /* the workload's experiment kind (< PLAN_MAX_KINDS, named by plan_kind) */
+	uint8_t group;                   /* its fair-share group in the workload (< PLAN_MAX_GROUPS, named by plan_group;
+					    the `plan` record's "kinds") */
 	uint8_t row;                     /* the workload's table row (kernel/bench/workload.h's wl_kind) that runs it */
 	bool essential;                  /* part of the workload's smallest meaningful form */
 	char name[PLAN_NAME_LEN];        /* "packed 4 threads compact", for the plan */
@@ -64,10 +65,10 @@ struct plan_item {
 	double spent_s;                  /* the time it took (the sequence sets it): refits share what is left fairly */
 };
 
-/* How one kind of a workload was fitted. */
-struct plan_kind_fit {
-	char name[PLAN_KIND_LEN];        /* "sweep", "" when the workload named none */
-	uint32_t n;                      /* configurations of this kind (from `first` on) */
+/* How one fair-share group of a workload was fitted. */
+struct plan_group_fit {
+	char name[PLAN_GROUP_LEN];        /* "sweep", "" when the workload named none */
+	uint32_t n;                      /* configurations of this group (from `first` on) */
 	double least_s, want_s;          /* its least form, and everything as asked */
 	double share_s, planned_s;       /* what the fit gave it, and what it is planned to take */
 	double scale;                    /* the factor on its scalable units (1: as asked) */
@@ -83,7 +84,7 @@ struct plan_share {
 	double share_s, planned_s;       /* what the fit gave it, and what it is planned to take */
 	bool skip;                       /* skipped whole: even its least form does not fit */
 	char why[PLAN_WHY_LEN];
-	struct plan_kind_fit kind[PLAN_MAX_KINDS];
+	struct plan_group_fit group[PLAN_MAX_GROUPS];
 };
 
 /* The whole plan. Large: keep it static. */
@@ -99,8 +100,8 @@ struct plan {
 	uint32_t setup_done;             /* bit w: workload w's set-up has run (the sequence sets it) */
 	uint32_t n_skipped;              /* items skipped, dropped or in a skipped workload */
 	uint32_t n_workloads_skipped;
-	double scale;                    /* the smallest factor any kind put on its units (1: as asked) */
-	uint32_t reps_cap;               /* the lowest repetition cap of any kind (0: none) */
+	double scale;                    /* the smallest factor any group put on its units (1: as asked) */
+	uint32_t reps_cap;               /* the lowest repetition cap of any group (0: none) */
 	double estimated_s;              /* spent_s + every set-up and item still to come */
 	const char *how;                 /* "as asked", "units scaled", "repetitions lowered", "configurations
 					    dropped", "workloads skipped", "no budget" */
@@ -116,8 +117,8 @@ void plan_reset(struct plan *p, double budget_s, double serial_bytes_per_s);
  * n_lost) when the plan is full. */
 struct plan_item *plan_add(struct plan *p, uint16_t workload, const char *name);
 
-/* Name kind k of workload w ("sweep"): for the plan's text and record. */
-void plan_kind(struct plan *p, uint16_t workload, uint8_t kind, const char *name);
+/* Name group g of workload w ("sweep"): for the plan's text and record (its "kinds"). */
+void plan_group(struct plan *p, uint16_t workload, uint8_t group, const char *name);
 
 /* Workload w's set-up before its first configuration, in seconds at pace 1. */
 void plan_set_setup(struct plan *p, uint16_t workload, double seconds);

@@ -1,4 +1,4 @@
-/* plan_fit.c - fits the configurations' costs to the time budget, a fair share for every workload and kind; see plan.h and plan_fit.h. */
+/* plan_fit.c - fits the configurations' costs to the time budget, a fair share for every workload and each of its fair-share groups; see plan.h and plan_fit.h. */
 #include "plan_fit.h"
 #include "fmt.h"
 #include "lib.h"
@@ -64,11 +64,11 @@ static double cost_at(const struct plan *p, const struct plan_item *it, double f
 	return plan_item_seconds(p, it, units_at(it, f), reps_at(it, cap));
 }
 
-/* Item i takes part in the fit of workload w and kind k (ANY: every one). */
+/* Item i takes part in the fit of workload w and group k (ANY: every one). */
 static bool member(const struct plan *p, uint32_t i, int w, int k)
 {
 	const struct plan_item *it = &p->item[i];
-	return i >= p->first && (w == ANY || it->workload == w) && (k == ANY || it->kind == k);
+	return i >= p->first && (w == ANY || it->workload == w) && (k == ANY || it->group == k);
 }
 
 /* The cost of a group's items that are not dropped, at factor f and cap. */
@@ -157,10 +157,10 @@ static bool begun(const struct plan *p, uint16_t w)
 	return false;
 }
 
-static bool kind_has_run(const struct plan *p, uint16_t w, uint8_t k)
+static bool group_has_run(const struct plan *p, uint16_t w, uint8_t k)
 {
 	for (uint32_t i = 0; i < p->first && i < p->n; i++)
-		if (p->item[i].workload == w && p->item[i].kind == k && !p->item[i].skip)
+		if (p->item[i].workload == w && p->item[i].group == k && !p->item[i].skip)
 			return true;
 	return false;
 }
@@ -170,14 +170,14 @@ static double setup_now(const struct plan *p, uint16_t w)
 	return begun(p, w) ? 0 : p->share[w].setup_s * p->pace;
 }
 
-/* Each kind's least form and wants; the least items marked. */
+/* Each group's least form and wants; the least items marked. */
 static void survey(struct plan *p)
 {
 	for (uint16_t w = 0; w < PLAN_MAX_WORKLOADS; w++) {
 		struct plan_share *s = &p->share[w];
 		s->least_s = s->want_s = setup_now(p, w);
-		for (uint8_t k = 0; k < PLAN_MAX_KINDS; k++) {
-			struct plan_kind_fit *kf = &s->kind[k];
+		for (uint8_t k = 0; k < PLAN_MAX_GROUPS; k++) {
+			struct plan_group_fit *kf = &s->group[k];
 			kf->n = 0;
 			kf->least_s = kf->want_s = 0;
 			struct plan_item *cheapest = 0;
@@ -193,8 +193,8 @@ static void survey(struct plan *p)
 				if (!cheapest || cost_at(p, it, 0, PLAN_MIN_REPS) < cost_at(p, cheapest, 0, PLAN_MIN_REPS))
 					cheapest = it;
 			}
-			if (cheapest && !any_least && !kind_has_run(p, w, k))
-				cheapest->least = true; /* every kind keeps at least one configuration */
+			if (cheapest && !any_least && !group_has_run(p, w, k))
+				cheapest->least = true; /* every group keeps at least one configuration */
 			for (uint32_t i = p->first; i < p->n; i++)
 				if (member(p, i, w, k) && p->item[i].least)
 					kf->least_s += cost_at(p, &p->item[i], 0, PLAN_MIN_REPS);
@@ -222,12 +222,12 @@ static void decide(struct plan *p, int w, int k, double f, uint32_t cap)
 	}
 }
 
-/* Fit kind k of workload w into share seconds: units, then repetitions,
+/* Fit group k of workload w into share seconds: units, then repetitions,
  * then the dearest configurations outside the least form. Returns the
  * seconds planned. */
-static double fit_kind(struct plan *p, uint16_t w, uint8_t k, double share)
+static double fit_group(struct plan *p, uint16_t w, uint8_t k, double share)
 {
-	struct plan_kind_fit *kf = &p->share[w].kind[k];
+	struct plan_group_fit *kf = &p->share[w].group[k];
 	for (uint32_t i = p->first; i < p->n; i++)
 		if (member(p, i, w, k)) {
 			p->item[i].skip = false;
@@ -304,34 +304,34 @@ static double give_back(double avail, unsigned n, const double *want, double *ta
 	return sum;
 }
 
-static double refit_kind(struct plan *p, uint16_t w, unsigned k, double share)
+static double refit_group(struct plan *p, uint16_t w, unsigned k, double share)
 {
-	return fit_kind(p, w, (uint8_t)k, share);
+	return fit_group(p, w, (uint8_t)k, share);
 }
 
-/* Fit workload w into share seconds: its set-up, then each kind its fair
- * part (the kinds' share_s), then what is left over to those that want more. */
+/* Fit workload w into share seconds: its set-up, then each group its fair
+ * part (the groups' share_s), then what is left over to those that want more. */
 static double fit_workload(struct plan *p, uint16_t w, double share)
 {
 	struct plan_share *s = &p->share[w];
-	double setup = setup_now(p, w), lo[PLAN_MAX_KINDS], hi[PLAN_MAX_KINDS], part[PLAN_MAX_KINDS],
-	       used[PLAN_MAX_KINDS];
-	for (unsigned k = 0; k < PLAN_MAX_KINDS; k++) {
-		lo[k] = s->kind[k].least_s;
-		hi[k] = s->kind[k].want_s;
+	double setup = setup_now(p, w), lo[PLAN_MAX_GROUPS], hi[PLAN_MAX_GROUPS], part[PLAN_MAX_GROUPS],
+	       used[PLAN_MAX_GROUPS];
+	for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++) {
+		lo[k] = s->group[k].least_s;
+		hi[k] = s->group[k].want_s;
 	}
 	double avail = share - setup;
-	water(lo, hi, PLAN_MAX_KINDS, avail, part);
-	for (unsigned k = 0; k < PLAN_MAX_KINDS; k++) {
-		s->kind[k].share_s = part[k];
-		used[k] = s->kind[k].n ? fit_kind(p, w, (uint8_t)k, part[k]) : 0;
+	water(lo, hi, PLAN_MAX_GROUPS, avail, part);
+	for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++) {
+		s->group[k].share_s = part[k];
+		used[k] = s->group[k].n ? fit_group(p, w, (uint8_t)k, part[k]) : 0;
 	}
-	double sum = give_back(avail, PLAN_MAX_KINDS, hi, part, used, refit_kind, p, w);
+	double sum = give_back(avail, PLAN_MAX_GROUPS, hi, part, used, refit_group, p, w);
 	s->planned_s = setup + sum;
 	return s->planned_s;
 }
 
-/* Workload w as asked: every kind its whole want, nothing scaled or dropped. */
+/* Workload w as asked: every group its whole want, nothing scaled or dropped. */
 static void as_asked(struct plan *p, uint16_t w)
 {
 	struct plan_share *s = &p->share[w];
@@ -339,9 +339,9 @@ static void as_asked(struct plan *p, uint16_t w)
 	if (s->want_s <= 0)
 		return;
 	double sum = setup_now(p, w);
-	for (uint8_t k = 0; k < PLAN_MAX_KINDS; k++) {
-		s->kind[k].share_s = s->kind[k].want_s;
-		sum += s->kind[k].n ? fit_kind(p, w, k, s->kind[k].want_s) : 0;
+	for (uint8_t k = 0; k < PLAN_MAX_GROUPS; k++) {
+		s->group[k].share_s = s->group[k].want_s;
+		sum += s->group[k].n ? fit_group(p, w, k, s->group[k].want_s) : 0;
 	}
 	s->planned_s = sum;
 }
@@ -405,8 +405,8 @@ static void sum_up(struct plan *p, bool budget)
 			continue;
 		}
 		p->estimated_s += setup_now(p, w);
-		for (unsigned k = 0; k < PLAN_MAX_KINDS; k++) {
-			const struct plan_kind_fit *kf = &s->kind[k];
+		for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++) {
+			const struct plan_group_fit *kf = &s->group[k];
 			if (!kf->n)
 				continue;
 			if (kf->dropped)

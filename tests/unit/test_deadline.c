@@ -40,7 +40,7 @@ static struct plan_item *add(uint16_t w, uint8_t kind, bool essential, uint8_t u
 			     uint32_t reps, double unit_s, double fixed_s)
 {
 	struct plan_item *it = plan_add(&P, w, "item");
-	it->kind = kind;
+	it->group = kind;
 	it->essential = essential;
 	it->unit = unit;
 	it->want_units = want;
@@ -150,7 +150,7 @@ static struct outcome simulate(const struct machine *m)
 				now += actual(m, now, it->planned_s - (it->reps + 1) * rep);
 			}
 			if (getenv("SIM_DEBUG") && D.stopped)
-				printf("      item %u (w %u k %u) at %.1f: %s\n", i, w, it->kind, now, D.why);
+				printf("      item %u (w %u k %u) at %.1f: %s\n", i, w, it->group, now, D.why);
 			o.stopped += D.stopped;
 			o.shorts += deadline_short(&D) && kept;
 			o.not_started += D.stopped && !kept;

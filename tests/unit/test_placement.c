@@ -110,7 +110,7 @@ TEST(place_names_and_bad_arguments)
 {
 	CHECK_STR(place_name(PLACE_COMPACT), "compact");
 	CHECK_STR(place_name(PLACE_SCATTER), "scatter");
-	CHECK_STR(place_name((enum place_kind)7), "?");
+	CHECK_STR(place_name((enum place_how)7), "?");
 	CHECK_STR(place_pair_missing_reason(TOPO_REL_SMT), "no SMT siblings");
 	CHECK_STR(place_pair_missing_reason(TOPO_REL_L2),
 		  "no two cores share an L2 without being SMT siblings");
@@ -119,8 +119,8 @@ TEST(place_names_and_bad_arguments)
 	CHECK_STR(place_pair_missing_reason(TOPO_REL_PACKAGE), "one L3 per package");
 	CHECK_STR(place_pair_missing_reason(TOPO_REL_REMOTE), "one package");
 	CHECK_CLEAN(fx_decode(cpus_skylake, 4, NULL));
-	CHECK_EQ_U(place_order(&T, (enum place_kind)7, order), 0);
-	CHECK(!place_set(&T, ident, (enum place_kind)7, 1, &set));
+	CHECK_EQ_U(place_order(&T, (enum place_how)7, order), 0);
+	CHECK(!place_set(&T, ident, (enum place_how)7, 1, &set));
 	CHECK(!place_pair(&T, ident, TOPO_REL_SELF, &set));
 	CHECK(!place_pair(&T, ident, (enum topo_rel)(TOPO_REL_REMOTE + 1), &set));
 }

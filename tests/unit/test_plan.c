@@ -71,7 +71,7 @@ static struct plan_item *kitem(uint16_t w, uint8_t kind, bool essential, const c
 {
 	struct plan_item *it = item(w, name, unit, want, min, reps, unit_s, fixed_s, out);
 	if (it) {
-		it->kind = kind;
+		it->group = kind;
 		it->essential = essential;
 	}
 	return it;
@@ -195,13 +195,13 @@ static void check_fair(const char *what)
 {
 	for (uint16_t w = 0; w < PLAN_MAX_WORKLOADS; w++) {
 		const struct plan_share *s = &P.share[w];
-		bool kind_seen[PLAN_MAX_KINDS] = { false }, kind_kept[PLAN_MAX_KINDS] = { false };
+		bool kind_seen[PLAN_MAX_GROUPS] = { false }, kind_kept[PLAN_MAX_GROUPS] = { false };
 		for (uint32_t i = 0; i < P.n; i++) {
 			const struct plan_item *it = &P.item[i];
 			if (it->workload != w)
 				continue;
-			kind_seen[it->kind] = true;
-			kind_kept[it->kind] |= !it->skip;
+			kind_seen[it->group] = true;
+			kind_kept[it->group] |= !it->skip;
 			if (s->skip)
 				CHECK(it->skip && !strcmp(it->why, s->why));
 			else if (it->essential && it->skip)
@@ -209,10 +209,10 @@ static void check_fair(const char *what)
 			if (!s->skip)
 				CHECK(!it->essential || !it->skip);
 		}
-		for (unsigned k = 0; k < PLAN_MAX_KINDS; k++)
+		for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++)
 			if (kind_seen[k] && !s->skip && !kind_kept[k])
 				printf("  %s: workload %u kind %u lost every item\n", what, w, k);
-		for (unsigned k = 0; k < PLAN_MAX_KINDS; k++)
+		for (unsigned k = 0; k < PLAN_MAX_GROUPS; k++)
 			CHECK(!kind_seen[k] || s->skip || kind_kept[k]);
 		if (s->skip)
 			CHECK(s->why[0] != 0);
@@ -410,7 +410,7 @@ TEST(no_workload_takes_the_whole_budget)
 		CHECK_EQ_U(P.n_workloads_skipped, 0);
 		uint32_t copies = 0, flushes = 0;
 		for (uint32_t i = 0; i < P.n; i++) {
-			copies += P.item[i].workload == W_FIRST_TOUCH && P.item[i].kind == 0 && !P.item[i].skip;
+			copies += P.item[i].workload == W_FIRST_TOUCH && P.item[i].group == 0 && !P.item[i].skip;
 			flushes += P.item[i].workload == W_FLUSH && !P.item[i].skip;
 		}
 		CHECK(copies >= 1 && flushes >= 4);
@@ -530,8 +530,8 @@ TEST(walking_a_workload_and_the_limit)
 	long_name[sizeof(long_name) - 1] = 0;
 	plan_reset(&P, 100, 0);
 	CHECK(strlen(plan_add(&P, 0, long_name)->name) == PLAN_NAME_LEN - 1);
-	plan_kind(&P, 0, 3, "a kind with a name longer than the field");
-	CHECK(strlen(P.share[0].kind[3].name) == PLAN_KIND_LEN - 1);
+	plan_group(&P, 0, 3, "a kind with a name longer than the field");
+	CHECK(strlen(P.share[0].group[3].name) == PLAN_GROUP_LEN - 1);
 }
 
 /* A quick run's locality (the case CI met): whole passes at the least
@@ -548,7 +548,7 @@ TEST(rounding_never_drops_a_configuration)
 			srand(seed);
 			plan_reset(&P, pass ? total / (1 - PLAN_RESERVE) : 0, 0);
 			for (uint8_t k = 0; k < 3; k++) {
-				plan_kind(&P, W_LOCALITY, k, k == 0 ? "l2" : k == 1 ? "512kib" : "2mib");
+				plan_group(&P, W_LOCALITY, k, k == 0 ? "l2" : k == 1 ? "512kib" : "2mib");
 				for (int i = 0; i < 18; i++)
 					kitem(W_LOCALITY, k, i == 0, "locality", PLAN_UNIT_PASSES, 1, 1, PLAN_MIN_REPS,
 					      (rand() + 1.0) / RAND_MAX * 3e-3 / 3.0, (rand() + 1.0) / RAND_MAX * 1e-4 / 7.0,
