@@ -14,7 +14,6 @@
 #define MATRIX_MIN_CPUS 8             /* a sample smaller than this shows no structure */
 #define MATRIX_INLINE_CPUS 64         /* larger matrices go out a row per record */
 #define CALIB_ITERS 20000ull
-#define REC_BYTES 1500                /* the matrix record's fields and its text (a record, not a result) */
 #define MATRIX_BYTES_PER_PAIR 18      /* two numbers of the matrix and their share of text */
 
 /* The matrix's configuration: increments per pair. */
@@ -162,7 +161,7 @@ void counter_matrix_plan(const struct wl_ctx *ctx, struct wl_plan *p, unsigned k
 		.group = group,
 		.want_units = (uint64_t)ncpu * (ncpu - 1) / 2,
 		.min_units = (uint64_t)kmin * (kmin - 1) / 2,
-		.out_bytes = REC_BYTES,
+		.out_bytes = WL_RESULT_BYTES, /* the matrix record is not a result: printed as one */
 		.out_per_unit = MATRIX_BYTES_PER_PAIR,
 	};
 	set.n = 2;

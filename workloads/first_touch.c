@@ -52,7 +52,6 @@
 					    so that the timing is of what the run does and costs no more */
 #define NUMA_PASSES 4                    /* two placement cases, each written then read */
 #define NUMA_CHASE_S_PER_STEP 2e-7       /* a dependent load to another node: under 200 ns */
-#define SAMPLE_BYTES 11                  /* one number of a samples list (up to 10 digits and a comma) */
 #define CPUID_E8_EBX_CLZERO (1u << 0)    /* AMD APM vol. 3, CPUID Fn8000_0008 EBX[0] */
 #define NUMA_CHASE_STEPS_FULL 2000000ull
 #define NUMA_CHASE_STEPS_QUICK 20000ull
@@ -318,7 +317,7 @@ static void add(struct wl_plan *p, enum ft_row row, unsigned which, const char *
 		.group = group, .essential = essential, .want_units = want, .min_units = MIN(want, min),
 		.unit_s = unit_s, .once_s = once_s,
 		/* A per-page result keeps up to REPS_MAX of its page timings as samples. */
-		.out_bytes = reps_samples_on() && per_page ? REPS_MAX * SAMPLE_BYTES : 0,
+		.out_bytes = reps_samples_on() && per_page ? REPS_MAX * WL_SAMPLE_BYTES : 0,
 	};
 	wl_add(p, row, &cfg, &cost);
 }

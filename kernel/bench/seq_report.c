@@ -77,7 +77,11 @@ static void emit_records(const struct plan *p, uint32_t workloads, bool plan_onl
 	else
 		rec_null(r, "budget_s");
 	rec_f64(r, "estimated_s", p->estimated_s, 1);
-	rec_f64(r, "calibration_s", p->spent_s, 1);
+	double calibration = 0; /* the workloads' calibration alone; what went before it is the boot's */
+	for (unsigned w = 0; w < PLAN_MAX_WORKLOADS; w++)
+		calibration += p->share[w].calibration_s;
+	rec_f64(r, "calibration_s", calibration, 2);
+	rec_f64(r, "before_plan_s", p->spent_s, 1);
 	if (spread >= 0)
 		rec_f64(r, "calibration_spread", spread, 3);
 	else

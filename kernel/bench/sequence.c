@@ -16,7 +16,6 @@
 #include "tsc.h"
 
 /* ---- Constants ------------------------------------------------------------ */
-#define SAMPLE_BYTES 11              /* one number of a samples list (up to 10 digits and a comma) */
 #define NOTE_LEN 160
 #define STATUS_MS 1000               /* the status line at most this often */
 #define DUR_LEN 24
@@ -160,7 +159,7 @@ static void fit_samples(struct plan *p)
 	bool better = fit_severity(p) < with || p->n_skipped < skipped || p->scale > scale ||
 		      (cap && (!p->reps_cap || p->reps_cap > cap));
 	if (!better) {
-		p->bytes_per_rep = SAMPLE_BYTES;
+		p->bytes_per_rep = WL_SAMPLE_BYTES;
 		plan_fit(p);
 		return;
 	}
@@ -326,7 +325,7 @@ void seq_go(struct seq_run *s)
 	last_progress = last_status = ticks_now();
 	struct plan *p = &the_plan;
 	plan_reset(p, s->budget_s, s->serial_bytes_per_s);
-	p->bytes_per_rep = reps_samples_on() ? SAMPLE_BYTES : 0;
+	p->bytes_per_rep = reps_samples_on() ? WL_SAMPLE_BYTES : 0;
 	end_reserve_s = s->budget_s > 0 ? end_reserve(s) : 0;
 	p->end_reserve_s = end_reserve_s;
 	deadline_start(&dl, s->budget_s > 0 ? s->budget_s - end_reserve_s : 0);

@@ -91,6 +91,7 @@ struct wl_cost {
 /* What one result record and its text line cost to print: the one guess,
  * the framework adds it per result variant a configuration writes. */
 #define WL_RESULT_BYTES 1500
+#define WL_SAMPLE_BYTES 11           /* one number of a samples list (up to 10 digits and a comma) */
 
 struct wl_item;                        /* a configuration under way, or a calibration run (the framework's) */
 struct wl_plan;                        /* the plan being made (the framework's) */

@@ -141,7 +141,8 @@ uint32_t plan_least_reps(const struct plan_item *it);
 double plan_available_s(const struct plan *p);
 
 /* The next item of workload w after *cursor (start with *cursor = 0); NULL
- * at the end. The workloads walk their items in the order they added them. */
+ * at the end, in the order they were added (the plan's reports walk them so;
+ * the run walks the whole plan, kernel/bench/seq_item.c). */
 struct plan_item *plan_next(struct plan *p, uint16_t workload, uint32_t *cursor);
 
 /* Planned seconds of one workload's items and set-up, and how many it has (and skipped). */
