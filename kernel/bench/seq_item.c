@@ -109,8 +109,8 @@ void seq_item_plan(struct plan *p, uint16_t w, const struct workload *wl, const 
 
 void seq_item_walk(struct plan *p, uint16_t w, const struct workload *wl, const struct wl_ctx *x)
 {
-	signed char wl_up = 0, kind_up[PLAN_MAX_GROUPS] = { 0 }; /* 0 not tried, 1 set up, -1 failed */
-	const char *wl_why = 0, *kind_why[PLAN_MAX_GROUPS] = { 0 };
+	signed char wl_up = 0, kind_up[WL_MAX_KINDS] = { 0 }; /* 0 not tried, 1 set up, -1 failed */
+	const char *wl_why = 0, *kind_why[WL_MAX_KINDS] = { 0 };
 	uint32_t a = 0;
 	for (uint32_t k = 0; k < p->n; k++) {
 		struct plan_item *it = &p->item[k];
@@ -139,7 +139,7 @@ void seq_item_walk(struct plan *p, uint16_t w, const struct workload *wl, const 
 			console_error(wl->name, "%s wrote no result", it->name);
 	}
 	emit_absent(wl, w, x, &a, UINT32_MAX);
-	for (unsigned r = 0; r < wl->n_kinds && r < PLAN_MAX_GROUPS; r++)
+	for (unsigned r = 0; r < wl->n_kinds && r < WL_MAX_KINDS; r++)
 		if (kind_up[r] > 0 && wl->kinds[r].teardown)
 			wl->kinds[r].teardown(x);
 	if (wl_up > 0 && wl->teardown)
@@ -151,6 +151,10 @@ void seq_item_walk(struct plan *p, uint16_t w, const struct workload *wl, const 
 /* ---- Public Functions: planning ------------------------------------------- */
 void wl_add(struct wl_plan *wp, unsigned kind, const struct wl_cfg *cfg, const struct wl_cost *cost)
 {
+	if (kind >= wp->wl->n_kinds || kind >= WL_MAX_KINDS) { /* a bug in the workload's plan: said, not run */
+		console_error(wp->wl->name, "%s: kind %u is not in its table of %u", cfg->name, kind, wp->wl->n_kinds);
+		return;
+	}
 	const struct wl_kind *kd = &wp->wl->kinds[kind];
 	struct plan_item *it = plan_add(wp->p, wp->w, cfg->name);
 	if (!it) { /* counted in the plan's n_lost, and said in its place */
@@ -176,6 +180,10 @@ void wl_add(struct wl_plan *wp, unsigned kind, const struct wl_cfg *cfg, const s
 
 void wl_absent(struct wl_plan *wp, unsigned kind, const struct wl_cfg *cfg, const char *why)
 {
+	if (kind >= wp->wl->n_kinds || kind >= WL_MAX_KINDS) {
+		console_error(wp->wl->name, "%s: kind %u is not in its table of %u", cfg->name, kind, wp->wl->n_kinds);
+		return;
+	}
 	absent_add(wp, kind, cfg, why);
 }
 

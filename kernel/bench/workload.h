@@ -115,6 +115,8 @@ struct wl_kind {
 };
 extern const char *const WL_NO_RESULT[];
 
+#define WL_MAX_KINDS 8                 /* kinds in one workload's table at most */
+
 /* A workload: one table, one plan(). */
 struct workload {
 	const char *name;              /* as in workloads= */
