@@ -23,8 +23,6 @@
 
 #define SEQ_BOUND_MARGIN 4           /* a run_on may take this many times its planned time */
 #define SEQ_BOUND_FLOOR_MS 5000      /* and at least this long: emulators stall for seconds (both capped by the budget's end) */
-#define SEQ_CALIB_TIMEOUT_MS WL_CALIB_TIMEOUT_MS /* bound for a calibration run, whose cost is not yet known */
-#define SEQ_CALIB_TARGET_S WL_CALIB_TARGET_S     /* a calibration run lasts at least this where its work can grow */
 #define SEQ_PROGRESS_MS 5000         /* progress text at most this often */
 #define SEQ_QUICK_REPS 5             /* repetitions of a configuration without reps= (5: the fewest on which a rank test can call a difference at 0.05) */
 #define SEQ_FULL_REPS 10
