@@ -59,8 +59,11 @@ void cpu_invlpg(uint64_t va) { (void)va; invlpgs++; }
 /* The MTRRs: write-back everywhere. */
 bool memtype_uniform(uint64_t base, uint64_t len) { (void)base; (void)len; return true; }
 
-/* The kernel image, as linker.ld lays it out: text, rodata, data, a page each. */
-__asm__(".data\n.balign 4096\n"
+/* The kernel image, as linker.ld lays it out: text, rodata, data, a page each.
+ * Aligned to its own 16 KiB size so that, wherever ASLR puts the test, it
+ * never straddles a 2 MiB (or larger) boundary: the tables it takes are then
+ * always one PDPT, one PD and one PT, as the counts below say. */
+__asm__(".data\n.balign 16384\n"
 	".globl __kernel_start, __text_start, __text_end, __rodata_start, __rodata_end, __kernel_end\n"
 	"__kernel_start:\n__text_start:\n.skip 4096\n__text_end:\n__rodata_start:\n.skip 4096\n"
 	"__rodata_end:\n.skip 8192\n__kernel_end:\n.text\n");
@@ -191,6 +194,7 @@ TEST(six_tib_all_mapped_in_1g_pages)
 	unsigned n = 0;
 	CHECK(tables_below(cr3, 4, BELOW_4G, &n));
 	CHECK_EQ_U(n * 4096ull, paging_table_bytes());
+	CHECK(((uint64_t)(uintptr_t)__kernel_start >> 39) > 12); /* the image in a PML4 slot of its own (the test is PIE) */
 	CHECK_EQ_U(paging_table_bytes(), (1 + 13 + 3 + 3) * 4096ull); /* PML4, 13 PDPTs, PDs and a PT below 2 GiB, the image's three */
 	CHECK(!paging_is_mapped(0x100000, 8 * GIB)); /* across the PCI hole */
 	CHECK(paging_is_mapped(4 * GIB, 6 * TIB - 2 * GIB) && paging_page_size(5 * TIB) == GIB);
