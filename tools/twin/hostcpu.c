@@ -197,16 +197,7 @@ uint32_t hostcpu_online(void) { return n_online; }
 
 void hostcpu_counts(struct report_cpus *c)
 {
-	*c = (struct report_cpus){ .known = n_found > 0, .found = n_found };
-	for (uint32_t i = 0; i < n_slots; i++) {
-		switch (hostcpu[i].state) {
-		case HOSTCPU_ONLINE: c->online++; break;
-		case HOSTCPU_EXCLUDED: c->parked++; break; /* left out by cpus=: never started */
-		case HOSTCPU_LOST: c->lost++; break;
-		default: c->not_started++; break;      /* no thread, not pinned, or it did not check in */
-		}
-	}
-	c->not_started += n_found - n_slots;           /* beyond QB_MAX_CPUS */
+	hostcpu_count(hostcpu, n_slots, n_found, c);
 }
 uint32_t hostcpu_slots(void) { return n_slots; }
 uint64_t hostcpu_startup_us(void) { return startup_us; }

@@ -68,6 +68,14 @@ uint32_t hostcpu_online(void);
  * parked (left out by cpus=), not started, lost. */
 struct report_cpus;
 void hostcpu_counts(struct report_cpus *c);
+
+/* The counting itself, over n_slots slots' states and the n_found CPUs of
+ * the affinity mask (hostcpu_count.c): online, online; excluded by cpus=,
+ * parked; lost, lost; failed (no thread, not pinned, no check-in within the
+ * bound, or one after it), starting, not yet started, or without a slot
+ * (beyond QB_MAX_CPUS), not started. Every CPU found is in exactly one
+ * count, so found is their sum; known false when nothing was found. */
+void hostcpu_count(const struct hostcpu *h, uint32_t n_slots, uint32_t n_found, struct report_cpus *out);
 uint32_t hostcpu_slots(void);
 
 /* Microseconds from the first thread created to the last check-in. */
