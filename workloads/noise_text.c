@@ -163,7 +163,7 @@ void noise_lines(const struct wl_ctx *ctx, const struct noise_run *nr, const str
 	ppm_text(p, sizeof(p), gaps_sum_ppm(s));
 	dur_text(d, sizeof(d), noise_ns(s->longest));
 	over_text(o, sizeof(o), &nr->cfg, s, true);
-	console_summary("noise       %u CPUs%s%s%s: %s ppm pooled, longest gap %s, %llu gaps%s", nr->set->n,
+	console_summary("noise      %u CPUs%s%s%s: %s ppm pooled, longest gap %s, %llu gaps%s", nr->set->n,
 			who ? " (" : "", who ? who : "", who ? ")" : "", p, s->count ? d : "none",
 			(unsigned long long)s->count, o);
 	final_line(ctx, nr, s);

@@ -9,7 +9,7 @@
 /* ---- Constants ------------------------------------------------------------ */
 #define TEXT_BUF 1024
 #define DETAIL_LEN 256
-#define SUMMARY_LEN 160
+#define SUMMARY_LEN 320 /* as the screen keeps them (FBCON_SUMMARY_LEN): the noise line, a count per cause */
 
 /* ---- Private Variables ---------------------------------------------------- */
 static char rec_buf[CONSOLE_REC_BUF];

@@ -6,6 +6,7 @@
  * changed, and the framebuffer is never read (it is uncached). */
 #include "fbcon.h"
 #include "fbcon_header.h"
+#include "fbcon_wrap.h"
 #include "console.h"
 #include "fbcon_px.h"
 #include "fmt.h"
@@ -67,7 +68,7 @@ static char header_src[FBCON_HEADER_LINES][FBCON_LINE_LEN]; /* the header's line
 static char header[FBCON_HEADER_MAX_ROWS][FBCON_LINE_LEN];   /* laid out on the screen's rows */
 static uint32_t header_rows = FBCON_HEADER_ROWS;
 static char status[FBCON_LINE_LEN];
-static char summary[FBCON_SUMMARY_LINES][FBCON_LINE_LEN];
+static char summary[FBCON_SUMMARY_LINES][FBCON_SUMMARY_LEN];
 static uint32_t n_summary, summary_dropped;
 static char error_line[ERROR_LINES][FBCON_LINE_LEN]; /* the first "error:" lines of the body */
 static uint32_t n_error_lines;            /* seen, kept or not */
@@ -101,12 +102,17 @@ static bool fb_lock(void)
 	return true;
 }
 
-static void copy_line(char *dst, const char *src)
+static void copy_text(char *dst, size_t cap, const char *src)
 {
 	size_t i = 0;
-	for (; src && src[i] && i + 1 < FBCON_LINE_LEN; i++)
+	for (; src && src[i] && i + 1 < cap; i++)
 		dst[i] = src[i];
 	dst[i] = 0;
+}
+
+static void copy_line(char *dst, const char *src)
+{
+	copy_text(dst, FBCON_LINE_LEN, src);
 }
 
 static uint16_t *grid_row(uint32_t row)
@@ -114,18 +120,25 @@ static uint16_t *grid_row(uint32_t row)
 	return &want[(row < rows ? row : rows - 1) * cols];
 }
 
-/* Fill a whole grid row: `text` from column TEXT_COL on, blanks around it. */
-static void put_line(uint32_t row, const char *text, uint8_t attr)
+/* Fill a whole grid row: n characters of `text` from column TEXT_COL +
+ * indent on, blanks around them. */
+static void put_cells(uint32_t row, uint32_t indent, const char *text, size_t n, uint8_t attr)
 {
 	uint16_t *g = grid_row(row);
 	uint32_t c = 0;
-	for (; c < TEXT_COL && c < cols; c++)
+	for (; c < TEXT_COL + indent && c < cols; c++)
 		g[c] = CELL(attr, ' ');
-	for (size_t i = 0; text && text[i] && c < cols; i++, c++)
+	for (size_t i = 0; text && i < n && text[i] && c < cols; i++, c++)
 		g[c] = CELL(attr, text[i]);
 	for (; c < cols; c++)
 		g[c] = CELL(attr, ' ');
 	row_dirty[row < rows ? row : rows - 1] = true;
+}
+
+/* Fill a whole grid row with `text` (cut at the right edge). */
+static void put_line(uint32_t row, const char *text, uint8_t attr)
+{
+	put_cells(row, 0, text, text ? strlen(text) : 0, attr);
 }
 
 /* Draw every cell that changed since the last flush. */
@@ -418,10 +431,39 @@ void fbcon_summary_add(const char *line)
 	if (!fb_lock())
 		return;
 	if (n_summary < FBCON_SUMMARY_LINES)
-		copy_line(summary[n_summary++], line);
+		copy_text(summary[n_summary++], FBCON_SUMMARY_LEN, line);
 	else
 		summary_dropped++;
 	spin_unlock(&lock);
+}
+
+/* The first row's width and the indent of the rows after it. */
+static uint32_t wrap_width(uint32_t *indent)
+{
+	uint32_t w = cols > TEXT_COL ? cols - TEXT_COL : 0;
+	*indent = w > 4 * FBCON_SUMMARY_INDENT ? FBCON_SUMMARY_INDENT : 0;
+	return w;
+}
+
+/* Draw summary line s from grid row `row` on, wrapped; returns the rows it took. */
+static uint32_t put_summary(uint32_t row, const char *s, uint8_t attr)
+{
+	uint32_t indent, w = wrap_width(&indent), n = 0;
+	do {
+		const char *next;
+		size_t len = fbcon_wrap_row(s, n ? w - indent : w, &next);
+		put_cells(row + n, n ? indent : 0, s, len, attr);
+		s = next;
+		n++;
+	} while (*s);
+	return n;
+}
+
+/* Rows summary line s takes. */
+static uint32_t summary_rows(const char *s)
+{
+	uint32_t indent, w = wrap_width(&indent);
+	return fbcon_wrap_rows(s, w, indent);
 }
 
 /* Grid rows a banner of len characters takes at the largest scale that fits
@@ -517,29 +559,41 @@ void fbcon_show_summary_banner(const char *banner, bool ok)
 		left--;
 	}
 	put_line(top, "Summary (every result is on the serial port as a record)", ATTR_TITLE);
-	/* The summary lines, then the error lines the cleared body held. */
+	/* The summary lines (each on as many rows as it wraps onto), then the
+	 * error lines the cleared body held (a row each). Lines shown whole, in
+	 * order, while they fit; a row is kept to say how many did not. */
 	uint32_t errors = MIN(n_error_lines, ERROR_LINES);
-	uint32_t total = n_summary + (errors ? errors + 2 : 0);
+	uint32_t total = n_summary + (errors ? errors + 2 : 0), total_rows = total - n_summary;
+	for (uint32_t i = 0; i < n_summary; i++)
+		total_rows += summary_rows(summary[i]);
 	uint32_t room = left > 2 ? left - 2 : 0; /* below the title and a blank line */
-	uint32_t fit = total <= room ? total : (room ? room - 1 : 0);
-	uint32_t lost = summary_dropped + (n_error_lines - errors) + (total - fit);
+	uint32_t budget = total_rows <= room ? room : (room ? room - 1 : 0);
 	char title[FBCON_LINE_LEN];
 	fmt_snprintf(title, sizeof(title), "Errors: %u line(s) during the run%s", n_error_lines,
 		     n_error_lines > errors ? ", the first ones:" : ":");
-	for (uint32_t i = 0; i < fit; i++) {
-		uint32_t row = top + 2 + i, e = i - n_summary;
-		if (i < n_summary)
-			put_line(row, summary[i], has_fail(summary[i]) ? ATTR_ERROR : ATTR_BODY);
-		else if (e == 1)
+	uint32_t fit = 0, fit_rows = 0;
+	for (; fit < total; fit++) {
+		uint32_t row = top + 2 + fit_rows, e = fit - n_summary;
+		if (fit < n_summary) {
+			if (fit_rows + summary_rows(summary[fit]) > budget)
+				break;
+			fit_rows += put_summary(row, summary[fit], has_fail(summary[fit]) ? ATTR_ERROR : ATTR_BODY);
+			continue;
+		}
+		if (fit_rows + 1 > budget)
+			break;
+		if (e == 1)
 			put_line(row, title, ATTR_TITLE);
 		else if (e >= 2)
 			put_line(row, error_line[e - 2], ATTR_ERROR);
+		fit_rows++;
 	}
-	uint32_t used = 2 + fit;
+	uint32_t lost = summary_dropped + (n_error_lines - errors) + (total - fit);
+	uint32_t used = 2 + fit_rows;
 	if (lost && room) {
 		char more[FBCON_LINE_LEN];
 		fmt_snprintf(more, sizeof(more), "... and %u more lines that do not fit", lost);
-		put_line(top + 2 + fit, more, ATTR_TITLE);
+		put_line(top + 2 + fit_rows, more, ATTR_TITLE);
 		used++;
 	}
 	if (left > used + 3)

@@ -24,7 +24,9 @@
 #define FBCON_SCALE2_WIDTH 1920 /* from this width on, every font pixel is drawn as 2x2 */
 #define FBCON_FONT_MAX_DIM 32   /* widest and tallest glyph the renderer accepts */
 #define FBCON_SUMMARY_LINES 64
-#define FBCON_LINE_LEN 160      /* longest header, status or summary line kept */
+#define FBCON_LINE_LEN 160      /* longest header or status line kept */
+#define FBCON_SUMMARY_LEN 320   /* longest summary line kept (the noise line: a count per cause); wrapped on screen */
+#define FBCON_SUMMARY_INDENT 11 /* a wrapped summary line goes on under its text, past the workload's name */
 
 /* A bitmap font, generated at build time by tools/mkfont from a PSF console
  * font (build/gen/fbcon_font.c). Glyph g is height rows of row_bytes bytes,
@@ -72,7 +74,9 @@ void fbcon_set_header_machine(const char *line3);
 /* Set the status line at the bottom, e.g. "workload 2 of 3: counter". */
 void fbcon_set_status(const char *line);
 
-/* Collect one line for the end-of-run summary (at most FBCON_SUMMARY_LINES). */
+/* Collect one line for the end-of-run summary (at most FBCON_SUMMARY_LINES
+ * of FBCON_SUMMARY_LEN - 1 characters). On the screen a line wider than the
+ * grid wraps at a space onto more rows, FBCON_SUMMARY_INDENT cells in. */
 void fbcon_summary_add(const char *line);
 
 /* Clear the body and draw the collected summary lines, then the first red

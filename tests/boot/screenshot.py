@@ -56,6 +56,9 @@ MAX_COLS, MAX_ROWS, SCALE2_WIDTH, HEADER_ROWS, HEADER_MAX_ROWS = 256, 128, 1920,
 BANNER_COLOURS = {"pass": b"\x1e\x7b\x34", "fail": b"\xb0\x1c\x1c"}  # kernel/console/fbcon.c BANNER_*_RGB
 BANNER_TEXT = "="  # how a banner row is printed in the decoded screen
 ARGS = "finish=halt profile=quick workloads=selftest"
+# The narrowest screen also runs noise, whose lines are wider than its 99 cells of text: they must wrap, whole.
+CASE_ARGS = {"800x600": "finish=halt profile=quick workloads=selftest,noise"}
+SUMMARY_INDENT = 11  # kernel/console/fbcon.h FBCON_SUMMARY_INDENT: where a wrapped summary line goes on
 UNKNOWN = "\x00"
 
 
@@ -197,13 +200,13 @@ def monitor_command(path, command, timeout=30):
     return out.decode("latin-1")
 
 
-def boot_and_dump(a, ppm, log_path, qemu_args=(), boot=None):
+def boot_and_dump(a, ppm, log_path, qemu_args=(), boot=None, args=None):
     """Boot (boot: qemu-run's arguments for the machine, else a.efi with 1 GiB), wait for the summary, screendump
     to ppm, quit. Returns (ok, message)."""
     sock = os.path.join(os.path.dirname(ppm), "monitor.sock")
     machine = boot if boot is not None else ["--efi", a.efi, "--mem", "1024"]
     cmd = [os.path.join(ROOT, "tools", "qemu-run")] + machine + ["--smp", str(a.smp),
-           "--timeout", str(a.timeout), "--monitor", sock] + ["--qemu-arg=" + q for q in qemu_args] + ["--", a.args]
+           "--timeout", str(a.timeout), "--monitor", sock] + ["--qemu-arg=" + q for q in qemu_args] + ["--", args or a.args]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     log = bytearray()
@@ -243,6 +246,43 @@ def boot_and_dump(a, ppm, log_path, qemu_args=(), boot=None):
 
 
 # ---- checks ------------------------------------------------------------------------
+def serial_summary_lines(log_path):
+    """What the summary screen must show whole: the serial log's "summary: " lines and the noise line the run
+    ends with (printed after "progress: all workloads done")."""
+    with open(log_path, encoding="latin-1") as f:
+        lines = [line.rstrip("\r\n") for line in f]
+    want = [line[len("summary: "):] for line in lines if line.startswith("summary: ")]
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("progress: all workloads done") and lines[i + 1].startswith("noise"):
+            want.append(lines[i + 1])
+    return want
+
+
+def screen_summary_entries(scr):
+    """The summary lines as the screen shows them: a row from column 1 starts one, a row indented past the
+    workload's name goes on with it (wrapped), up to the results' title. Whitespace is normalised."""
+    entries, cont = [], " " * (1 + SUMMARY_INDENT)
+    for line in scr.text[scr.header_rows + len(scr.banner_rows) + 1:-1]:
+        line = line.rstrip()
+        if line[1:].startswith("Results ("):
+            break
+        if line.startswith(cont) and line.strip() and entries:
+            entries[-1] += " " + line.strip()
+        elif line.strip():
+            entries.append(line.strip())
+    return [" ".join(e.split()) for e in entries]
+
+
+def check_summary_whole(scr, log_path):
+    """Every summary line of the serial log is on the screen whole, wrapped if it is wider than the screen."""
+    want = serial_summary_lines(log_path)
+    shown = screen_summary_entries(scr)
+    missing = [w for w in want if " ".join(w.split()) not in shown]
+    wide = [w for w in want if len(w) > scr.cols - 1]
+    return [("every summary line of the serial log on the screen, whole (%d, %d of them wider than the screen)"
+             % (len(want), len(wide)), want and not missing, "missing or cut: %r; on the screen: %r" % (missing, shown))]
+
+
 def run_checks(scr, rgb, want_size, left_out=False):
     results = []
 
@@ -327,7 +367,8 @@ def run_case(a, name, qemu_args, want_size, png):
         ppm = a.ppm or os.path.join(tmp, "screen.ppm")
         if not a.ppm:
             t0 = time.time()
-            ok, msg = boot_and_dump(a, ppm, log_path, qemu_args, left_out_machine(a) if left_out else None)
+            args = CASE_ARGS.get(name) if a.args == ARGS else None
+            ok, msg = boot_and_dump(a, ppm, log_path, qemu_args, left_out_machine(a) if left_out else None, args)
             print("screenshot %s: boot %s (%.1f s): %s" % (name, "ok" if ok else "FAILED", time.time() - t0, msg))
             if not ok:
                 print("FAIL %s: boot" % name)
@@ -345,6 +386,8 @@ def run_case(a, name, qemu_args, want_size, png):
         if line.strip():
             print("  %3d |%s" % (r, line.rstrip().replace(UNKNOWN, "#")))
     results = run_checks(scr, rgb, None if a.ppm else want_size, left_out)
+    if not a.ppm:
+        results += check_summary_whole(scr, log_path)
     if name in HEADER_SHOWS:
         head = [scr.text[r].rstrip() for r in range(scr.header_rows)]
         results.append(("header shows %r" % HEADER_SHOWS[name], any(line[1:] == HEADER_SHOWS[name] for line in head),

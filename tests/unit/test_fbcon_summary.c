@@ -1,5 +1,6 @@
 /* test_fbcon_summary.c - host tests for kernel/console/fbcon.c: red error lines, replacement glyphs, early text, the summary screen, large screens, failures. */
 #include "fbcon_testlib.h"
+#include "fbcon_wrap.h"
 
 TEST(error_lines_are_red)
 {
@@ -267,6 +268,104 @@ TEST(results_fill_the_rest_of_the_screen)
 	CHECK_EQ_U(found, 1);
 }
 
+/* fbcon_wrap_row: the rest where it fits, else at the last space of the row's second half (the spaces there
+ * dropped, on both sides), else a hard cut. */
+TEST(wrap_breaks_at_spaces)
+{
+	const char *next, *s;
+	CHECK_EQ_U(fbcon_wrap_row(s = "abc def", 10, &next), 7);
+	CHECK(*next == 0);
+	CHECK_EQ_U(fbcon_wrap_row(s = "aaaa bbbb cccc", 10, &next), 9);
+	CHECK_STR(next, "cccc");
+	CHECK_EQ_U(fbcon_wrap_row(s = "aaaa bbbb cc", 9, &next), 9); /* a space right after a full row */
+	CHECK_STR(next, "cc");
+	CHECK_EQ_U(fbcon_wrap_row(s = "aaaa   bbbbbbbb", 8, &next), 4);
+	CHECK_STR(next, "bbbbbbbb");
+	CHECK_EQ_U(fbcon_wrap_row(s = "aaaaaaaaaaaa bb", 10, &next), 10); /* no space in the second half */
+	CHECK_STR(next, "aa bb");
+	CHECK_EQ_U(fbcon_wrap_row(s = "aaaaaaaaaaaa", 0, &next), 12);  /* no width: the caller cuts */
+	CHECK(*next == 0);
+	CHECK_EQ_U(fbcon_wrap_rows("", 10, 2), 1);
+	CHECK_EQ_U(fbcon_wrap_rows("aaaa bbbb cccc dddd", 10, 0), 2);
+	CHECK_EQ_U(fbcon_wrap_rows("aaaa bbbb cccc dddd", 10, 5), 3); /* 9, then rows of 5: cccc, dddd */
+	CHECK_EQ_U(fbcon_wrap_rows("aaaaaaaaaaaaaaaaaaaaa", 10, 5), 4); /* hard cuts: 10, 5, 5, 1 */
+	(void)s;
+}
+
+/* A summary line wider than the screen (the counter's, the noise's) wraps at its spaces onto the rows below,
+ * indented past the workload's name, in its colour, and all of it is there; the next line follows it. */
+TEST(long_summary_lines_wrap_whole)
+{
+	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX); /* 80 columns: 79 for text */
+	CHECK(fbcon_init(fb, paging_map_mmio));
+	char line[FBCON_SUMMARY_LEN - 8], failing[FBCON_SUMMARY_LEN];
+	size_t n = 0;
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "noise       4 CPUs:");
+	for (int i = 0; n + 12 < sizeof(line) - 40; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " gap%d,%d", i, i * 7);
+	snprintf(failing, sizeof(failing), "counter    FAIL %s", line + 12);
+	fbcon_summary_add("selftest   short");
+	fbcon_summary_add(line);
+	fbcon_summary_add(failing);
+	fbcon_summary_add("flush      after");
+	fbcon_show_summary();
+	CHECK_STR(body_row(2), " selftest   short");
+	char joined[2 * FBCON_SUMMARY_LEN] = "";
+	uint32_t rows_l = fbcon_wrap_rows(line, fake.cols - 1, FBCON_SUMMARY_INDENT), r = 3;
+	CHECK(rows_l >= 3 && 3 + 2 * rows_l + 1 < body_rows());
+	for (; r < 3 + rows_l; r++) {
+		CHECK(strlen(body_row(r)) <= fake.cols && body_row(r)[1] != 0);
+		if (r > 3)
+			CHECK(!strncmp(body_row(r), "            ", 1 + FBCON_SUMMARY_INDENT) && body_row(r)[12] != ' ');
+		const char *t = body_row(r);
+		while (*t == ' ')
+			t++;
+		strcat(joined, joined[0] ? " " : "");
+		strcat(joined, t);
+	}
+	CHECK_STR(joined, line);
+	CHECK(strchr(body_row(r), '#') != NULL); /* not body-coloured: the failing line */
+	/* the failing one is red on every row it takes, then the next line */
+	uint32_t rows_f = fbcon_wrap_rows(failing, fake.cols - 1, FBCON_SUMMARY_INDENT);
+	joined[0] = 0;
+	for (uint32_t k = 0; k < rows_f; k++) {
+		row_text(FBCON_HEADER_ROWS + r + k, ERR_FG, BODY_BG, text_buf);
+		CHECK(k ? !strncmp(text_buf, "            ", 1 + FBCON_SUMMARY_INDENT) : !strncmp(text_buf, " counter", 8));
+		const char *t = text_buf;
+		while (*t == ' ')
+			t++;
+		CHECK(*t && !strchr(t, '#'));
+		strcat(joined, joined[0] ? " " : "");
+		strcat(joined, t);
+	}
+	CHECK_STR(joined, failing);
+	CHECK_STR(body_row(r + rows_f), " flush      after");
+}
+
+/* Wrapped lines count their rows: what does not fit whole is left out and counted. */
+TEST(wrapped_overflow_is_counted)
+{
+	struct boot_fb *fb = fake_new(640, 480, 640, BOOT_FB_RGBX); /* 27 body rows: 25 below the title */
+	CHECK(fbcon_init(fb, paging_map_mmio));
+	char line[FBCON_SUMMARY_LEN];
+	memset(line, 0, sizeof(line));
+	for (int k = 0; k < 10; k++) { /* 79 + 68 + 68 cells: three rows each */
+		size_t n = (size_t)snprintf(line, sizeof(line), "line%d", k);
+		while (n + 5 < 79 + 68 + 50)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " word");
+		CHECK_EQ_U(fbcon_wrap_rows(line, 79, FBCON_SUMMARY_INDENT), 3);
+		fbcon_summary_add(line);
+	}
+	fbcon_show_summary();
+	for (uint32_t k = 0; k < 8; k++) { /* 24 rows, one kept to say what is left out */
+		char want[16];
+		snprintf(want, sizeof(want), " line%u ", k);
+		CHECK(!strncmp(body_row(2 + 3 * k), want, strlen(want)));
+	}
+	row_text(FBCON_HEADER_ROWS + 26, TITLE_FG, BODY_BG, text_buf);
+	CHECK_STR(text_buf, " ... and 2 more lines that do not fit");
+}
+
 int main(void)
 {
 	CHECK_EQ_U(fbcon_font.count, 95);
@@ -281,6 +380,9 @@ int main(void)
 	RUN(failures_are_counted);
 	RUN(pass_and_fail_banners);
 	RUN(results_fill_the_rest_of_the_screen);
+	RUN(wrap_breaks_at_spaces);
+	RUN(long_summary_lines_wrap_whole);
+	RUN(wrapped_overflow_is_counted);
 	fake_free();
 	return check_summary("fbcon_summary");
 }
